@@ -1,0 +1,3 @@
+"""talkie: the terminal client for Talkie Protocol 1."""
+
+__version__ = "0.1.0"

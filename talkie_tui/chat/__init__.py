@@ -1,0 +1,1 @@
+"""Conversation state without UI: events and thread history folded into turns."""

@@ -1,0 +1,101 @@
+"""What a conversation is made of: turns, and the parts an assistant turn shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from talkie_tui.protocol.models import Action, Card, OpenLink
+
+__all__ = [
+    "ActionPart",
+    "CardPart",
+    "LinkPart",
+    "NoticePart",
+    "Part",
+    "TextPart",
+    "ToolPart",
+    "Turn",
+    "TurnState",
+]
+
+TurnState = Literal["streaming", "done", "error", "cancelled", "truncated", "failed"]
+
+
+@dataclass(slots=True, eq=False)
+class TextPart:
+    """Assistant text in the Markdown subset, kept as the deltas it arrived in."""
+
+    message_id: str
+    chunks: list[str] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def text(self) -> str:
+        """The whole text so far."""
+        if len(self.chunks) > 1:
+            self.chunks[:] = ["".join(self.chunks)]
+        return self.chunks[0] if self.chunks else ""
+
+
+@dataclass(slots=True, eq=False)
+class ToolPart:
+    """A tool the agent runs: its human label, then ok or the error text."""
+
+    tool_call_id: str
+    name: str
+    label: str
+    state: Literal["running", "ok", "failed"] = "running"
+    error: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class CardPart:
+    """A result card (§6)."""
+
+    card: Card
+
+
+@dataclass(slots=True, eq=False)
+class ActionPart:
+    """An action awaiting a decision; replaced in place as its state changes."""
+
+    action: Action
+
+
+@dataclass(slots=True, eq=False)
+class LinkPart:
+    """A suggested link (`talkie.open`)."""
+
+    link: OpenLink
+
+
+@dataclass(slots=True, eq=False)
+class NoticePart:
+    """An error or warning about this turn, in the server's words where it gave some."""
+
+    text: str
+    level: Literal["error", "warning"] = "error"
+    code: str | None = None
+    retryable: bool = False
+
+
+Part = TextPart | ToolPart | CardPart | ActionPart | LinkPart | NoticePart
+
+
+@dataclass(slots=True, eq=False)
+class Turn:
+    """One message of the person, or one answer of the agent with everything it showed."""
+
+    id: str
+    role: Literal["user", "assistant"]
+    parts: list[Part] = field(default_factory=list)
+    state: TurnState = "done"
+    run_id: str | None = None
+    created_at: datetime | None = None
+
+    @property
+    def text(self) -> str:
+        """All text parts joined (the user's message, or the assistant's answer)."""
+        return "".join(part.text for part in self.parts if isinstance(part, TextPart))

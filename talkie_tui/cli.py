@@ -1,0 +1,174 @@
+"""The `talkie` command: parses arguments and calls into the layers below."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from talkie_tui import __version__
+
+EXIT_USAGE = 2
+
+_EPILOG = """\
+SERVER is a host[:port] (https is assumed, http for localhost), an origin URL such as
+https://crm.example.com, or the full URL of a manifest. The development token may also come
+from the TALKIE_TOKEN environment variable.
+
+examples:
+  talkie demo
+  talkie ask crm.example.com "What meetings do I have today?"
+  talkie serve --test-mode --port 8765 --dev-token secret
+"""
+
+
+def _add_server(parser: argparse.ArgumentParser, *, token: bool = True) -> None:
+    parser.add_argument("server", metavar="SERVER", help="host[:port], origin URL or manifest URL")
+    if token:
+        parser.add_argument(
+            "--token", metavar="T", help="development token (§2.2); default $TALKIE_TOKEN"
+        )
+    parser.add_argument(
+        "--allow-private-http",
+        action="store_true",
+        help="development switch: accept plain http on private LAN addresses",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand (the command line is a contract: DESIGN.md)."""
+    parser = argparse.ArgumentParser(
+        prog="talkie",
+        description="The terminal client for Talkie Protocol 1 agent servers.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"talkie {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    connect = commands.add_parser("connect", help="open the chat TUI on a server")
+    _add_server(connect)
+    connect.add_argument("--thread", metavar="ID", help="open this thread")
+
+    commands.add_parser(
+        "demo", help="start the reference server on 127.0.0.1 and talk to its demo agent"
+    )
+
+    serve = commands.add_parser("serve", help="run the reference server alone; prints its URL")
+    serve.add_argument("--host", default="127.0.0.1", metavar="H")
+    serve.add_argument("--port", type=int, default=0, metavar="P", help="0 picks a free port")
+    serve.add_argument("--test-mode", action="store_true", help="answer the §11 test messages")
+    serve.add_argument("--dev-token", metavar="T", help="require this bearer token")
+    serve.add_argument("--db", type=Path, metavar="PATH", help="SQLite file (default: data dir)")
+    serve.add_argument("--oauth-issuer", metavar="URL", help="publish this OAuth issuer")
+    serve.add_argument("--fake-voice", action="store_true", help="fake realtime voice provider")
+
+    ask = commands.add_parser(
+        "ask",
+        help="send one message and print the answer",
+        description="Exit codes: 0 finished, 1 failed, 2 bad usage, 3 sign-in needed.",
+    )
+    _add_server(ask)
+    ask.add_argument("message", metavar="MESSAGE")
+    ask.add_argument("--thread", metavar="ID", help="continue this thread")
+    ask.add_argument("--json", action="store_true", help="print every event as a JSON line")
+
+    threads = commands.add_parser("threads", help="list the threads on a server")
+    _add_server(threads)
+
+    conformance = commands.add_parser(
+        "conformance", help="run the talkie/1 conformance checks (§11) against a server"
+    )
+    _add_server(conformance)
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from talkie_tui.devserver.config import ServerConfig
+    from talkie_tui.devserver.runner import run_forever
+
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        test_mode=args.test_mode,
+        dev_token=args.dev_token,
+        db_path=args.db,
+        oauth_issuer=args.oauth_issuer,
+        fake_voice=args.fake_voice,
+    )
+
+    def ready(url: str) -> None:
+        print(url, flush=True)
+        print(f"talkie: serving talkie/1 at {url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        run_forever(config, on_ready=ready)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `talkie` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command
+    if command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    if command == "serve":
+        return _serve(args)
+    if command == "demo":
+        from talkie_tui.commands.demo import run_demo
+
+        return run_demo()
+    if command == "connect":
+        print(
+            "talkie: the chat TUI is not part of this version yet; use `talkie ask`.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if command == "ask":
+        from talkie_tui.commands.ask import ask
+
+        if not args.message.strip():
+            parser.error("MESSAGE is empty")
+        return _run(
+            ask(
+                args.server,
+                args.message,
+                token=args.token,
+                thread=args.thread,
+                as_json=args.json,
+                allow_private_http=args.allow_private_http,
+            )
+        )
+    if command == "threads":
+        from talkie_tui.commands.threads import list_threads
+
+        return _run(
+            list_threads(args.server, token=args.token, allow_private_http=args.allow_private_http)
+        )
+    if command == "conformance":
+        from talkie_tui.conformance.runner import run_conformance
+
+        return _run(
+            run_conformance(
+                args.server, token=args.token, allow_private_http=args.allow_private_http
+            )
+        )
+    parser.error(f"unknown command {command}")  # pragma: no cover
+    return EXIT_USAGE  # pragma: no cover
+
+
+def _run(coroutine: object) -> int:
+    try:
+        return asyncio.run(coroutine)  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        print("talkie: interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

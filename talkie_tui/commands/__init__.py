@@ -1,0 +1,1 @@
+"""The bodies of the `talkie` subcommands that run without the TUI."""

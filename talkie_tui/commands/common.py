@@ -1,0 +1,57 @@
+"""What every network command shares: connecting, exit codes and error lines."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.protocol.errors import ServerError, TalkieError, UnauthorizedError
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_SIGN_IN",
+    "EXIT_USAGE",
+    "connect",
+    "exit_code_for",
+    "report_error",
+]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_SIGN_IN = 3
+
+
+async def connect(
+    server: str, token: str | None, *, allow_private_http: bool = False
+) -> TalkieClient:
+    """Discover `server` and return a client carrying the development token, if any."""
+    token = token or os.environ.get("TALKIE_TOKEN") or None
+    return await TalkieClient.connect(
+        server,
+        tokens=StaticToken(token) if token else None,
+        allow_private_http=allow_private_http,
+    )
+
+
+def exit_code_for(error: TalkieError) -> int:
+    """3 when the user must sign in, 1 for every other failure."""
+    return EXIT_SIGN_IN if isinstance(error, UnauthorizedError) else EXIT_ERROR
+
+
+def report_error(error: TalkieError, server: str, stream: TextIO = sys.stderr) -> int:
+    """Print the server's own words, the code, and whether retrying helps; return the exit code."""
+    if isinstance(error, UnauthorizedError):
+        print(f"talkie: sign-in needed: {error.message}", file=stream)
+        print(
+            f"  Sign in with `talkie login {server}`, or pass a development token with --token.",
+            file=stream,
+        )
+        return EXIT_SIGN_IN
+    where = f" ({error.code}, HTTP {error.status})" if isinstance(error, ServerError) else ""
+    print(f"talkie: {error.message}{where}", file=stream)
+    print(f"  {error.retry_hint}", file=stream)
+    return EXIT_ERROR

@@ -1,0 +1,36 @@
+"""`talkie threads`: the thread list of a server."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from talkie_tui.protocol.errors import TalkieError
+
+from .common import EXIT_OK, connect, report_error
+
+__all__ = ["list_threads"]
+
+
+async def list_threads(
+    server: str,
+    *,
+    token: str | None = None,
+    allow_private_http: bool = False,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    """Print one line per thread: id, last update, channel, title."""
+    try:
+        async with await connect(server, token, allow_private_http=allow_private_http) as client:
+            threads = await client.threads()
+    except TalkieError as error:
+        return report_error(error, server, err)
+    if not threads:
+        print("No threads yet.", file=out)
+        return EXIT_OK
+    for thread in threads:
+        when = thread.updated_at.strftime("%Y-%m-%d %H:%M") if thread.updated_at else "-"
+        marker = "voice" if thread.channel == "voice" else "chat"
+        print(f"{thread.id}\t{when}\t{marker}\t{thread.title or '(untitled)'}", file=out)
+    return EXIT_OK

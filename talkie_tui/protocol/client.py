@@ -1,0 +1,458 @@
+"""TalkieClient: every talkie/1 endpoint as a typed async method (§4, §5, §8, §9)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Literal, Protocol, TypeVar
+
+import ag_ui.core as agui
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from .errors import ServerError, TalkieError, TooLargeError, error_from_response
+from .events import (
+    MAX_EVENT_CHARS,
+    DecodedEvent,
+    EventDecoder,
+    StreamTruncated,
+    iter_event_data,
+)
+from .manifest import (
+    DiscoveredServer,
+    ManifestCache,
+    describe_transport_error,
+    manifest_url_for,
+    origin_of,
+)
+from .models import Action, DecisionResult, Status, Thread, ThreadHistory
+from .sanitize import clean_text
+
+__all__ = [
+    "RunRequest",
+    "StaticToken",
+    "TalkieClient",
+    "TokenSource",
+    "make_http_client",
+    "new_id",
+]
+
+_M = TypeVar("_M", bound=BaseModel)
+USER_AGENT = "talkie-tui/0.1 (talkie/1)"
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+# The server pings every 15 s; four missed pings mean the stream is gone.
+STREAM_TIMEOUT = httpx.Timeout(30.0, connect=10.0, read=60.0)
+SEND_ATTEMPTS = 3
+_MAX_ERROR_BODY = 64 * 1024
+
+
+def new_id(prefix: str) -> str:
+    """A fresh client-side id such as `m_3f2a…` (threads, runs, messages)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+class TokenSource(Protocol):
+    """Where the bearer token comes from (a pasted token, or OAuth with refresh)."""
+
+    async def token(self) -> str | None:
+        """The current access token, or None when signed out."""
+        ...
+
+    async def refresh(self, rejected: str) -> str | None:
+        """A new token after `rejected` got a 401, or None when the user must sign in again."""
+        ...
+
+
+class StaticToken:
+    """A development token pasted by the user (§2.2); it cannot be refreshed."""
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    async def token(self) -> str | None:
+        """The pasted token."""
+        return self._value
+
+    async def refresh(self, rejected: str) -> str | None:
+        """A pasted token has no refresh."""
+        return None
+
+    def __repr__(self) -> str:
+        return "StaticToken(***)"
+
+
+class RunRequest:
+    """One user message on its way to the server; retries reuse its ids (§5 idempotency)."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        thread_id: str | None = None,
+        message_id: str | None = None,
+        run_id: str | None = None,
+        channel: str = "chat",
+    ) -> None:
+        self.text = text
+        self.thread_id = thread_id or new_id("t")
+        self.message_id = message_id or new_id("m")
+        self.run_id = run_id or new_id("r")
+        self.channel = channel
+        self.finished = False
+        self.error: agui.RunErrorEvent | None = None
+        self.truncated: str | None = None
+
+    def body(self) -> bytes:
+        """The AG-UI RunAgentInput body."""
+        run_input = agui.RunAgentInput(
+            thread_id=self.thread_id,
+            run_id=self.run_id,
+            messages=[agui.UserMessage(id=self.message_id, content=self.text)],
+            tools=[],
+            context=[],
+            state={},
+            forwarded_props={"talkie": {"channel": self.channel}},
+            protocol_version=agui.PROTOCOL_VERSION,
+        )
+        return run_input.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+class TalkieClient:
+    """A connection to one Talkie server: discovery done, tokens attached to its origin only."""
+
+    def __init__(
+        self,
+        server: DiscoveredServer,
+        *,
+        tokens: TokenSource | None = None,
+        http: httpx.AsyncClient | None = None,
+        cache: ManifestCache | None = None,
+        max_event_chars: int = MAX_EVENT_CHARS,
+        retry_delay: float = 0.5,
+    ) -> None:
+        self.server = server
+        self.tokens = tokens
+        self._own_http = http is None
+        self._http = http or make_http_client()
+        self._cache = cache or ManifestCache()
+        self._max_event_chars = max_event_chars
+        self._retry_delay = retry_delay
+
+    @classmethod
+    async def connect(
+        cls,
+        address: str,
+        *,
+        tokens: TokenSource | None = None,
+        http: httpx.AsyncClient | None = None,
+        cache: ManifestCache | None = None,
+        allow_private_http: bool = False,
+        accepted_origins: set[str] | None = None,
+        **options: Any,
+    ) -> TalkieClient:
+        """Discover the server at `address` (§1) and return a client for it."""
+        cache = cache or ManifestCache()
+        own_http = http is None
+        http = http or make_http_client()
+        try:
+            url = manifest_url_for(address, allow_private_http=allow_private_http)
+            server = await cache.discover(http, url, allow_private_http=allow_private_http)
+        except BaseException:
+            if own_http:
+                await http.aclose()
+            raise
+        server.accepted_origins |= accepted_origins or set()
+        client = cls(server, tokens=tokens, http=http, cache=cache, **options)
+        client._own_http = own_http
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections this client opened."""
+        if self._own_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> TalkieClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    async def _headers(self, url: str, token: str | None) -> dict[str, str]:
+        headers = {"User-Agent": USER_AGENT}
+        # The bearer goes to the issuer origin and nowhere else (§2.1).
+        if token and origin_of(url) == self.server.origin:
+            headers["Authorization"] = f"Bearer {token}"
+        return headers
+
+    async def _refresh_after(self, response: httpx.Response, token: str | None) -> bool:
+        """Handle a 401/404 once: refresh the token, or the manifest. True means try again."""
+        if (
+            response.status_code == 401
+            and self.tokens is not None
+            and token
+            and await self.tokens.refresh(token)
+        ):
+            return True
+        if response.status_code in (401, 404):
+            return await self._refresh_manifest()
+        return False
+
+    async def _refresh_manifest(self) -> bool:
+        """Fetch the manifest again (§1: refresh on 401/404); True if the endpoints changed."""
+        self._cache.invalidate(self.server.manifest_url)
+        try:
+            fresh = await self._cache.discover(self._http, self.server.manifest_url)
+        except TalkieError:
+            return False
+        if fresh.origin != self.server.origin or fresh.server_id != self.server.server_id:
+            return False
+        changed = fresh.manifest.endpoints != self.server.manifest.endpoints
+        fresh.accepted_origins |= self.server.accepted_origins
+        self.server = fresh
+        return changed
+
+    async def _request(
+        self,
+        method: str,
+        endpoint: str,
+        params: Mapping[str, str] | None = None,
+        body: object = None,
+    ) -> httpx.Response:
+        for attempt in range(2):
+            url = self.server.endpoint(endpoint, **(params or {}))
+            token = await self.tokens.token() if self.tokens else None
+            headers = await self._headers(url, token)
+            try:
+                response = await self._http.request(
+                    method, url, json=body, headers=headers, timeout=DEFAULT_TIMEOUT
+                )
+            except httpx.HTTPError as error:
+                raise describe_transport_error(error, self.server.origin) from error
+            if response.is_success:
+                return response
+            if attempt == 0 and await self._refresh_after(response, token):
+                continue
+            raise _error_for(response)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _get_model(
+        self, model: type[_M], endpoint: str, params: Mapping[str, str] | None = None
+    ) -> _M:
+        return _parse(model, await self._request("GET", endpoint, params), endpoint)
+
+    # --- §4 status -----------------------------------------------------------------------
+
+    async def status(self) -> Status:
+        """Who is signed in, whether chat and voice work, and usage."""
+        return await self._get_model(Status, "status")
+
+    # --- §9 threads ----------------------------------------------------------------------
+
+    async def threads(self) -> list[Thread]:
+        """The thread list, newest first."""
+        response = await self._request("GET", "threads")
+        data = _json(response, "threads")
+        items = data.get("threads") if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise TalkieError("The server's thread list is unreadable (no 'threads' list).")
+        threads = []
+        for item in items:
+            try:
+                threads.append(Thread.model_validate(item))
+            except ValidationError:
+                continue  # one unreadable row must not hide the others
+        return threads
+
+    async def thread(self, thread_id: str) -> ThreadHistory:
+        """A thread with its messages and actions."""
+        return await self._get_model(ThreadHistory, "thread", {"threadId": thread_id})
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete a thread; the server cancels its pending actions."""
+        await self._request("DELETE", "thread", {"threadId": thread_id})
+
+    # --- §8 actions ----------------------------------------------------------------------
+
+    async def action(self, action_id: str) -> Action:
+        """The current, authoritative state of an action."""
+        return await self._get_model(Action, "action", {"actionId": action_id})
+
+    async def decide(
+        self,
+        action: Action,
+        decision: Literal["confirm", "cancel"],
+        method: Literal["button", "voice"] = "button",
+    ) -> DecisionResult:
+        """Send a human decision; 409 conflict/stale and 410 expired raise distinct errors."""
+        body = {"decision": decision, "paramsHash": action.params_hash, "method": method}
+        response = await self._request("POST", "decision", {"actionId": action.id}, body)
+        return _parse(DecisionResult, response, "decision")
+
+    # --- §5 runs -------------------------------------------------------------------------
+
+    async def cancel_run(self, run_id: str) -> None:
+        """Ask the server to stop a run (it answers ok also when the run already ended)."""
+        await self._request("POST", "cancelRun", {"runId": run_id}, {})
+
+    def check_length(self, text: str) -> None:
+        """Refuse a message longer than `limits.maxMessageChars` before it is sent."""
+        limit = self.server.manifest.limits.max_message_chars
+        if len(text) > limit:
+            raise TooLargeError(
+                f"The message has {len(text):,} characters; this server accepts at most "
+                f"{limit:,}. Shorten it and send again.",
+                status=413,
+                code="too_large",
+                retryable=False,
+            )
+
+    async def run(self, request: RunRequest) -> AsyncIterator[DecodedEvent]:
+        """Send a user message and yield the run's events as they arrive.
+
+        A send that fails before the stream starts is retried with the same ids. A stream
+        that ends without RUN_FINISHED or RUN_ERROR ends with a StreamTruncated event.
+        """
+        self.check_length(request.text)
+        response = await self._open_run(request)
+        try:
+            async for event in self._events(response, request):
+                yield event
+        finally:
+            await response.aclose()
+
+    async def _open_run(self, request: RunRequest) -> httpx.Response:
+        refreshed = False
+        for attempt in range(1, SEND_ATTEMPTS + 1):
+            url = self.server.endpoint("run")
+            token = await self.tokens.token() if self.tokens else None
+            headers = await self._headers(url, token)
+            headers |= {"Accept": "text/event-stream", "Content-Type": "application/json"}
+            http_request = self._http.build_request(
+                "POST", url, content=request.body(), headers=headers, timeout=STREAM_TIMEOUT
+            )
+            try:
+                response = await self._http.send(http_request, stream=True)
+            except httpx.HTTPError as error:
+                failure: TalkieError = describe_transport_error(error, self.server.origin)
+            else:
+                if response.is_success:
+                    return _checked_stream(response)
+                await _read_capped(response)
+                if not refreshed and await self._refresh_after(response, token):
+                    refreshed = True
+                    continue
+                failure = _error_for(response)
+                if not (failure.retryable and response.status_code in (502, 503, 504)):
+                    raise failure
+            if attempt == SEND_ATTEMPTS:
+                raise failure
+            await asyncio.sleep(self._retry_delay * 2 ** (attempt - 1))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _events(
+        self, response: httpx.Response, request: RunRequest
+    ) -> AsyncIterator[DecodedEvent]:
+        decoder = EventDecoder()
+        ended = False
+        try:
+            async for data in iter_event_data(response, self._max_event_chars):
+                for event in decoder.decode(data):
+                    kind = getattr(event, "type", None)
+                    if ended and kind not in _AFTER_END:
+                        continue  # after RUN_FINISHED only a late error or a new run counts
+                    if kind is agui.EventType.RUN_STARTED:
+                        request.thread_id = event.thread_id  # type: ignore[union-attr]
+                        ended = False
+                    elif kind is agui.EventType.RUN_FINISHED:
+                        ended = request.finished = True
+                    elif kind is agui.EventType.RUN_ERROR:
+                        ended = True
+                        request.error = event  # type: ignore[assignment]
+                    yield event
+        except TalkieError as error:
+            request.truncated = error.message
+        except httpx.HTTPError as error:
+            request.truncated = describe_transport_error(error, self.server.origin).message
+        for event in decoder.finish():
+            yield event
+        if not ended:
+            request.truncated = request.truncated or (
+                "The connection closed before the answer was complete."
+            )
+        if request.truncated:
+            yield StreamTruncated(request.truncated)
+
+
+_AFTER_END = (agui.EventType.RUN_ERROR, agui.EventType.RUN_STARTED)
+
+
+def make_http_client() -> httpx.AsyncClient:
+    """The shared HTTP client: no redirects followed, proxies from the environment."""
+    return httpx.AsyncClient(
+        follow_redirects=False,
+        timeout=DEFAULT_TIMEOUT,
+        headers={"User-Agent": USER_AGENT},
+        trust_env=True,
+    )
+
+
+def _checked_stream(response: httpx.Response) -> httpx.Response:
+    media_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "text/event-stream":
+        shown = clean_text(media_type or "no content type")[:60]
+        raise ServerError(
+            f"The server answered the message with '{shown}' instead of an event stream.",
+            status=response.status_code,
+            code="invalid_response",
+            retryable=False,
+        )
+    return response
+
+
+async def _read_capped(response: httpx.Response) -> None:
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > _MAX_ERROR_BODY:
+                break
+    except httpx.HTTPError:
+        pass
+    finally:
+        await response.aclose()
+    response._content = bytes(body[:_MAX_ERROR_BODY])
+
+
+def _error_for(response: httpx.Response) -> ServerError:
+    if response.is_redirect:
+        target = clean_text(response.headers.get("location", "?"))[:200]
+        return ServerError(
+            f"The server redirected the request to {target}; Talkie does not follow it.",
+            status=response.status_code,
+            code="redirect",
+            retryable=False,
+        )
+    error = error_from_response(response)
+    error.message = clean_text(error.message)
+    return error
+
+
+def _json(response: httpx.Response, what: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise TalkieError(f"The server's answer to '{what}' is not JSON.") from None
+
+
+def _parse(model: type[_M], response: httpx.Response, what: str) -> _M:
+    try:
+        return model.model_validate(_json(response, what))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise TalkieError(
+            f"The server's answer to '{what}' is unreadable ({where}: {first['msg']})."
+        ) from None

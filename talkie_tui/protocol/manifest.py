@@ -1,0 +1,398 @@
+"""Discovery (§1): from what the user typed to a validated manifest and resolvable endpoints."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+import httpx
+from pydantic import ValidationError
+
+from .errors import DiscoveryError, TransportError, error_from_response
+from .models import Manifest
+
+__all__ = [
+    "MANIFEST_PATH",
+    "MAX_MANIFEST_BYTES",
+    "DiscoveredServer",
+    "ForeignEndpointError",
+    "ManifestCache",
+    "fetch_manifest",
+    "is_loopback_host",
+    "manifest_url_for",
+    "origin_of",
+    "resolve_endpoint",
+]
+
+MANIFEST_PATH = "/.well-known/talkie.json"
+MAX_MANIFEST_BYTES = 64 * 1024
+DEFAULT_MAX_AGE = 3600.0
+MAX_REDIRECTS = 5
+_SPEC = re.compile(r"^talkie/1(?:\.\d+)*$")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class ForeignEndpointError(DiscoveryError):
+    """An endpoint lives on another origin and the user has not accepted it."""
+
+    def __init__(self, name: str, origin: str) -> None:
+        super().__init__(
+            f"The server's '{name}' endpoint is on another site ({origin}). "
+            "It is used only after you accept it."
+        )
+        self.name = name
+        self.origin = origin
+
+
+# --- addresses and origins -----------------------------------------------------------------
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for localhost names and loopback IP addresses."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_private_host(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_link_local
+
+
+def origin_of(url: httpx.URL | str) -> str:
+    """The canonical origin `scheme://host[:port]` of a URL (default ports dropped)."""
+    url = httpx.URL(url)
+    host = url.host
+    if ":" in host:
+        host = f"[{host}]"
+    port = url.port
+    if port is None or port == _DEFAULT_PORTS.get(url.scheme):
+        return f"{url.scheme}://{host}"
+    return f"{url.scheme}://{host}:{port}"
+
+
+def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:
+    """Refuse plain http except for loopback (and private LAN behind the development switch)."""
+    if url.scheme == "https":
+        return
+    if url.scheme != "http":
+        raise DiscoveryError(f"'{url}' is not an http(s) address.")
+    if is_loopback_host(url.host):
+        return
+    if _is_private_host(url.host):
+        if allow_private_http:
+            return
+        raise DiscoveryError(
+            f"{origin_of(url)} uses plain http on a private network. Talkie needs https; "
+            "for a development server on your LAN, pass --allow-private-http."
+        )
+    raise DiscoveryError(
+        f"{origin_of(url)} uses plain http. Talkie needs https outside this computer."
+    )
+
+
+def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx.URL:
+    """The manifest URL for `host[:port]`, an origin URL, or a full manifest URL."""
+    text = address.strip()
+    if not text:
+        raise DiscoveryError("No server address given.")
+    if "://" not in text:
+        host = text.split("/", 1)[0].rsplit("@", 1)[-1]
+        bare_host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        scheme = "http" if is_loopback_host(bare_host) else "https"
+        text = f"{scheme}://{text}"
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL as error:
+        raise DiscoveryError(f"'{address}' is not a server address: {error}.") from None
+    if not url.host:
+        raise DiscoveryError(f"'{address}' has no host name.")
+    if url.userinfo:
+        raise DiscoveryError("Server addresses must not contain a user name or password.")
+    check_secure(url, allow_private_http=allow_private_http)
+    if url.path in ("", "/") and not url.query:
+        url = url.copy_with(path=MANIFEST_PATH, query=None, fragment=None)
+    return url.copy_with(fragment=None)
+
+
+# --- endpoints -----------------------------------------------------------------------------
+
+
+def _encode_segment(value: str) -> str:
+    encoded = quote(value, safe="")
+    # "." and ".." would be folded away by URL normalisation: keep them as data.
+    return encoded.replace(".", "%2E") if set(value) <= {"."} else encoded
+
+
+def resolve_endpoint(issuer: str, template: str, params: Mapping[str, str] | None = None) -> str:
+    """Resolve a path template against the issuer origin, URL-encoding each `{name}`."""
+    params = params or {}
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in params:
+            raise DiscoveryError(f"The endpoint '{template}' needs a value for '{name}'.")
+        return _encode_segment(str(params[name]))
+
+    path = _PLACEHOLDER.sub(fill, template)
+    if path.startswith("//"):
+        return f"{httpx.URL(issuer).scheme}:{path}"
+    if "://" in path.split("?", 1)[0]:
+        return path
+    return issuer + (path if path.startswith("/") else "/" + path)
+
+
+# --- the discovered server -----------------------------------------------------------------
+
+
+@dataclass
+class DiscoveredServer:
+    """A validated manifest, where it came from, and which foreign endpoints it declares."""
+
+    manifest: Manifest
+    manifest_url: str
+    origin: str
+    fetched_at: float
+    max_age: float
+    foreign_endpoints: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    accepted_origins: set[str] = field(default_factory=set)
+
+    @property
+    def server_id(self) -> str:
+        """The stable key for tokens and settings."""
+        return self.manifest.server_id
+
+    def is_fresh(self, now: float) -> bool:
+        """True while the cached manifest may still be used."""
+        return now - self.fetched_at < self.max_age
+
+    def has_endpoint(self, name: str) -> bool:
+        """True when the server declares the endpoint."""
+        return name in self.manifest.endpoints
+
+    def endpoint(self, name: str, **params: str) -> str:
+        """The absolute URL of an endpoint; a foreign one only after the user accepted it."""
+        template = self.manifest.endpoints.get(name)
+        if template is None:
+            raise DiscoveryError(f"This server does not offer '{name}'.")
+        url = resolve_endpoint(self.origin, template, params)
+        target = origin_of(url)
+        if target != self.origin and target not in self.accepted_origins:
+            raise ForeignEndpointError(name, target)
+        return url
+
+
+def _foreign_endpoints(origin: str, endpoints: Mapping[str, str]) -> dict[str, str]:
+    foreign: dict[str, str] = {}
+    for name, template in endpoints.items():
+        probe = _PLACEHOLDER.sub("x", template)
+        url = resolve_endpoint(origin, probe)
+        try:
+            target = origin_of(url)
+        except (httpx.InvalidURL, TypeError):
+            target = url
+        if target != origin:
+            foreign[name] = target
+    return foreign
+
+
+def _max_age(cache_control: str) -> float:
+    directives = [part.strip().lower() for part in cache_control.split(",") if part.strip()]
+    if any(d in ("no-store", "no-cache") for d in directives):
+        return 0.0
+    for directive in directives:
+        name, _, value = directive.partition("=")
+        if name == "max-age":
+            try:
+                return max(0.0, float(value.strip('"')))
+            except ValueError:
+                break
+    return DEFAULT_MAX_AGE
+
+
+def _canonical_issuer(issuer: str) -> str:
+    try:
+        url = httpx.URL(issuer)
+    except (httpx.InvalidURL, TypeError):
+        raise DiscoveryError(f"The manifest's issuer '{issuer}' is not a URL.") from None
+    if url.scheme not in ("http", "https") or not url.host or url.path not in ("", "/"):
+        raise DiscoveryError(f"The manifest's issuer '{issuer}' is not an origin (scheme://host).")
+    return origin_of(url)
+
+
+def validate_manifest(data: object, served_from: str) -> tuple[Manifest, list[str]]:
+    """Apply the §1 rules to a decoded manifest served from the origin `served_from`."""
+    if not isinstance(data, dict) or "spec" not in data:
+        raise DiscoveryError(f"{served_from} is not a Talkie server (its manifest has no 'spec').")
+    spec = data["spec"]
+    if not isinstance(spec, str) or not _SPEC.match(spec):
+        raise DiscoveryError(
+            f"{served_from} speaks '{spec}', but this client speaks talkie/1. "
+            "Update talkie or ask the server's operator."
+        )
+    try:
+        manifest = Manifest.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'manifest'}: {e['msg']}" for e in error.errors()
+        )
+        raise DiscoveryError(f"The manifest of {served_from} is invalid: {problems}.") from None
+    issuer = _canonical_issuer(manifest.issuer)
+    if issuer != served_from:
+        raise DiscoveryError(
+            f"The manifest says it belongs to {issuer} but was served by {served_from}; "
+            "Talkie refuses a manifest from another origin."
+        )
+    warnings = []
+    brand = data.get("brand")
+    if isinstance(brand, dict) and "accent" in brand and manifest.brand.accent is None:
+        warnings.append("The server's accent colour is not #rrggbb and was ignored.")
+    if manifest.auth.oauth is None and manifest.auth.token is None:
+        warnings.append("The server offers no sign-in method; requests are sent without one.")
+    return manifest.model_copy(update={"issuer": issuer}), warnings
+
+
+async def _read_capped(response: httpx.Response, limit: int) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise DiscoveryError(f"The manifest is larger than {limit // 1024} kB; refused.")
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise DiscoveryError(f"The manifest is larger than {limit // 1024} kB; refused.")
+    return bytes(body)
+
+
+def describe_transport_error(error: httpx.HTTPError, where: str) -> TransportError:
+    """A TransportError naming the real cause of a network failure."""
+    cause = str(error) or type(error).__name__
+    if isinstance(error, httpx.TimeoutException):
+        text = f"{where} did not answer in time ({type(error).__name__})."
+    elif "CERTIFICATE_VERIFY_FAILED" in cause or "certificate" in cause.lower():
+        text = f"The TLS certificate of {where} is not trusted: {cause}"
+        return TransportError(text, retryable=False)
+    elif isinstance(error, httpx.ConnectError):
+        text = f"Could not connect to {where}: {cause}"
+    elif isinstance(error, httpx.ProxyError):
+        text = f"The proxy refused the connection to {where}: {cause}"
+    else:
+        text = f"The connection to {where} failed: {cause}"
+    return TransportError(text)
+
+
+async def fetch_manifest(
+    http: httpx.AsyncClient,
+    url: httpx.URL | str,
+    *,
+    allow_private_http: bool = False,
+    clock: Callable[[], float] = time.time,
+) -> DiscoveredServer:
+    """Fetch and validate a manifest, following same-origin redirects only."""
+    url = httpx.URL(url)
+    check_secure(url, allow_private_http=allow_private_http)
+    start_origin = origin_of(url)
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            async with http.stream(
+                "GET", url, headers={"Accept": "application/json"}, follow_redirects=False
+            ) as response:
+                if response.is_redirect:
+                    location = response.headers.get("location", "")
+                    target = url.join(location)
+                    if origin_of(target) != start_origin:
+                        raise DiscoveryError(
+                            f"{start_origin} redirects to another site ({origin_of(target)}). "
+                            "Talkie does not follow a manifest to another origin; connect to "
+                            "that address directly if you trust it."
+                        )
+                    url = target
+                    continue
+                if response.status_code == 404:
+                    raise DiscoveryError(
+                        f"{start_origin} is not a Talkie server (no {MANIFEST_PATH}, HTTP 404)."
+                    )
+                if not response.is_success:
+                    await response.aread()
+                    error = error_from_response(response)
+                    raise DiscoveryError(
+                        f"{start_origin} could not serve its manifest: {error.message}",
+                        retryable=error.retryable,
+                    )
+                body = await _read_capped(response, MAX_MANIFEST_BYTES)
+                max_age = _max_age(response.headers.get("cache-control", ""))
+        except httpx.HTTPError as error:
+            raise describe_transport_error(error, start_origin) from error
+        break
+    else:
+        raise DiscoveryError(f"{start_origin} redirects too many times.")
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise DiscoveryError(
+            f"{start_origin} is not a Talkie server (its manifest is not JSON)."
+        ) from None
+    manifest, warnings = validate_manifest(data, start_origin)
+    return DiscoveredServer(
+        manifest=manifest,
+        manifest_url=str(url),
+        origin=start_origin,
+        fetched_at=clock(),
+        max_age=max_age,
+        foreign_endpoints=_foreign_endpoints(start_origin, manifest.endpoints),
+        warnings=warnings,
+    )
+
+
+class ManifestCache:
+    """Manifests by URL, kept as long as their Cache-Control allows (1 hour by default)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._entries: dict[str, DiscoveredServer] = {}
+
+    def get(self, url: httpx.URL | str) -> DiscoveredServer | None:
+        """The cached manifest for `url`, if it is still fresh."""
+        entry = self._entries.get(str(url))
+        if entry is not None and entry.is_fresh(self._clock()):
+            return entry
+        return None
+
+    def put(self, url: httpx.URL | str, server: DiscoveredServer) -> None:
+        """Remember a manifest (a max-age of 0 is not kept)."""
+        if server.max_age > 0:
+            self._entries[str(url)] = server
+
+    def invalidate(self, url: httpx.URL | str) -> None:
+        """Forget a manifest, e.g. after a 401 or 404 from one of its endpoints."""
+        self._entries.pop(str(url), None)
+
+    async def discover(
+        self, http: httpx.AsyncClient, url: httpx.URL | str, *, allow_private_http: bool = False
+    ) -> DiscoveredServer:
+        """The cached manifest, or a fresh fetch."""
+        cached = self.get(url)
+        if cached is not None:
+            return cached
+        server = await fetch_manifest(
+            http, url, allow_private_http=allow_private_http, clock=self._clock
+        )
+        self.put(url, server)
+        return server
