@@ -317,11 +317,38 @@ class TalkieClient:
         """
         self.check_length(request.text)
         response = await self._open_run(request)
+        decoder = EventDecoder()
+        ended = False
         try:
-            async for event in self._events(response, request):
-                yield event
+            async for batch in iter_event_data(response, self._max_event_chars):
+                for data in batch:
+                    for event in decoder.decode(data):
+                        kind = getattr(event, "type", None)
+                        if ended and kind not in _AFTER_END:
+                            continue  # after RUN_FINISHED only a late error or a new run counts
+                        if kind is agui.EventType.RUN_STARTED:
+                            request.thread_id = event.thread_id  # type: ignore[union-attr]
+                            ended = False
+                        elif kind is agui.EventType.RUN_FINISHED:
+                            ended = request.finished = True
+                        elif kind is agui.EventType.RUN_ERROR:
+                            ended = True
+                            request.error = event  # type: ignore[assignment]
+                        yield event
+        except TalkieError as error:
+            request.truncated = error.message
+        except httpx.HTTPError as error:
+            request.truncated = describe_transport_error(error, self.server.origin).message
         finally:
             await response.aclose()
+        for event in decoder.finish():
+            yield event
+        if not ended:
+            request.truncated = request.truncated or (
+                "The connection closed before the answer was complete."
+            )
+        if request.truncated:
+            yield StreamTruncated(request.truncated)
 
     async def _open_run(self, request: RunRequest) -> httpx.Response:
         refreshed = False
@@ -351,39 +378,6 @@ class TalkieClient:
                 raise failure
             await asyncio.sleep(self._retry_delay * 2 ** (attempt - 1))
         raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _events(
-        self, response: httpx.Response, request: RunRequest
-    ) -> AsyncIterator[DecodedEvent]:
-        decoder = EventDecoder()
-        ended = False
-        try:
-            async for data in iter_event_data(response, self._max_event_chars):
-                for event in decoder.decode(data):
-                    kind = getattr(event, "type", None)
-                    if ended and kind not in _AFTER_END:
-                        continue  # after RUN_FINISHED only a late error or a new run counts
-                    if kind is agui.EventType.RUN_STARTED:
-                        request.thread_id = event.thread_id  # type: ignore[union-attr]
-                        ended = False
-                    elif kind is agui.EventType.RUN_FINISHED:
-                        ended = request.finished = True
-                    elif kind is agui.EventType.RUN_ERROR:
-                        ended = True
-                        request.error = event  # type: ignore[assignment]
-                    yield event
-        except TalkieError as error:
-            request.truncated = error.message
-        except httpx.HTTPError as error:
-            request.truncated = describe_transport_error(error, self.server.origin).message
-        for event in decoder.finish():
-            yield event
-        if not ended:
-            request.truncated = request.truncated or (
-                "The connection closed before the answer was complete."
-            )
-        if request.truncated:
-            yield StreamTruncated(request.truncated)
 
 
 _AFTER_END = (agui.EventType.RUN_ERROR, agui.EventType.RUN_STARTED)

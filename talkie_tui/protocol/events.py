@@ -38,6 +38,7 @@ __all__ = [
 MAX_EVENT_CHARS = 1024 * 1024
 KNOWN_TYPES = frozenset(t.value for t in agui.EventType)
 _ADAPTER: TypeAdapter[agui.Event] = TypeAdapter(agui.Event)
+_VALIDATE_JSON = _ADAPTER.validator.validate_json  # the hot path, without the wrapper's cost
 _T = agui.EventType
 
 
@@ -97,28 +98,36 @@ DecodedEvent = (
 
 async def iter_event_data(
     response: httpx.Response, max_event_chars: int = MAX_EVENT_CHARS
-) -> AsyncIterator[str]:
-    """Yield the `data` of each server-sent event; an event over the cap raises EventTooLarge."""
+) -> AsyncIterator[list[str]]:
+    """Yield the `data` of the server-sent events, a batch per network read.
+
+    Batches keep the per-event cost low; an event over the cap raises EventTooLarge as soon
+    as it grows past it, so a huge event is never held whole.
+    """
     lines = SSELineDecoder()
     decoder = SSEDecoder()
-    pending = 0  # characters of the event being assembled, so a huge one is never kept whole
+    pending = 0  # characters of the event being assembled
     async for text in response.aiter_text():
+        batch = []
         for line in lines.decode(text):
-            pending = pending + len(line) if line else 0
-            if pending > max_event_chars:
-                raise _too_large(max_event_chars)
+            if line:
+                pending += len(line)
+                if pending > max_event_chars:
+                    raise _too_large(max_event_chars)
+            else:
+                pending = 0
             event = decoder.decode(line)
             if event is not None and event.data:
-                yield event.data
+                batch.append(event.data)
         if lines.buffer and pending + sum(map(len, lines.buffer)) > max_event_chars:
             raise _too_large(max_event_chars)
-    for line in lines.flush():
-        event = decoder.decode(line)
-        if event is not None and event.data:
-            yield event.data
-    event = decoder.decode("")
-    if event is not None and event.data:
-        yield event.data
+        if batch:
+            yield batch
+    tail = [*lines.flush(), ""]
+    events = (decoder.decode(line) for line in tail)
+    batch = [event.data for event in events if event is not None and event.data]
+    if batch:
+        yield batch
 
 
 def _too_large(limit: int) -> EventTooLarge:
@@ -198,7 +207,7 @@ class EventDecoder:
         """The events one SSE `data` payload stands for (usually one, none if unknown)."""
         event: agui.BaseEvent
         try:
-            event = _ADAPTER.validate_json(data)
+            event = _VALIDATE_JSON(data)
         except ValidationError:
             parsed = self._tolerant(data)
             if not isinstance(parsed, agui.BaseEvent):

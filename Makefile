@@ -1,0 +1,41 @@
+# talkie: `make demo` opens the demo, `make test` runs the whole suite on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: setup system-deps demo test test-fast lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+system-deps:
+	bash scripts/install-system-deps.sh
+
+demo: setup
+	$(BIN)/talkie demo
+
+lint: setup
+	$(BIN)/ruff check talkie_tui tests benchmarks
+	$(BIN)/ruff format --check talkie_tui tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: system-deps setup lint
+	$(BIN)/pytest --cov --cov-report= $(PYTEST_ARGS)
+	$(BIN)/coverage report --include='talkie_tui/protocol/*,talkie_tui/chat/*' --fail-under=90
+
+test-fast: setup
+	$(BIN)/pytest -x -q $(PYTEST_ARGS)
+
+bench: setup
+	$(BIN)/python benchmarks/stream_core.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

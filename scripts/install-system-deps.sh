@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs. Runs as root on Debian (CI and fresh
+# machines); elsewhere it prints what is missing and leaves the machine alone.
+set -euo pipefail
+
+packages=(
+  # Each later capability adds its packages here (audio, keyring, the authorization server).
+  python3-venv
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  echo "Installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "Missing system packages (install them, or tests that need them will skip): ${missing[*]}"
+fi

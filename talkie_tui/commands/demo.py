@@ -1,0 +1,66 @@
+"""`talkie demo`: the reference server on a free 127.0.0.1 port, and a conversation with it."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .ask import ask
+
+__all__ = ["run_demo"]
+
+DEMO_SCRIPT = (
+    "help",
+    "Show me the contact Alfa",
+    "talkie-test:card",
+    "talkie-test:action",
+)
+
+
+def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int:
+    """Start the demo server, hold a short `talkie ask` conversation, then keep serving."""
+    from talkie_tui.devserver.config import ServerConfig
+    from talkie_tui.devserver.runner import serve_in_thread
+
+    token = secrets.token_urlsafe(16)
+    with tempfile.TemporaryDirectory(prefix="talkie-demo-") as folder:
+        config = ServerConfig(test_mode=True, dev_token=token, db_path=Path(folder) / "demo.db")
+        with serve_in_thread(config) as url:
+            print(f"Reference server: {url}  (development token: {token})\n", flush=True)
+            thread = None
+            for message in script:
+                print(f"\033[1m> {message}\033[0m", flush=True)
+                code = asyncio.run(ask(url, message, token=token, thread=thread))
+                thread = thread or _latest_thread(url, token)
+                print(flush=True)
+                if code != 0:
+                    return code
+            if not stay:
+                return 0
+            print(
+                "The server keeps running. In another terminal, try:\n"
+                f"  talkie ask {url} 'help' --token {token}\n"
+                "Press Ctrl+C to stop.",
+                flush=True,
+            )
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                print("\nStopped.", file=sys.stderr)
+    return 0
+
+
+def _latest_thread(url: str, token: str) -> str | None:
+    from talkie_tui.protocol.client import StaticToken, TalkieClient
+
+    async def latest() -> str | None:
+        async with await TalkieClient.connect(url, tokens=StaticToken(token)) as client:
+            threads = await client.threads()
+        return threads[0].id if threads else None
+
+    return asyncio.run(latest())
