@@ -1,0 +1,31 @@
+"""The single development user and their daily usage counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import clock
+from .storage import Storage
+
+DEV_USER: dict[str, str] = {
+    "id": "u1",
+    "name": "Jana Nováková",
+    "email": "jana.novakova@example.com",
+}
+
+TOKENS_PER_DAY = 400_000
+RUNS_PER_DAY = 500
+
+
+def usage_items(storage: Storage, user_id: str) -> list[dict[str, Any]]:
+    """The status `usage` list, counted from today's runs."""
+    runs, tokens = storage.usage_since(user_id, clock.iso(clock.start_of_today()))
+    return [
+        {"label": "Tokens today", "used": tokens, "limit": TOKENS_PER_DAY, "unit": "tokens"},
+        {"label": "Runs today", "used": runs, "limit": RUNS_PER_DAY, "unit": "runs"},
+    ]
+
+
+def estimate_tokens(*texts: str) -> int:
+    """A rough token count (≈ 4 characters per token), enough for a usage meter."""
+    return max(1, sum(len(text) for text in texts) // 4)

@@ -1,0 +1,35 @@
+"""Settings of the reference server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+
+@dataclass
+class ServerConfig:
+    """Everything `create_app` and the runner need to know."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    test_mode: bool = False
+    dev_token: str | None = None
+    db_path: Path | None = None
+    oauth_issuer: str | None = None
+    fake_voice: bool = False
+    ping_interval: float = 15.0
+    undo_seconds: float = 10.0
+    action_ttl_seconds: float = 600.0
+    max_message_chars: int = 4000
+    manifest_max_age: int = 3600
+    slow_seconds: float = 5.0
+    demo_agent: bool = True
+    demo_delay: float = 0.02
+
+    def resolved_db_path(self) -> Path:
+        """The SQLite file to use: `db_path`, or one in the user data directory."""
+        if self.db_path is not None:
+            return Path(self.db_path)
+        return Path(platformdirs.user_data_dir("talkie")) / "devserver.sqlite3"

@@ -1,0 +1,46 @@
+"""The §1 manifest of this server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .assets import ACCENT
+from .config import ServerConfig
+
+LOGO_PATH = "/talkie/logo.png"
+CARD_BLOCKS = ["heading", "text", "fields", "list", "link", "file", "badge"]
+ENDPOINTS = {
+    "status": "/api/talkie/status",
+    "run": "/api/talkie/run",
+    "cancelRun": "/api/talkie/runs/{runId}/cancel",
+    "threads": "/api/talkie/threads",
+    "thread": "/api/talkie/threads/{threadId}",
+    "action": "/api/talkie/actions/{actionId}",
+    "decision": "/api/talkie/actions/{actionId}/decision",
+}
+
+
+def build_manifest(config: ServerConfig, server_id: str, origin: str) -> dict[str, Any]:
+    """The manifest as served from `origin` (scheme://host[:port] the request came to)."""
+    auth: dict[str, Any] = {}
+    if config.oauth_issuer:
+        auth["oauth"] = {"issuer": config.oauth_issuer, "scopes": ["talkie", "offline_access"]}
+    if config.dev_token is not None:
+        auth["token"] = {"hint": "The token given to `talkie serve --dev-token`."}
+    return {
+        "spec": "talkie/1",
+        "issuer": origin,
+        "serverId": server_id,
+        "name": "Talkie Demo CRM",
+        "description": "Sales assistant of the Talkie demo CRM (sample data)",
+        "locale": "en",
+        "brand": {"logo": LOGO_PATH, "accent": ACCENT},
+        "auth": auth,
+        "endpoints": dict(ENDPOINTS),
+        "capabilities": {
+            "actions": {"voiceConfirm": True},
+            "cards": {"blocks": list(CARD_BLOCKS)},
+        },
+        "limits": {"maxMessageChars": config.max_message_chars},
+        "testMode": config.test_mode,
+    }

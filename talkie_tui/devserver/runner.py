@@ -1,0 +1,137 @@
+"""Running the reference server under uvicorn: in a background thread, or in the foreground."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+import uvicorn
+from starlette.applications import Starlette
+
+from .app import create_app, stop_streams
+from .config import ServerConfig
+
+STARTUP_TIMEOUT = 15.0
+SHUTDOWN_TIMEOUT = 10.0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn.Server that reports readiness and ends event streams when asked to exit."""
+
+    def __init__(self, config: uvicorn.Config, app: Starlette, on_ready: Callable[[], None]):
+        super().__init__(config)
+        self._app = app
+        self._on_ready = on_ready
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._exit_requested: asyncio.Event | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start serving, then report readiness."""
+        self._loop = asyncio.get_running_loop()
+        self._exit_requested = asyncio.Event()
+        await super().startup(sockets=sockets)
+        if self.started:
+            self._on_ready()
+
+    async def main_loop(self) -> None:
+        """uvicorn's tick loop, but woken at once by an exit request instead of polling."""
+        # uvicorn sleeps 0.1 s between checks of should_exit; tests start hundreds of servers.
+        assert self._exit_requested is not None
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864_000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exit_requested.wait(), 0.1)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """Exit on a signal (or a call from another thread): end the open streams first."""
+        stop_streams(self._app)
+        super().handle_exit(sig, frame)
+        if self._loop is not None and self._exit_requested is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                self._loop.call_soon_threadsafe(self._exit_requested.set)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto must be IPPROTO_TCP (not 0): asyncio only sets TCP_NODELAY on accepted sockets whose
+    # proto says TCP, and without it every small response waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(config: ServerConfig, sock: socket.socket) -> str:
+    """`http://host:port` clients should use (wildcard hosts are reached via loopback)."""
+    port = sock.getsockname()[1]
+    host = config.host
+    if host in ("", "0.0.0.0"):  # noqa: S104 - only read here, never bound
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def _make_server(
+    config: ServerConfig, on_ready: Callable[[], None], graceful_seconds: int
+) -> _Server:
+    app = create_app(config)
+    uv_config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=graceful_seconds,
+    )
+    return _Server(uv_config, app, on_ready)
+
+
+@contextmanager
+def serve_in_thread(config: ServerConfig) -> Iterator[str]:
+    """Run the server in a background thread; yields its base URL and stops it on exit."""
+    sock = bind_socket(config.host, config.port)
+    ready = threading.Event()
+    server = _make_server(config, ready.set, graceful_seconds=2)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="talkie-devserver", daemon=True
+    )
+    try:
+        thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not ready.wait(0.02):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the talkie devserver failed to start")
+        yield base_url(config, sock)
+    finally:
+        if thread.is_alive():
+            server.handle_exit(signal.SIGTERM, None)
+            thread.join(SHUTDOWN_TIMEOUT)
+        sock.close()
+
+
+def run_forever(config: ServerConfig, on_ready: Callable[[str], None]) -> None:
+    """Serve until Ctrl+C, then return; `on_ready(url)` is called once the server accepts."""
+    sock = bind_socket(config.host, config.port)
+    url = base_url(config, sock)
+    server = _make_server(config, lambda: on_ready(url), graceful_seconds=5)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the captured SIGINT after its clean shutdown
+    finally:
+        sock.close()

@@ -1,0 +1,305 @@
+"""SQLite persistence: threads, messages, runs (with their event logs), actions, meta."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS threads (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    cards TEXT NOT NULL DEFAULT '[]',
+    channel TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread_id, seq);
+CREATE TABLE IF NOT EXISTS runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    frames TEXT NOT NULL DEFAULT '[]',
+    tokens INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    finished_at TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_message ON runs(message_id, seq);
+CREATE TABLE IF NOT EXISTS actions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    params TEXT NOT NULL,
+    locale TEXT NOT NULL,
+    decision TEXT,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS actions_thread ON actions(thread_id, seq);
+"""
+
+
+class Storage:
+    """One SQLite connection shared by the event loop and the runner, guarded by a lock."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _one(self, sql: str, *args: Any) -> Row | None:
+        with self._lock:
+            row = self._db.execute(sql, args).fetchone()
+        return dict(row) if row is not None else None
+
+    def _all(self, sql: str, *args: Any) -> list[Row]:
+        with self._lock:
+            return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+
+    # meta
+
+    def server_id(self) -> str:
+        """The id generated on first start; stable for the life of this database."""
+        with self._transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'server_id'").fetchone()
+            if row is not None:
+                return str(row["value"])
+            value = f"dev-{secrets.token_hex(4)}"
+            db.execute("INSERT INTO meta (key, value) VALUES ('server_id', ?)", (value,))
+            return value
+
+    # threads
+
+    def get_thread(self, user_id: str, thread_id: str) -> Row | None:
+        """A thread of this user, or None."""
+        return self._one("SELECT * FROM threads WHERE id = ? AND user_id = ?", thread_id, user_id)
+
+    def create_thread(
+        self, user_id: str, thread_id: str, title: str, channel: str, created_at: str
+    ) -> None:
+        """Insert a new thread (no-op when it already exists)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO threads"
+                " (id, user_id, title, channel, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (thread_id, user_id, title, channel, created_at, created_at),
+            )
+
+    def list_threads(self, user_id: str, limit: int) -> list[Row]:
+        """The user's threads, most recently updated first."""
+        return self._all(
+            "SELECT * FROM threads WHERE user_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+            user_id,
+            limit,
+        )
+
+    def delete_thread(self, user_id: str, thread_id: str) -> bool:
+        """Delete a thread and its messages; False when it did not exist."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM threads WHERE id = ? AND user_id = ?", (thread_id, user_id)
+            )
+            return cursor.rowcount > 0
+
+    # messages
+
+    def get_message(self, message_id: str) -> Row | None:
+        """A stored message by id, in any thread."""
+        return self._one("SELECT * FROM messages WHERE id = ?", message_id)
+
+    def add_message(
+        self,
+        thread_id: str,
+        message_id: str,
+        role: str,
+        content: str,
+        created_at: str,
+        *,
+        cards: list[dict[str, Any]] | None = None,
+        channel: str = "chat",
+    ) -> bool:
+        """Append a message and bump the thread; False when the thread is gone or the id exists."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM threads WHERE id = ?", (thread_id,)).fetchone() is None:
+                return False
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO messages"
+                " (id, thread_id, role, content, cards, channel, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    message_id,
+                    thread_id,
+                    role,
+                    content,
+                    json.dumps(cards or [], ensure_ascii=False),
+                    channel,
+                    created_at,
+                ),
+            )
+            if cursor.rowcount == 0:
+                return False
+            db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", (created_at, thread_id))
+            return True
+
+    def list_messages(self, thread_id: str) -> list[Row]:
+        """The messages of a thread in the order they were stored, `cards` decoded."""
+        rows = self._all("SELECT * FROM messages WHERE thread_id = ? ORDER BY seq", thread_id)
+        for row in rows:
+            row["cards"] = json.loads(row["cards"])
+        return rows
+
+    # runs
+
+    def create_run(
+        self, run_id: str, thread_id: str, user_id: str, message_id: str, created_at: str
+    ) -> bool:
+        """Record a started run; False when the run id is taken."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO runs"
+                " (id, thread_id, user_id, message_id, status, created_at)"
+                " VALUES (?, ?, ?, ?, 'running', ?)",
+                (run_id, thread_id, user_id, message_id, created_at),
+            )
+            return cursor.rowcount > 0
+
+    def get_run(self, run_id: str) -> Row | None:
+        """A run by id, `frames` decoded into a list of event JSON strings."""
+        row = self._one("SELECT * FROM runs WHERE id = ?", run_id)
+        if row is not None:
+            row["frames"] = json.loads(row["frames"])
+        return row
+
+    def latest_run_for_message(self, message_id: str) -> Row | None:
+        """The newest run that answered a user message."""
+        row = self._one(
+            "SELECT id FROM runs WHERE message_id = ? ORDER BY seq DESC LIMIT 1", message_id
+        )
+        return self.get_run(row["id"]) if row is not None else None
+
+    def finish_run(
+        self, run_id: str, status: str, frames: list[str], tokens: int, finished_at: str
+    ) -> None:
+        """Store the outcome and the complete event log of a run."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, frames = ?, tokens = ?, finished_at = ? WHERE id = ?",
+                (status, json.dumps(frames, ensure_ascii=False), tokens, finished_at, run_id),
+            )
+
+    def set_run_tokens(self, run_id: str, tokens: int) -> None:
+        """Record the token count before the run's usage event is computed."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET tokens = ? WHERE id = ?", (tokens, run_id))
+
+    def unfinished_runs(self) -> list[Row]:
+        """Runs still marked running (left behind by a server that stopped abruptly)."""
+        return self._all("SELECT id, thread_id FROM runs WHERE status = 'running'")
+
+    def usage_since(self, user_id: str, since: str) -> tuple[int, int]:
+        """(runs, tokens) of the user since the given timestamp."""
+        row = self._one(
+            "SELECT COUNT(*) AS runs, COALESCE(SUM(tokens), 0) AS tokens FROM runs"
+            " WHERE user_id = ? AND created_at >= ?",
+            user_id,
+            since,
+        )
+        assert row is not None
+        return int(row["runs"]), int(row["tokens"])
+
+    # actions
+
+    def insert_action(
+        self,
+        record: dict[str, Any],
+        user_id: str,
+        kind: str,
+        params: dict[str, Any],
+        locale: str,
+    ) -> None:
+        """Store a new action proposal."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO actions (id, thread_id, user_id, kind, params, locale, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record["id"],
+                    record["threadId"],
+                    user_id,
+                    kind,
+                    json.dumps(params, ensure_ascii=False),
+                    locale,
+                    json.dumps(record, ensure_ascii=False),
+                ),
+            )
+
+    def get_action(self, user_id: str, action_id: str) -> Row | None:
+        """An action of this user with `params` and `record` decoded."""
+        row = self._one("SELECT * FROM actions WHERE id = ? AND user_id = ?", action_id, user_id)
+        return _decode_action(row) if row is not None else None
+
+    def thread_actions(self, thread_id: str) -> list[Row]:
+        """The actions proposed in a thread, oldest first."""
+        rows = self._all("SELECT * FROM actions WHERE thread_id = ? ORDER BY seq", thread_id)
+        return [_decode_action(row) for row in rows]
+
+    def update_action(self, action_id: str, record: dict[str, Any], decision: str | None) -> None:
+        """Replace the wire record (status etc.) and the recorded decision."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE actions SET record = ?, decision = ? WHERE id = ?",
+                (json.dumps(record, ensure_ascii=False), decision, action_id),
+            )
+
+
+def _decode_action(row: Row) -> Row:
+    row["params"] = json.loads(row["params"])
+    row["record"] = json.loads(row["record"])
+    return row

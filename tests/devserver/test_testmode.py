@@ -1,0 +1,141 @@
+"""The §11 test-mode scripts."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import httpx
+import pytest
+
+from tests.helpers import (
+    AUTH,
+    TEST_TOKEN,
+    ask,
+    customs,
+    iter_sse,
+    new_id,
+    run_body,
+    text_of,
+    types_of,
+)
+
+ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+
+
+def _parse(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hello",
+        "  leading and trailing spaces  ",
+        "tabs\tand\nnewlines\n\n",
+        "žluťoučký kůň úpěl ďábelské ódy 🐎 日本語",
+        "line\u2028separator and \u2029 paragraph",
+        "",
+        "a " * 200,
+    ],
+    ids=["plain", "spaces", "newlines", "unicode", "u2028", "empty", "long"],
+)
+def test_echo_is_exact(http: httpx.Client, fast_url: str, text: str) -> None:
+    events = ask(http, fast_url, f"talkie-test:echo {text}")
+    starts = [e for e in events if e["type"] == "TEXT_MESSAGE_START"]
+    assert len(starts) == 1
+    assert text_of(events) == text
+    assert types_of(events)[0] == "RUN_STARTED" and types_of(events)[-1] == "RUN_FINISHED"
+
+
+def test_echo_is_split_into_several_deltas(http: httpx.Client, fast_url: str) -> None:
+    events = ask(http, fast_url, "talkie-test:echo one two three four five six")
+    assert types_of(events).count("TEXT_MESSAGE_CONTENT") > 1
+
+
+def test_card(http: httpx.Client, fast_url: str) -> None:
+    events = ask(http, fast_url, "talkie-test:card")
+    kinds = types_of(events)
+    start = next(e for e in events if e["type"] == "TOOL_CALL_START")
+    end = next(e for e in events if e["type"] == "TOOL_CALL_END")
+    assert start["toolCallName"] == "lookup_record"
+    assert start["metadata"]["label"] == "Looking up the record…"
+    assert end["toolCallId"] == start["toolCallId"] and end["metadata"]["ok"] is True
+    (card,) = customs(events, "talkie.card")
+    assert kinds.index("TOOL_CALL_END") < kinds.index("CUSTOM") < kinds.index("TEXT_MESSAGE_START")
+    assert card["version"] == 1 and card["id"] and card["title"] and card["fallbackText"]
+    fields = [block for block in card["blocks"] if block["type"] == "fields"]
+    assert fields and all({"label", "value"} == set(f) for f in fields[0]["fields"])
+    assert text_of(events)
+
+
+def test_action(http: httpx.Client, fast_url: str) -> None:
+    thread_id = new_id("t")
+    events = ask(http, fast_url, "talkie-test:action", thread_id=thread_id)
+    (action,) = customs(events, "talkie.action")
+    assert action["status"] == "pending"
+    assert action["riskLevel"] == "low"
+    assert action["confirm"]["methods"] == ["button", "voice"]
+    assert action["version"] == 1 and action["summary"]
+    assert action["threadId"] == thread_id
+    tool_ids = {e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START"}
+    assert action["toolCallId"] in tool_ids
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", action["paramsHash"])
+    assert ISO_Z.match(action["createdAt"]) and ISO_Z.match(action["expiresAt"])
+    created, expires = _parse(action["createdAt"]), _parse(action["expiresAt"])
+    assert expires - created >= timedelta(seconds=60)
+    assert text_of(events)
+    decision = http.post(
+        f"{fast_url}/api/talkie/actions/{action['id']}/decision",
+        json={"decision": "confirm", "paramsHash": action["paramsHash"], "method": "button"},
+        headers=AUTH,
+    )
+    assert decision.status_code == 200
+    assert decision.json()["action"]["status"] == "done"
+
+
+def test_error(http: httpx.Client, fast_url: str) -> None:
+    events = ask(http, fast_url, "talkie-test:error")
+    assert types_of(events) == ["RUN_STARTED", "RUN_ERROR"]
+    error = events[1]
+    assert error["code"] == "upstream_unavailable"
+    assert error["metadata"] == {"retryable": True}
+    assert error["message"]
+
+
+def test_slow_spreads_deltas_over_slow_seconds(
+    http: httpx.Client, devserver: Callable[..., str]
+) -> None:
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN, slow_seconds=1.0)
+    arrivals = []
+    started = time.monotonic()
+    with http.stream(
+        "POST", f"{url}/api/talkie/run", json=run_body("talkie-test:slow"), headers=AUTH
+    ) as response:
+        for kind, data in iter_sse(response.iter_text()):
+            if kind == "data" and json.loads(data)["type"] == "TEXT_MESSAGE_CONTENT":
+                arrivals.append(time.monotonic() - started)
+    assert len(arrivals) >= 10
+    assert 0.8 <= arrivals[-1] - arrivals[0] <= 2.0
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    assert max(gaps) < 0.3
+
+
+def test_unknown_test_command_answers_with_the_list(http: httpx.Client, fast_url: str) -> None:
+    text = text_of(ask(http, fast_url, "talkie-test:nope"))
+    assert "talkie-test:nope" in text and "echo" in text
+
+
+def test_without_test_mode_the_demo_agent_answers(
+    http: httpx.Client, devserver: Callable[..., str]
+) -> None:
+    url = devserver(demo_delay=0.0)
+    for message in ("talkie-test:echo hi", "talkie-test:error", "talkie-test:card"):
+        events = ask(http, url, message)
+        assert types_of(events)[-1] == "RUN_FINISHED"
+        assert "help" in text_of(events)
+        assert not customs(events, "talkie.card")
