@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,6 +12,22 @@ from typing import Any
 import pytest
 
 from tests.helpers import TEST_TOKEN
+
+_skipped: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Remember skipped tests: on CI a skip means a system part is missing."""
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With CI=true, any skip fails the run (every system part must be installed there)."""
+    if os.environ.get("CI", "").lower() == "true" and _skipped and exitstatus == 0:
+        names = "\n  ".join(_skipped)
+        print(f"\nCI=true: {len(_skipped)} skipped test(s) count as failures:\n  {names}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture

@@ -366,7 +366,7 @@ class TalkieClient:
                 failure: TalkieError = describe_transport_error(error, self.server.origin)
             else:
                 if response.is_success:
-                    return _checked_stream(response)
+                    return await _checked_stream(response)
                 await _read_capped(response)
                 if not refreshed and await self._refresh_after(response, token):
                     refreshed = True
@@ -393,9 +393,11 @@ def make_http_client() -> httpx.AsyncClient:
     )
 
 
-def _checked_stream(response: httpx.Response) -> httpx.Response:
+async def _checked_stream(response: httpx.Response) -> httpx.Response:
+    """The response if it is an event stream; otherwise it is closed and refused."""
     media_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "text/event-stream":
+        await response.aclose()
         shown = clean_text(media_type or "no content type")[:60]
         raise ServerError(
             f"The server answered the message with '{shown}' instead of an event stream.",

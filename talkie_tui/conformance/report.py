@@ -1,0 +1,76 @@
+"""Check outcomes and how they are printed: one plain line per check, server text made safe."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from talkie_tui.protocol.sanitize import clean_text
+
+__all__ = ["CheckFailed", "CheckSkipped", "Result", "Verdict", "show", "summary_line"]
+
+Verdict = Literal["PASS", "FAIL", "SKIP"]
+VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "SKIP")
+MAX_REASON_CHARS = 300
+
+
+class CheckFailed(Exception):
+    """The server broke a rule; the message says which, in one sentence."""
+
+
+class CheckSkipped(Exception):
+    """The check cannot be run against this server; the message says why."""
+
+
+def show(value: object, limit: int = 60) -> str:
+    """Server data quoted for a reason: control sequences removed, escaped, truncated."""
+    if isinstance(value, str):
+        text = clean_text(value)
+        cut = text[:limit] + "…" if len(text) > limit else text
+        # JSON quoting keeps newlines and tabs visible as \n and \t on the single output line.
+        return json.dumps(cut, ensure_ascii=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:
+        text = repr(value)
+    text = clean_text(text)
+    return text[:limit] + "…" if len(text) > limit else text
+
+
+_LINE_BREAKS = re.compile(r"[\n\t\u2028\u2029]+")
+
+
+def _one_line(text: str) -> str:
+    # Only line breaks go: runs of spaces may be what a reason is about.
+    text = _LINE_BREAKS.sub(" ", clean_text(text)).strip()
+    if len(text) > MAX_REASON_CHARS:
+        return text[: MAX_REASON_CHARS - 1] + "…"
+    return text
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one check."""
+
+    name: str
+    verdict: Verdict
+    reason: str = ""
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """`PASS name`, `FAIL name: reason` or `SKIP name: reason` (one plain line)."""
+        if self.verdict == "PASS" or not self.reason:
+            return f"{self.verdict} {self.name}"
+        return f"{self.verdict} {self.name}: {_one_line(self.reason)}"
+
+
+def summary_line(origin: str, results: list[Result], seconds: float) -> str:
+    """The closing line: counts of each verdict, the server, and the time taken."""
+    counts = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
+    verdict = "conformant" if counts["FAIL"] == 0 else "NOT conformant"
+    return (
+        f"talkie/1 conformance of {_one_line(origin)}: {verdict} — {counts['PASS']} passed, "
+        f"{counts['FAIL']} failed, {counts['SKIP']} skipped ({seconds:.1f} s)"
+    )
