@@ -38,7 +38,7 @@ def stream_bytes(count: int) -> bytes:
         '{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}',
     ]
     frames += (
-        '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"token %d "}' % i
+        f'{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"token {i} "}}'
         for i in range(count)
     )
     frames += [

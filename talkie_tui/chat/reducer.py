@@ -50,6 +50,7 @@ class Conversation:
         self.actions: dict[str, ActionPart] = {}
         self.usage: tuple[UsageMeter, ...] = ()
         self._texts: dict[str, TextPart] = {}
+        self._not_assistant: set[str] = set()  # messages of other roles (user echo, system)
         self._tools: dict[str, ToolPart] = {}
         self._current: Turn | None = None
         self._handlers: dict[type, Callable[[Any], Change]] = {
@@ -114,6 +115,7 @@ class Conversation:
 
     def _on_text_start(self, event: agui.TextMessageStartEvent) -> Change:
         if event.role not in (None, "assistant"):
+            self._not_assistant.add(event.message_id)
             return None
         self._answer()
         part = self._texts.get(event.message_id)
@@ -123,6 +125,8 @@ class Conversation:
 
     def _on_text_content(self, event: agui.TextMessageContentEvent) -> Change:
         delta = event.delta
+        if event.message_id in self._not_assistant:
+            return None
         part = self._texts.get(event.message_id)
         if part is None:
             if not delta:
@@ -203,6 +207,8 @@ class Conversation:
         return self.end_answer("cancelled" if cancelled else "done")
 
     def _on_run_error(self, event: agui.RunErrorEvent) -> Change:
+        if self._current is None and self.turns and self.turns[-1].role == "assistant":
+            self._current = self.turns[-1]  # a late failure belongs to the answer it ends
         retryable = (event.metadata or {}).get("retryable") is True
         message = event.message or "The agent failed without saying why."
         self._add(NoticePart(message, code=event.code, retryable=retryable))

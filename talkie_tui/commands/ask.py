@@ -13,6 +13,7 @@ from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.events import StreamTruncated, event_to_json
+from talkie_tui.protocol.sanitize import clean_text
 
 from .common import EXIT_ERROR, EXIT_OK, connect, report_error
 
@@ -46,9 +47,8 @@ class _TextPrinter:
             self.line(change.card.fallback_text)
         elif isinstance(change, ActionPart):
             action = change.action
-            self.line(
-                f"[action {action.id}] {action.summary} (risk {action.risk_level}, {action.status})"
-            )
+            risk = f"risk {action.risk_level}, {action.status}"
+            self.line(f"[action {clean_text(action.id)}] {action.summary} ({risk})")
         elif isinstance(change, LinkPart):
             self.line(f"{change.link.label or 'Link'}: {change.link.url}")
         elif isinstance(change, ToolPart) and self.err.isatty():

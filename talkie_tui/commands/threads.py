@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.protocol.sanitize import clean_text
 
 from .common import EXIT_OK, connect, report_error
 
@@ -32,5 +33,7 @@ async def list_threads(
     for thread in threads:
         when = thread.updated_at.strftime("%Y-%m-%d %H:%M") if thread.updated_at else "-"
         marker = "voice" if thread.channel == "voice" else "chat"
-        print(f"{thread.id}\t{when}\t{marker}\t{thread.title or '(untitled)'}", file=out)
+        print(
+            f"{clean_text(thread.id)}\t{when}\t{marker}\t{thread.title or '(untitled)'}", file=out
+        )
     return EXIT_OK

@@ -227,7 +227,12 @@ class TalkieClient:
             headers = await self._headers(url, token)
             try:
                 response = await self._http.request(
-                    method, url, json=body, headers=headers, timeout=DEFAULT_TIMEOUT
+                    method,
+                    url,
+                    json=body,
+                    headers=headers,
+                    timeout=DEFAULT_TIMEOUT,
+                    follow_redirects=False,  # whatever client the caller gave us
                 )
             except httpx.HTTPError as error:
                 raise describe_transport_error(error, self.server.origin) from error
@@ -361,7 +366,7 @@ class TalkieClient:
                 "POST", url, content=request.body(), headers=headers, timeout=STREAM_TIMEOUT
             )
             try:
-                response = await self._http.send(http_request, stream=True)
+                response = await self._http.send(http_request, stream=True, follow_redirects=False)
             except httpx.HTTPError as error:
                 failure: TalkieError = describe_transport_error(error, self.server.origin)
             else:

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from .sanitize import clean_text
+
 __all__ = [
     "ConflictError",
     "DiscoveryError",
@@ -34,6 +36,7 @@ class TalkieError(Exception):
     retryable: bool = False
 
     def __init__(self, message: str, *, retryable: bool | None = None) -> None:
+        message = clean_text(message)  # messages quote the server, and reach the screen
         super().__init__(message)
         self.message = message
         if retryable is not None:
@@ -73,7 +76,7 @@ class ServerError(TalkieError):
     ) -> None:
         super().__init__(message, retryable=retryable)
         self.status = status
-        self.code = code
+        self.code = clean_text(code)
         self.details = details or {}
 
     def __str__(self) -> str:

@@ -99,7 +99,7 @@ DecodedEvent = (
 async def iter_event_data(
     response: httpx.Response, max_event_chars: int = MAX_EVENT_CHARS
 ) -> AsyncIterator[list[str]]:
-    """Yield the `data` of the server-sent events, a batch per network read.
+    """Yield the `data` of the complete server-sent events, a batch per network read.
 
     Batches keep the per-event cost low; an event over the cap raises EventTooLarge as soon
     as it grows past it, so a huge event is never held whole.
@@ -123,11 +123,24 @@ async def iter_event_data(
             raise _too_large(max_event_chars)
         if batch:
             yield batch
-    tail = [*lines.flush(), ""]
-    events = (decoder.decode(line) for line in tail)
-    batch = [event.data for event in events if event is not None and event.data]
+    # At the end of the body, the last event may lack its blank line. Producers that omit it
+    # send a whole event; a connection cut mid-event leaves half of one, which is dropped
+    # (the stream is then reported as truncated) instead of showing as an unreadable event.
+    batch = []
+    for line in [*lines.flush(), ""]:
+        event = decoder.decode(line)
+        if event is not None and event.data and _is_json(event.data):
+            batch.append(event.data)
     if batch:
         yield batch
+
+
+def _is_json(data: str) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def _too_large(limit: int) -> EventTooLarge:
@@ -156,6 +169,8 @@ def _clean(event: agui.BaseEvent) -> agui.BaseEvent:
         _metadata_text(event, "error")
     elif kind is _T.RUN_ERROR:
         event.message = clean_text(event.message)  # type: ignore[attr-defined]
+        if event.code:  # type: ignore[attr-defined]
+            event.code = clean_text(event.code)  # type: ignore[attr-defined]
     return event
 
 
@@ -282,11 +297,13 @@ class EventDecoder:
                 name = event.tool_call_name  # type: ignore[attr-defined]
                 if not name:
                     return [MalformedEvent(event.type.value, "the first chunk has no tool name")]
-                start = agui.ToolCallStartEvent(
-                    tool_call_id=item_id,
-                    tool_call_name=clean_text(name),
-                    parent_message_id=event.parent_message_id,  # type: ignore[attr-defined]
-                    metadata=event.metadata,
+                start = _clean(
+                    agui.ToolCallStartEvent(
+                        tool_call_id=item_id,
+                        tool_call_name=name,
+                        parent_message_id=event.parent_message_id,  # type: ignore[attr-defined]
+                        metadata=event.metadata,
+                    )
                 )
             self._open_chunks[lane] = start
             out.append(start)

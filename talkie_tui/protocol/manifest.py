@@ -114,7 +114,10 @@ def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx
         raise DiscoveryError("No server address given.")
     if "://" not in text:
         host = text.split("/", 1)[0].rsplit("@", 1)[-1]
-        bare_host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        try:
+            bare_host = httpx.URL(f"http://{host}").host  # also "[::1]:8000"
+        except httpx.InvalidURL:
+            bare_host = host
         scheme = "http" if is_loopback_host(bare_host) else "https"
         text = f"{scheme}://{text}"
     try:

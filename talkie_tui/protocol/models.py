@@ -211,7 +211,7 @@ class ListItem(WireModel):
 
     title: SafeStr
     subtitle: SafeStr | None = None
-    url: str | None = None
+    url: SafeStr | None = None
 
 
 class ListBlock(WireModel):
@@ -227,7 +227,7 @@ class LinkBlock(WireModel):
 
     type: Literal["link"] = "link"
     label: SafeStr
-    url: str
+    url: SafeStr
 
 
 class FileBlock(WireModel):
@@ -237,7 +237,7 @@ class FileBlock(WireModel):
     name: SafeStr
     mime: str | None = None
     size: int | None = Field(default=None, ge=0)
-    url: str
+    url: SafeStr
 
 
 class BadgeBlock(WireModel):
@@ -301,10 +301,13 @@ class Card(WireModel):
     version: int = 1
     title: SafeStr = ""
     subtitle: SafeStr | None = None
-    url: str | None = None
+    url: SafeStr | None = None
     blocks: list[Block] = Field(default_factory=list)
     fallback_text: SafeStr
-    a11y_label: SafeStr | None = None
+    # Spelled out: the camelCase generator would make it "a11YLabel".
+    a11y_label: SafeStr | None = Field(
+        default=None, validation_alias="a11yLabel", serialization_alias="a11yLabel"
+    )
 
     @field_validator("blocks", mode="before")
     @classmethod
@@ -387,7 +390,7 @@ class DecisionResult(WireModel):
 class OpenLink(WireModel):
     """A suggested link; shown, opened only on a user's gesture."""
 
-    url: str
+    url: SafeStr
     label: SafeStr = ""
 
 
