@@ -14,7 +14,7 @@ from talkie_tui.devserver.testmode import SLOW_TEXT
 from talkie_tui.protocol.events import StreamTruncated
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect
-from tests.protocol.stub_server import CuttingProxy
+from tests.stub_server import CuttingProxy
 
 FAST: dict[str, Any] = {
     "test_mode": True,

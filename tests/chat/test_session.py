@@ -17,7 +17,7 @@ from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import ServerError, TooLargeError
 from talkie_tui.protocol.events import StreamTruncated
 from tests.protocol.conftest import Connect, Serve
-from tests.protocol.stub_server import (
+from tests.stub_server import (
     ENDPOINTS,
     error_response,
     manifest_document,

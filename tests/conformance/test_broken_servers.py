@@ -21,7 +21,7 @@ from talkie_tui.devserver.config import ServerConfig
 from talkie_tui.devserver.runner import serve_in_thread
 from tests.conformance.proxy import BREAKAGES, Proxy
 from tests.helpers import TEST_TOKEN
-from tests.protocol.stub_server import StubServer
+from tests.stub_server import StubServer
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 

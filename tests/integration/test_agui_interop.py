@@ -22,7 +22,7 @@ from starlette.routing import Route
 from talkie_tui.chat.session import ChatSession
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart, Turn
 from talkie_tui.protocol.client import TalkieClient
-from tests.protocol.stub_server import StubServer
+from tests.stub_server import StubServer
 
 text_agent = Agent(TestModel(custom_output_text="Hello from TestModel"))
 tool_agent = Agent(TestModel(call_tools=["get_weather"], custom_output_text="It is sunny"))

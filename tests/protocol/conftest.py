@@ -13,7 +13,7 @@ from starlette.types import ASGIApp
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from tests.helpers import TEST_TOKEN
 from tests.protocol.replay import replay_app
-from tests.protocol.stub_server import StubServer
+from tests.stub_server import StubServer
 
 Serve = Callable[..., StubServer]
 Connect = Callable[..., Awaitable[TalkieClient]]

@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.events import DecodedEvent
-from tests.protocol.stub_server import Streamer, sse_response, talkie_app
+from tests.stub_server import Streamer, sse_response, talkie_app
 
 __all__ = ["STREAMS", "kinds", "play", "replay_app"]
 

@@ -30,7 +30,7 @@ from talkie_tui.protocol.models import Action
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect, Serve
 from tests.protocol.replay import kinds
-from tests.protocol.stub_server import (
+from tests.stub_server import (
     ANOTHER_LOOPBACK,
     ENDPOINTS,
     ConnectionDropper,

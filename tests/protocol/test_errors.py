@@ -26,7 +26,7 @@ from talkie_tui.protocol.errors import (
     error_from_response,
 )
 from tests.protocol.conftest import Connect, Serve
-from tests.protocol.stub_server import envelope, talkie_app
+from tests.stub_server import envelope, talkie_app
 
 PROXY_PAGE = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
 

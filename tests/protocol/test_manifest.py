@@ -33,7 +33,7 @@ from talkie_tui.protocol.manifest import (
     validate_manifest,
 )
 from tests.protocol.conftest import Connect, Serve
-from tests.protocol.stub_server import (
+from tests.stub_server import (
     ANOTHER_LOOPBACK,
     Streamer,
     StubServer,
