@@ -328,17 +328,18 @@ class TalkieClient:
             async for batch in iter_event_data(response, self._max_event_chars):
                 for data in batch:
                     for event in decoder.decode(data):
-                        kind = getattr(event, "type", None)
-                        if ended and kind not in _AFTER_END:
+                        cls = type(event)
+                        if ended and cls not in _AFTER_END:
                             continue  # after RUN_FINISHED only a late error or a new run counts
-                        if kind is agui.EventType.RUN_STARTED:
-                            request.thread_id = event.thread_id  # type: ignore[union-attr]
-                            ended = False
-                        elif kind is agui.EventType.RUN_FINISHED:
-                            ended = request.finished = True
-                        elif kind is agui.EventType.RUN_ERROR:
-                            ended = True
-                            request.error = event  # type: ignore[assignment]
+                        if cls in _LIFECYCLE:
+                            if isinstance(event, agui.RunStartedEvent):
+                                request.thread_id = event.thread_id
+                                ended = False
+                            elif isinstance(event, agui.RunFinishedEvent):
+                                ended = request.finished = True
+                            elif isinstance(event, agui.RunErrorEvent):
+                                ended = True
+                                request.error = event
                         yield event
         except TalkieError as error:
             request.truncated = error.message
@@ -385,7 +386,8 @@ class TalkieClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-_AFTER_END = (agui.EventType.RUN_ERROR, agui.EventType.RUN_STARTED)
+_AFTER_END = (agui.RunErrorEvent, agui.RunStartedEvent)
+_LIFECYCLE = (agui.RunStartedEvent, agui.RunFinishedEvent, agui.RunErrorEvent)
 
 
 def make_http_client() -> httpx.AsyncClient:

@@ -228,7 +228,13 @@ class EventDecoder:
             if not isinstance(parsed, agui.BaseEvent):
                 return [] if parsed is None else [parsed]
             event = parsed
-        if self._open_chunks or event.type in _CHUNKS:
+        cls = type(event)
+        if cls is agui.TextMessageContentEvent and not self._open_chunks:
+            # The hot path: most events of a long answer are text deltas.
+            if not event.delta.isprintable():  # type: ignore[attr-defined]
+                event.delta = clean_text(event.delta)  # type: ignore[attr-defined]
+            return [event]
+        if self._open_chunks or cls in _CHUNK_CLASSES:
             return self._with_chunks(event)
         if isinstance(event, agui.CustomEvent):
             custom = _custom(event)
@@ -334,7 +340,7 @@ def _item_id(event: agui.BaseEvent) -> str:
     return event.tool_call_id  # type: ignore[attr-defined, no-any-return]
 
 
-_CHUNKS = frozenset({_T.TEXT_MESSAGE_CHUNK, _T.TOOL_CALL_CHUNK})
+_CHUNK_CLASSES = (agui.TextMessageChunkEvent, agui.ToolCallChunkEvent)
 _CLOSES_ALL = frozenset({_T.RUN_STARTED, _T.RUN_FINISHED, _T.RUN_ERROR, _T.MESSAGES_SNAPSHOT})
 _CLOSES_LANE_PREFIXES = ("TEXT_", "TOOL_CALL_", "STATE_", "CUSTOM", "STEP_", "REASONING_")
 
