@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Literal, Protocol, TypeVar
 
 import ag_ui.core as agui
@@ -242,6 +243,39 @@ class TalkieClient:
                 continue
             raise _error_for(response)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def resolve_url(self, url: str) -> str:
+        """An absolute URL for a server-given `url` (a same-origin path or an absolute URL)."""
+        return str(httpx.URL(self.server.origin + "/").join(url))
+
+    def is_same_origin(self, url: str) -> bool:
+        """True when `url` (absolute or a path) points at the issuer origin."""
+        try:
+            return origin_of(self.resolve_url(url)) == self.server.origin
+        except (httpx.InvalidURL, TypeError):
+            return False
+
+    @asynccontextmanager
+    async def open_stream(self, url: str) -> AsyncIterator[httpx.Response]:
+        """GET `url` as a stream: the bearer only if it is same-origin; redirects never followed.
+
+        Used for same-origin file downloads (§6) and the brand logo; a non-2xx answer raises.
+        """
+        url = self.resolve_url(url)
+        token = await self.tokens.token() if self.tokens else None
+        headers = await self._headers(url, token)
+        request = self._http.build_request("GET", url, headers=headers, timeout=DEFAULT_TIMEOUT)
+        try:
+            response = await self._http.send(request, stream=True, follow_redirects=False)
+        except httpx.HTTPError as error:
+            raise describe_transport_error(error, origin_of(url)) from error
+        try:
+            if not response.is_success:
+                await _read_capped(response)
+                raise _error_for(response)
+            yield response
+        finally:
+            await response.aclose()
 
     async def _get_model(
         self, model: type[_M], endpoint: str, params: Mapping[str, str] | None = None

@@ -1,0 +1,44 @@
+"""Which URLs a user may open (§6, §7): https anywhere, or the server's own origin; never more."""
+
+from __future__ import annotations
+
+import webbrowser
+from dataclasses import dataclass
+
+import httpx
+
+from talkie_tui.protocol.manifest import origin_of
+
+__all__ = ["LinkTarget", "check_link", "open_in_browser"]
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTarget:
+    """A server-given URL made absolute, and whether opening it is allowed."""
+
+    url: str
+    allowed: bool
+    same_origin: bool
+    reason: str = ""
+
+
+def check_link(url: str, server_origin: str) -> LinkTarget:
+    """Resolve `url` against the server and allow only `https:` or same-origin targets."""
+    try:
+        absolute = httpx.URL(server_origin + "/").join(url.strip())
+        target_origin = origin_of(absolute)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return LinkTarget(url, False, False, "not a valid address")
+    same_origin = target_origin == server_origin
+    if absolute.scheme not in ("http", "https"):
+        return LinkTarget(str(absolute), False, False, f"{absolute.scheme}: links are not opened")
+    if same_origin or absolute.scheme == "https":
+        return LinkTarget(str(absolute), True, same_origin)
+    return LinkTarget(str(absolute), False, False, "plain http links to other sites are not opened")
+
+
+def open_in_browser(target: LinkTarget) -> bool:
+    """Open an allowed link in the system browser (no token is ever attached)."""
+    if not target.allowed:
+        return False
+    return webbrowser.open(target.url, new=2)
