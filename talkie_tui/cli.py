@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import contextlib
 import sys
 from collections.abc import Sequence
@@ -25,8 +26,13 @@ examples:
 """
 
 
-def _add_server(parser: argparse.ArgumentParser, *, token: bool = True) -> None:
-    parser.add_argument("server", metavar="SERVER", help="host[:port], origin URL or manifest URL")
+def _add_server(parser: argparse.ArgumentParser, *, token: bool = True, optional: bool = False) -> None:
+    parser.add_argument(
+        "server",
+        metavar="SERVER",
+        nargs="?" if optional else None,
+        help="host[:port], origin URL or manifest URL" + (" (omit to choose)" if optional else ""),
+    )
     if token:
         parser.add_argument(
             "--token", metavar="T", help="development token (§2.2); default $TALKIE_TOKEN"
@@ -50,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     connect = commands.add_parser("connect", help="open the chat TUI on a server")
-    _add_server(connect)
+    _add_server(connect, optional=True)
     connect.add_argument("--thread", metavar="ID", help="open this thread")
 
     commands.add_parser(
@@ -124,11 +130,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_demo()
     if command == "connect":
-        print(
-            "talkie: the chat TUI is not part of this version yet; use `talkie ask`.",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        from talkie_tui.ui.app import TalkieApp
+
+        TalkieApp(
+            args.server,
+            token=args.token or os.environ.get("TALKIE_TOKEN") or None,
+            thread_id=args.thread,
+            allow_private_http=args.allow_private_http,
+        ).run()
+        return 0
     if command == "ask":
         from talkie_tui.commands.ask import ask
 

@@ -79,6 +79,7 @@ class NoticePart:
     level: Literal["error", "warning"] = "error"
     code: str | None = None
     retryable: bool = False
+    retry_after: float | None = None  # seconds, when the server said when to try again (429)
 
 
 Part = TextPart | ToolPart | CardPart | ActionPart | LinkPart | NoticePart

@@ -22,7 +22,7 @@ DEMO_SCRIPT = (
 
 
 def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int:
-    """Start the demo server, hold a short `talkie ask` conversation, then keep serving."""
+    """Start the demo server and open the TUI on it (a scripted conversation without a TTY)."""
     from talkie_tui.devserver.config import ServerConfig
     from talkie_tui.devserver.runner import serve_in_thread
 
@@ -30,6 +30,11 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
     with tempfile.TemporaryDirectory(prefix="talkie-demo-") as folder:
         config = ServerConfig(test_mode=True, dev_token=token, db_path=Path(folder) / "demo.db")
         with serve_in_thread(config) as url:
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                from talkie_tui.ui.app import TalkieApp
+
+                TalkieApp(url, token=token).run()
+                return 0
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None
             for message in script:
