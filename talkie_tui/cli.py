@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +26,9 @@ examples:
 """
 
 
-def _add_server(parser: argparse.ArgumentParser, *, token: bool = True, optional: bool = False) -> None:
+def _add_server(
+    parser: argparse.ArgumentParser, *, token: bool = True, optional: bool = False
+) -> None:
     parser.add_argument(
         "server",
         metavar="SERVER",

@@ -30,6 +30,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.fixture(autouse=True)
+def talkie_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own TALKIE_HOME: nothing reads or writes the real config folders."""
+    home = tmp_path_factory.mktemp("talkie-home")
+    monkeypatch.setenv("TALKIE_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def devserver(tmp_path: Path) -> Iterator[Callable[..., str]]:
     """Factory: `devserver(**ServerConfig overrides) -> base URL`; each server has its own db."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
@@ -27,7 +28,7 @@ class SampleChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Chat")
-        yield ThreadList(sample_threads()[:3], now=lambda: NOW)
+        yield ThreadList(sample_threads()[:3], now=lambda: NOW, tz=UTC)
 
 
 class HelpApp(App[None]):

@@ -1,0 +1,383 @@
+"""Where talkie keeps its files, the user's settings (TOML) and the servers they connected to.
+
+Everything lives in the platform's usual folders (platformdirs), or in one folder named by the
+environment variable `TALKIE_HOME` (tests point it at a temporary directory). This module knows
+nothing of Textual or of the wire protocol: a server to remember is anything shaped like
+`protocol.manifest.DiscoveredServer` (see `ServerLike`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import platformdirs
+
+__all__ = [
+    "APP_NAME",
+    "HOME_ENV",
+    "KnownServer",
+    "KnownServers",
+    "ServerLike",
+    "Settings",
+    "config_dir",
+    "data_dir",
+    "default_downloads_dir",
+    "ensure_private_dir",
+    "known_servers_path",
+    "settings_path",
+    "state_dir",
+    "write_private_file",
+]
+
+APP_NAME = "talkie"
+HOME_ENV = "TALKIE_HOME"
+SETTINGS_FILE = "config.toml"
+KNOWN_SERVERS_FILE = "servers.json"
+_KNOWN_SERVERS_VERSION = 1
+
+
+# --- where files live ----------------------------------------------------------------------
+
+
+def _home() -> Path | None:
+    value = os.environ.get(HOME_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def config_dir() -> Path:
+    """The folder of `config.toml` (`TALKIE_HOME` when set)."""
+    return _home() or platformdirs.user_config_path(APP_NAME, appauthor=False)
+
+
+def data_dir() -> Path:
+    """The folder of durable data such as the known servers (`TALKIE_HOME` when set)."""
+    return _home() or platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def state_dir() -> Path:
+    """The folder of disposable state such as logs and drafts (`TALKIE_HOME` when set)."""
+    return _home() or platformdirs.user_state_path(APP_NAME, appauthor=False)
+
+
+def default_downloads_dir() -> Path:
+    """Where downloaded files go unless the settings say otherwise."""
+    home = _home()
+    # Under TALKIE_HOME even downloads stay inside it, so a test never writes to the real home.
+    return home / "downloads" if home else platformdirs.user_downloads_path()
+
+
+def settings_path() -> Path:
+    """The settings file, `config.toml`."""
+    return config_dir() / SETTINGS_FILE
+
+
+def known_servers_path() -> Path:
+    """The JSON file of known servers."""
+    return data_dir() / KNOWN_SERVERS_FILE
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) if missing; folders talkie creates are private (0700)."""
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Replace `path` atomically with `text`, readable and writable by the user only (0600)."""
+    ensure_private_dir(path.parent)
+    # mkstemp creates the file with mode 0600; os.replace makes the swap atomic, so a crash
+    # or a second talkie process never sees half a file.
+    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name)
+        raise
+
+
+# --- settings --------------------------------------------------------------------------------
+
+# A Textual key name such as "ctrl+j", "shift+enter" or "alt+enter"; checked loosely here,
+# since this layer must not import Textual to know every key name.
+_KEY = re.compile(r"^[a-z0-9_]+(\+[a-z0-9_]+)*$")
+
+
+@dataclass
+class Settings:
+    """The user's preferences from `config.toml`; every field has a working default.
+
+    `newline_key` is the key that inserts a newline in the composer (Enter sends). The default
+    `ctrl+j` works in every terminal; `shift+enter` only where the terminal reports it.
+    """
+
+    theme: str | None = None
+    newline_key: str = "ctrl+j"
+    show_sidebar: bool = True
+    allow_private_http: bool = False
+    downloads_dir: Path = field(default_factory=default_downloads_dir)
+    warnings: list[str] = field(default_factory=list, compare=False)
+    """Problems found while reading the file, in words for the user; never fatal."""
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read the settings; a missing file gives defaults, a broken one defaults plus warnings."""
+        path = path or settings_path()
+        try:
+            with path.open("rb") as file:
+                data = tomllib.load(file)
+        except FileNotFoundError:
+            return cls()
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            return cls(
+                warnings=[f"{path} could not be read ({error}); using the default settings."]
+            )
+        return cls.from_mapping(data, source=str(path))
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any], *, source: str = "config.toml") -> Settings:
+        """Build settings from decoded TOML, keeping each valid field and reporting the rest."""
+        settings = cls()
+        known = {f.name for f in fields(cls)} - {"warnings"}
+        for key, value in data.items():
+            if key not in known:
+                settings.warnings.append(f"{source}: unknown setting '{key}' ignored.")
+                continue
+            problem = settings._set(key, value)
+            if problem:
+                settings.warnings.append(f"{source}: {key} {problem}; the default is used.")
+        return settings
+
+    def _set(self, key: str, value: object) -> str | None:
+        """Set one field from TOML; returns what is wrong with the value, or None."""
+        if key in ("show_sidebar", "allow_private_http"):
+            if not isinstance(value, bool):
+                return "must be true or false"
+            setattr(self, key, value)
+        elif key == "theme":
+            if not isinstance(value, str) or not value.strip():
+                return "must be the name of a theme"
+            self.theme = value.strip()
+        elif key == "newline_key":
+            if not isinstance(value, str) or not _KEY.match(value.strip().lower()):
+                return 'must be a key name such as "ctrl+j"'
+            self.newline_key = value.strip().lower()
+        elif key == "downloads_dir":
+            if not isinstance(value, str) or not value.strip():
+                return "must be a folder path"
+            self.downloads_dir = Path(value).expanduser()
+        return None
+
+
+# --- known servers ---------------------------------------------------------------------------
+
+
+class _ManifestLike(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class ServerLike(Protocol):
+    """What `KnownServers.remember` reads from a discovered server (a `DiscoveredServer`)."""
+
+    @property
+    def server_id(self) -> str: ...
+
+    @property
+    def manifest(self) -> _ManifestLike: ...
+
+    manifest_url: str
+    origin: str
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class KnownServer:
+    """A server the user connected to, keyed by its `serverId`."""
+
+    server_id: str
+    address: str
+    manifest_url: str = ""
+    name: str = ""
+    origin: str = ""
+    accepted_origins: list[str] = field(default_factory=list)
+    """Origins of endpoints on another site that the user accepted (§1)."""
+    last_used: str = ""
+    """When the user last connected, ISO 8601 in UTC."""
+    signed_in: bool = False
+
+    @classmethod
+    def from_json(cls, server_id: str, raw: object) -> KnownServer | None:
+        """One entry of the file, or None when it is unusable."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("address"), str):
+            return None
+
+        def text(key: str) -> str:
+            value = raw.get(key)
+            return value if isinstance(value, str) else ""
+
+        origins = raw.get("accepted_origins")
+        return cls(
+            server_id=server_id,
+            address=raw["address"],
+            manifest_url=text("manifest_url"),
+            name=text("name"),
+            origin=text("origin"),
+            accepted_origins=sorted(
+                {o for o in origins if isinstance(o, str)} if isinstance(origins, list) else ()
+            ),
+            last_used=text("last_used"),
+            signed_in=raw.get("signed_in") is True,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as stored (without its key)."""
+        data = asdict(self)
+        del data["server_id"]
+        return data
+
+    @property
+    def label(self) -> str:
+        """The server's name, or its address when the name is unknown."""
+        return self.name or self.address
+
+
+class KnownServers:
+    """The servers the user connected to, persisted as JSON in the data folder.
+
+    Every change re-reads the file before writing it back, so two talkie windows do not undo
+    each other's changes; each write is atomic and private (0600).
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or known_servers_path()
+        self._servers: dict[str, KnownServer] = {}
+        self.warnings: list[str] = []
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> KnownServers:
+        """The known servers stored at `path` (default: the data folder); never raises."""
+        known = cls(path)
+        known.reload()
+        return known
+
+    def reload(self) -> None:
+        """Read the file again; a broken file yields no servers and a warning."""
+        self.warnings = []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            self._servers = {}
+            return
+        except (OSError, ValueError) as error:
+            self._servers = {}
+            self.warnings.append(f"{self.path} could not be read ({error}); starting empty.")
+            return
+        servers = data.get("servers") if isinstance(data, dict) else None
+        if not isinstance(servers, dict):
+            self._servers = {}
+            self.warnings.append(f"{self.path} is not a list of servers; starting empty.")
+            return
+        self._servers = {}
+        for server_id, raw in servers.items():
+            entry = KnownServer.from_json(server_id, raw)
+            if entry is None:
+                self.warnings.append(f"{self.path}: the entry '{server_id}' is unusable.")
+            else:
+                self._servers[server_id] = entry
+
+    def _save(self) -> None:
+        document = {
+            "version": _KNOWN_SERVERS_VERSION,
+            "servers": {sid: entry.to_json() for sid, entry in self._servers.items()},
+        }
+        write_private_file(self.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+    def all(self) -> list[KnownServer]:
+        """Every known server, most recently used first."""
+        return sorted(self._servers.values(), key=lambda s: s.last_used, reverse=True)
+
+    def get(self, server_id: str) -> KnownServer | None:
+        """The entry of one server, if known."""
+        return self._servers.get(server_id)
+
+    def find(self, address: str) -> KnownServer | None:
+        """The entry whose typed address, origin or manifest URL is `address`, if any."""
+        wanted = address.strip().rstrip("/")
+        for entry in self.all():
+            candidates = (entry.address, entry.origin, entry.manifest_url)
+            if wanted in (c.rstrip("/") for c in candidates if c):
+                return entry
+        return None
+
+    def remember(self, server: ServerLike, address: str) -> KnownServer:
+        """Record a successful connection (name, where it lives, when), keeping accepted origins."""
+        self.reload()
+        previous = self._servers.get(server.server_id)
+        entry = KnownServer(
+            server_id=server.server_id,
+            address=address.strip(),
+            manifest_url=server.manifest_url,
+            name=server.manifest.name,
+            origin=server.origin,
+            accepted_origins=previous.accepted_origins if previous else [],
+            last_used=_now_iso(),
+            signed_in=previous.signed_in if previous else False,
+        )
+        self._servers[server.server_id] = entry
+        self._save()
+        return entry
+
+    def accept_origins(self, server_id: str, origins: set[str] | list[str]) -> None:
+        """Remember that the user accepted endpoints on these origins for this server."""
+        self.reload()
+        entry = self._servers.get(server_id)
+        if entry is None:
+            # Accepted before the first successful connection finished: keep the choice anyway.
+            entry = self._servers[server_id] = KnownServer(server_id=server_id, address="")
+        entry.accepted_origins = sorted(set(entry.accepted_origins) | set(origins))
+        self._save()
+
+    def accepted_origins(self, server_id: str) -> set[str]:
+        """The foreign origins the user accepted for this server."""
+        entry = self._servers.get(server_id)
+        return set(entry.accepted_origins) if entry else set()
+
+    def set_signed_in(self, server_id: str, signed_in: bool) -> None:
+        """Record whether the user is signed in to this server (shown in lists, never a secret)."""
+        self.reload()
+        entry = self._servers.get(server_id)
+        if entry is not None and entry.signed_in != signed_in:
+            entry.signed_in = signed_in
+            self._save()
+
+    def forget(self, server_id: str) -> bool:
+        """Remove a server and everything remembered about it; True when it was known."""
+        self.reload()
+        if self._servers.pop(server_id, None) is None:
+            return False
+        self._save()
+        return True
+
+    def __len__(self) -> int:
+        return len(self._servers)
+
+    def __contains__(self, server_id: object) -> bool:
+        return server_id in self._servers

@@ -1,0 +1,64 @@
+"""The command palette (Ctrl+P): talkie's everyday commands, each an app action by name."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+__all__ = ["COMMANDS", "PaletteCommand", "TalkieCommands"]
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    """One palette entry: its name, what it does, and the app action it runs."""
+
+    name: str
+    help: str
+    action: str
+
+
+COMMANDS: tuple[PaletteCommand, ...] = (
+    PaletteCommand("New thread", "Start a new conversation", "new_thread"),
+    PaletteCommand("Switch server", "Go back to the list of servers", "switch_server"),
+    PaletteCommand("Sign out", "Sign out of this server and forget its tokens", "sign_out"),
+    PaletteCommand("Export thread", "Save the open thread as a Markdown file", "export_thread"),
+    PaletteCommand("Toggle sidebar", "Show or hide the thread list", "toggle_sidebar"),
+    PaletteCommand("Help", "Every key, and how links and actions work", "help"),
+)
+
+
+class TalkieCommands(Provider):
+    """Offers `COMMANDS`; hides those the app says are unavailable (`check_action` -> False)."""
+
+    def _available(self) -> list[PaletteCommand]:
+        app = self.app
+        # `check_action` lets the app hide a command that makes no sense now (no thread to
+        # export, nothing to sign out of); None means shown but disabled, which we still offer
+        # so that running it can explain why it did nothing.
+        return [c for c in COMMANDS if app.check_action(c.action, ()) is not False]
+
+    def _run(self, command: PaletteCommand) -> Callable[[], Awaitable[bool]]:
+        return partial(self.app.run_action, command.action)
+
+    async def discover(self) -> Hits:
+        """All commands, shown before anything is typed."""
+        for command in self._available():
+            yield DiscoveryHit(Content(command.name), self._run(command), help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        """Commands whose name matches `query` (fuzzy)."""
+        matcher = self.matcher(query)
+        for command in self._available():
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(command.name),
+                    self._run(command),
+                    text=command.name,
+                    help=command.help,
+                )

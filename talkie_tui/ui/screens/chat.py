@@ -1,0 +1,460 @@
+"""The chat screen: header, thread list, transcript and composer; all network work in workers."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+import ag_ui.core as agui
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from talkie_tui.chat.export import conversation_markdown
+from talkie_tui.chat.reducer import Conversation
+from talkie_tui.chat.session import ChatSession, Recovered
+from talkie_tui.chat.turns import NoticePart, Turn
+from talkie_tui.protocol.client import RunRequest, TalkieClient
+from talkie_tui.protocol.errors import RateLimitedError, TalkieError
+from talkie_tui.protocol.events import ActionProposed, StreamTruncated
+from talkie_tui.protocol.models import FileBlock
+
+from ..links import check_link, open_in_browser
+from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
+from ..widgets.action_card import ActionCard, explain_decision_error
+from ..widgets.composer import Composer
+from ..widgets.header import TalkieHeader
+from ..widgets.thread_list import ThreadList
+from ..widgets.transcript import Transcript
+from .confirm import ConfirmScreen
+
+__all__ = ["ChatScreen"]
+
+
+class ChatScreen(Screen[None]):
+    """Chat with one server's agent."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_run", "Stop answer", show=True),
+        Binding("ctrl+b", "toggle_sidebar", "Threads"),
+        Binding("ctrl+n", "new_thread", "New thread"),
+        Binding("ctrl+o", "focus_pending", "Next pending action"),
+        Binding("ctrl+t", "copy_answer", "Copy answer"),
+        Binding("ctrl+s", "export_thread", "Export"),
+        Binding("ctrl+r", "refresh_threads", "Refresh threads", show=False),
+        Binding("ctrl+l", "focus_composer", "Composer", show=False),
+    ]
+
+    def __init__(
+        self,
+        client: TalkieClient,
+        *,
+        thread_id: str | None = None,
+        downloads_dir: Path | None = None,
+        show_sidebar: bool = True,
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self.session = ChatSession(client)
+        self._initial_thread = thread_id
+        self._downloads_dir = downloads_dir or Path.home() / "Downloads"
+        self._show_sidebar = show_sidebar
+        self._request: RunRequest | None = None  # the run in flight, or the last failed one
+
+    # --- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        manifest = self.client.server.manifest
+        yield TalkieHeader(manifest.name, id="header")
+        with Horizontal(id="body"):
+            yield ThreadList(id="sidebar")
+            with Vertical(id="main"):
+                yield Transcript(id="transcript")
+                yield Composer(max_chars=manifest.limits.max_message_chars, id="composer")
+        yield Footer()
+
+    @property
+    def header(self) -> TalkieHeader:
+        """The header widget."""
+        return self.query_one(TalkieHeader)
+
+    @property
+    def transcript(self) -> Transcript:
+        """The transcript widget."""
+        return self.query_one(Transcript)
+
+    @property
+    def composer(self) -> Composer:
+        """The composer widget."""
+        return self.query_one(Composer)
+
+    def on_mount(self) -> None:
+        self.query_one("#sidebar").display = self._show_sidebar
+        self.transcript.show(self.session.conversation)
+        self.composer.focus()
+        self.load_status()
+        self.refresh_threads()
+        if self._initial_thread:
+            self.open_thread(self._initial_thread)
+
+    # --- status and threads --------------------------------------------------------------
+
+    @work(exclusive=True, group="status")
+    async def load_status(self) -> None:
+        """Show the signed-in user and usage."""
+        try:
+            status = await self.client.status()
+        except TalkieError as error:
+            self.header.state = "offline"
+            self.notify(f"{error.message} {error.retry_hint}", severity="error")
+            return
+        self.header.state = "connected"
+        self.header.set_user(status.user)
+        self.header.set_usage(status.usage)
+
+    @work(exclusive=True, group="threads")
+    async def refresh_threads(self) -> None:
+        """Reload the thread list."""
+        try:
+            threads = await self.client.threads()
+        except TalkieError as error:
+            self.notify(f"Threads could not be loaded: {error.message}", severity="warning")
+            return
+        self.query_one(ThreadList).set_threads(threads)
+
+    @work(exclusive=True, group="run")
+    async def open_thread(self, thread_id: str) -> None:
+        """Load a stored thread and show it through the same path as live turns."""
+        try:
+            conversation = await self.session.load(thread_id)
+        except TalkieError as error:
+            self.notify(f"The thread could not be opened: {error.message}", severity="error")
+            return
+        self._request = None
+        self.transcript.show(conversation)
+        self._count_pending()
+        await self._refresh_pending_actions(conversation)
+
+    async def _refresh_pending_actions(self, conversation: Conversation) -> None:
+        """Ask the server for the current state of actions shown as pending (§8 GET action)."""
+        for part in list(conversation.actions.values()):
+            if not part.action.is_open:
+                continue
+            try:
+                fresh = await self.client.action(part.action.id)
+            except TalkieError:
+                continue
+            self.transcript.apply(conversation.update_action(fresh))
+        self._count_pending()
+
+    def _count_pending(self) -> None:
+        actions = self.session.conversation.actions.values()
+        self.header.pending_actions = sum(1 for part in actions if part.action.status == "pending")
+
+    @on(ThreadList.Selected)
+    def _thread_selected(self, event: ThreadList.Selected) -> None:
+        self.open_thread(event.thread_id)
+
+    @on(ThreadList.NewRequested)
+    def _thread_new(self, event: ThreadList.NewRequested) -> None:
+        self.action_new_thread()
+
+    @on(ThreadList.DeleteRequested)
+    def _thread_delete(self, event: ThreadList.DeleteRequested) -> None:
+        self.delete_thread(event.thread_id)
+
+    @work(group="threads-delete")
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete a thread after the person confirms."""
+        confirmed = await self.app.push_screen_wait(
+            ConfirmScreen(
+                "Delete this thread?",
+                "The thread and its messages are deleted on the server. "
+                "Actions still waiting for a decision are cancelled.",
+                confirm_label="Delete",
+            )
+        )
+        if not confirmed:
+            return
+        try:
+            await self.client.delete_thread(thread_id)
+        except TalkieError as error:
+            self.notify(f"Not deleted: {error.message} {error.retry_hint}", severity="error")
+            return
+        if self.session.thread_id == thread_id:
+            self.action_new_thread()
+        self.notify("Thread deleted.")
+        self.refresh_threads()
+
+    # --- sending -------------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
+        if self.answering:
+            self.notify("Wait for the answer, or press Esc to stop it.", severity="warning")
+            return
+        request = self.session.prepare(event.text)
+        self.composer.clear()
+        self.send(request)
+
+    @property
+    def answering(self) -> bool:
+        """True while an answer streams in."""
+        return any(w.is_running for w in self.workers if w.group == "run")
+
+    @work(exclusive=True, group="run")
+    async def send(self, request: RunRequest) -> None:
+        """Send a message and show the answer as it streams."""
+        self._request = request
+        conversation = self.session.conversation
+        known = len(conversation.turns)
+        self.header.state = "streaming"
+        try:
+            async for update in self.session.send(request):
+                if self.session.conversation is not conversation:
+                    conversation = self.session.conversation
+                if isinstance(update.event, StreamTruncated):
+                    self.header.state = "reconnecting"
+                    continue
+                if isinstance(update.event, Recovered):
+                    self.transcript.show(self.session.conversation)
+                    continue
+                if len(conversation.turns) > known:
+                    for turn in conversation.turns[known:]:
+                        if self.transcript.turn_view(turn) is None:
+                            self.transcript.add_turn(turn)
+                    known = len(conversation.turns)
+                event = update.event
+                delta = event.delta if isinstance(event, agui.TextMessageContentEvent) else None
+                self.transcript.apply(update.change, delta)
+                if isinstance(event, ActionProposed):
+                    self._count_pending()
+        except TalkieError as error:
+            self._show_send_failure(request, error)
+        finally:
+            self.header.state = "connected" if self.header.state != "offline" else "offline"
+        if conversation.usage:
+            self.header.set_usage(conversation.usage)
+        if request.finished or request.error is not None:
+            self._request = None
+        self._count_pending()
+        self.refresh_threads()
+
+    def _show_send_failure(self, request: RunRequest, error: TalkieError) -> None:
+        """Keep the message: mark it not delivered, with the server's words and a retry."""
+        turn = self._user_turn(request)
+        notice = NoticePart(
+            f"{error.message} {error.retry_hint}",
+            code=getattr(error, "code", None),
+            retryable=True,  # the message is kept: re-sending it is always possible
+            retry_after=error.retry_after if isinstance(error, RateLimitedError) else None,
+        )
+        if turn is not None:
+            self.transcript.notice_for(turn, notice)
+        if not error.retryable:
+            self.notify(error.message, severity="error")
+
+    def _user_turn(self, request: RunRequest) -> Turn | None:
+        for turn in reversed(self.session.conversation.turns):
+            if turn.id == request.message_id:
+                return turn
+        return None
+
+    @on(RetryRequested)
+    def _retry(self, event: RetryRequested) -> None:
+        event.stop()
+        if self.answering:
+            return
+        failed = self._request or self._last_request()
+        if failed is None:
+            return
+        # Same message id: the server ignores a message it already stored (§5).
+        self.send(RunRequest(failed.text, thread_id=failed.thread_id, message_id=failed.message_id))
+
+    def _last_request(self) -> RunRequest | None:
+        """Rebuild the request of the last user message (to retry a failed answer)."""
+        for turn in reversed(self.session.conversation.turns):
+            if turn.role == "user":
+                return RunRequest(turn.text, thread_id=self.session.thread_id, message_id=turn.id)
+        return None
+
+    def action_cancel_run(self) -> None:
+        """Esc: stop the answer being streamed (cancelRun, §5)."""
+        if self.answering and self._request is not None:
+            self.cancel_run(self._request.run_id)
+
+    @work(group="cancel")
+    async def cancel_run(self, run_id: str) -> None:
+        """Ask the server to stop a run."""
+        try:
+            await self.client.cancel_run(run_id)
+        except TalkieError as error:
+            self.notify(f"Could not stop the answer: {error.message}", severity="warning")
+
+    # --- actions (§8) --------------------------------------------------------------------
+
+    @on(DecisionRequested)
+    def _decision_requested(self, event: DecisionRequested) -> None:
+        event.stop()
+        card = event.control if isinstance(event.control, ActionCard) else None
+        self.decide(event, card)
+
+    @work(group="decisions")
+    async def decide(self, event: DecisionRequested, card: ActionCard | None) -> None:
+        """Send a human decision and show its outcome."""
+        conversation = self.session.conversation
+        if card is not None:
+            card.set_busy(True)
+        try:
+            result = await self.client.decide(event.action, event.decision, "button")
+        except TalkieError as error:
+            if card is not None:
+                card.set_busy(False)
+                card.show_error(explain_decision_error(error))
+            await self._refresh_pending_actions(conversation)
+            return
+        known = len(conversation.turns)
+        changes = conversation.apply_decision(result)
+        for turn in conversation.turns[known:]:
+            self.transcript.add_turn(turn)
+        for change in changes[:1]:
+            self.transcript.apply(change)
+        if card is not None:
+            card.set_busy(False)
+            card.update_action(result.action)
+        self._count_pending()
+
+    def action_focus_pending(self) -> None:
+        """Move focus to the next action waiting for a decision."""
+        pending = [c for c in self.transcript.action_cards() if c.action.status == "pending"]
+        if not pending:
+            self.notify("No action is waiting for a decision.")
+            return
+        focused = self.focused
+        index = pending.index(focused) + 1 if focused in pending else 0
+        card = pending[index % len(pending)]
+        card.focus()
+        card.scroll_visible()
+
+    # --- links and files -----------------------------------------------------------------
+
+    @on(OpenLinkRequested)
+    def _open_link(self, event: OpenLinkRequested) -> None:
+        event.stop()
+        target = check_link(event.url, self.client.server.origin)
+        if not target.allowed:
+            self.notify(f"Not opened ({target.reason}): {target.url}", severity="warning")
+            return
+        if not open_in_browser(target):
+            self.app.copy_to_clipboard(target.url)
+            self.notify(f"No browser here; the link was copied: {target.url}")
+
+    @on(DownloadRequested)
+    def _download_requested(self, event: DownloadRequested) -> None:
+        event.stop()
+        self.download(event.block)
+
+    @work(group="downloads")
+    async def download(self, block: FileBlock) -> None:
+        """Download a same-origin file with the token; other files open in the browser."""
+        if not self.client.is_same_origin(block.url):
+            self.post_message(OpenLinkRequested(block.url, block.name))
+            return
+        folder = self._downloads_dir
+        target = _free_path(folder, block.name)
+        received = 0
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            async with self.client.open_stream(block.url) as response:
+                total = int(response.headers.get("content-length") or block.size or 0)
+                with target.open("wb") as file:
+                    async for chunk in response.aiter_bytes():
+                        file.write(chunk)
+                        received += len(chunk)
+                        if total:
+                            percent = received * 100 // total
+                            self.header.set_activity(f"⇣ {block.name} {percent}%")
+        except (TalkieError, OSError) as error:
+            target.unlink(missing_ok=True)
+            message = error.message if isinstance(error, TalkieError) else str(error)
+            self.notify(f"{block.name} was not downloaded: {message}", severity="error")
+            return
+        finally:
+            self.header.set_activity("")
+        self.notify(f"Saved {target}")
+
+    # --- comforts ------------------------------------------------------------------------
+
+    def action_toggle_sidebar(self) -> None:
+        """Show or hide the thread list."""
+        sidebar = self.query_one("#sidebar")
+        sidebar.display = not sidebar.display
+
+    def action_new_thread(self) -> None:
+        """Start a new thread."""
+        if self.answering:
+            self.notify("Stop the answer first (Esc).", severity="warning")
+            return
+        self.session = ChatSession(self.client)
+        self._request = None
+        self.transcript.show(self.session.conversation)
+        self._count_pending()
+        self.composer.focus()
+
+    def action_focus_composer(self) -> None:
+        """Put the cursor in the composer."""
+        self.composer.focus()
+
+    def action_refresh_threads(self) -> None:
+        """Reload the thread list."""
+        self.refresh_threads()
+
+    def action_copy_answer(self) -> None:
+        """Copy the last answer's text to the clipboard (OSC 52)."""
+        for turn in reversed(self.session.conversation.turns):
+            if turn.role == "assistant" and turn.text:
+                self.app.copy_to_clipboard(turn.text)
+                self.notify("The last answer was copied.")
+                return
+        self.notify("There is no answer to copy yet.")
+
+    def action_export_thread(self) -> None:
+        """Save the thread as a Markdown file in the downloads folder."""
+        conversation = self.session.conversation
+        if not conversation.turns:
+            self.notify("The thread is empty.")
+            return
+        title = conversation.turns[0].text[:40] or "thread"
+        stamp = datetime.now().strftime("%Y-%m-%d-%H%M")
+        target = _free_path(self._downloads_dir, f"talkie-{_slug(title)}-{stamp}.md")
+        try:
+            self._downloads_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(
+                conversation_markdown(conversation, self.client.server.manifest.name),
+                encoding="utf-8",
+            )
+        except OSError as error:
+            self.notify(f"Not exported: {error}", severity="error")
+            return
+        self.notify(f"Exported to {target}")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w-]+", "-", text, flags=re.UNICODE).strip("-").lower() or "thread"
+
+
+def _free_path(folder: Path, name: str) -> Path:
+    """`folder/name`, or `name (2)` etc. when taken; the name is reduced to a safe file name."""
+    safe = Path(name.replace("\\", "/")).name.strip(". ") or "download"
+    stem, suffix = Path(safe).stem, Path(safe).suffix
+    candidate = folder / safe
+    number = 2
+    while candidate.exists():
+        candidate = folder / f"{stem} ({number}){suffix}"
+        number += 1
+    return candidate

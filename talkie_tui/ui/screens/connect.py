@@ -1,0 +1,351 @@
+"""The connect screen: type an address or pick a known server; discovery runs in a worker."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker
+
+from talkie_tui.config import KnownServer, KnownServers
+from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.protocol.errors import TalkieError, TransportError
+from talkie_tui.protocol.manifest import DiscoveredServer
+from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
+
+__all__ = ["ConnectFunction", "ConnectScreen"]
+
+ConnectFunction = Callable[..., Awaitable[TalkieClient]]
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_SPIN_SECONDS = 0.08
+_HINTS = {
+    TransportError: "Check the address and your network connection.",
+    TalkieError: "Check the address, or ask the server's operator.",
+}
+
+
+def _hint_for(error: TalkieError) -> str:
+    for kind, hint in _HINTS.items():
+        if isinstance(error, kind):
+            return hint
+    return ""
+
+
+def _known_row(entry: KnownServer) -> SplitRow:
+    # The file is the user's own, but names came from servers: clean them once more.
+    name = one_line(clean_text(entry.label)) or entry.server_id
+    address = one_line(clean_text(entry.address))
+    left = Content.assemble((name, "bold"), "  ", (address, "$text-muted"))
+    return SplitRow(left, "signed in" if entry.signed_in else "not signed in")
+
+
+class ConnectScreen(Screen[None]):
+    """Address input, known servers, and a status line; posts `Connected` on success."""
+
+    HELP_GROUP = "Connect screen"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("delete", "forget", "Forget the highlighted server"),
+        Binding("escape", "stop", "Stop connecting"),
+    ]
+
+    class Connected(Message):
+        """Discovery succeeded (and foreign endpoints were accepted): here is the client."""
+
+        def __init__(self, client: TalkieClient) -> None:
+            super().__init__()
+            self.client = client
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        token: str | None,
+        known: KnownServers,
+        allow_private_http: bool,
+        connect: ConnectFunction | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.initial_address = address
+        self.token = token
+        self.known = known
+        self.allow_private_http = allow_private_http
+        self._connect_fn: ConnectFunction = connect or TalkieClient.connect
+        self._worker: Worker[None] | None = None
+        self._spinner_timer: Timer | None = None
+        self._spin = 0
+        self._entries: dict[str, KnownServer] = {}
+
+    # --- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Logo slot, title, address, status, known servers, key hints."""
+        with Vertical(id="connect-box"):
+            # The server logo (`LogoView`) is mounted here once a server is known; see logo_slot.
+            yield Vertical(id="connect-logo")
+            yield Static(Content("talkie"), id="connect-title")
+            yield Static(Content("Connect to a Talkie server"), id="connect-subtitle")
+            yield Input(
+                value=self.initial_address or "",
+                placeholder="crm.example.com, or a full https:// address",
+                id="connect-address",
+            )
+            with Horizontal(id="connect-status-row"):
+                yield Static(Content(""), id="connect-spinner")
+                yield Static(Content(""), id="connect-status")
+            yield Static(Content("Known servers"), id="known-title")
+            yield OptionList(markup=False, id="known-servers")
+            yield Static(
+                Content("Enter connects · Del forgets · Tab moves · F1 help"), id="connect-hints"
+            )
+
+    @property
+    def logo_slot(self) -> Vertical:
+        """The container where a `LogoView` of the server's brand logo may be mounted."""
+        return self.query_one("#connect-logo", Vertical)
+
+    @property
+    def address_input(self) -> Input:
+        """The address box."""
+        return self.query_one("#connect-address", Input)
+
+    @property
+    def known_list(self) -> OptionList:
+        """The list of known servers."""
+        return self.query_one("#known-servers", OptionList)
+
+    @property
+    def status_text(self) -> str:
+        """What the status line says now (plain text; for tests and screen readers)."""
+        return str(self.query_one("#connect-status", Static).content)
+
+    @property
+    def busy(self) -> bool:
+        """True while a discovery is running."""
+        return self._worker is not None and self._worker.is_running
+
+    def on_mount(self) -> None:
+        """Fill the known servers; start at once when an address was given."""
+        self._refresh_known()
+        if self.known.warnings:
+            self._set_status(" ".join(self.known.warnings), kind="warning")
+        if self._entries and not self.initial_address:
+            self.known_list.focus()  # the most recent server is one Enter away
+        else:
+            self.address_input.focus()
+        if self.initial_address:
+            self.start_connect(self.initial_address)
+
+    def _refresh_known(self) -> None:
+        known_list = self.known_list
+        keep = known_list.highlighted_option.id if known_list.highlighted_option else None
+        entries = self.known.all()
+        self._entries = {entry.server_id: entry for entry in entries}
+        options = [Option(_known_row(entry), id=entry.server_id) for entry in entries]
+        if not options:
+            options = [Option(Content("None yet: type an address above."), disabled=True)]
+        known_list.set_options(options)
+        known_list.highlighted = 0 if entries else None
+        if keep in self._entries:
+            known_list.highlighted = known_list.get_option_index(keep)
+
+    # --- status line -------------------------------------------------------------------
+
+    def _set_status(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
+        status = self.query_one("#connect-status", Static)
+        status.update(Content(text))
+        for name in ("info", "error", "warning", "busy"):
+            status.set_class(name == kind, f"-{name}")
+        spinner = self.query_one("#connect-spinner", Static)
+        spinner.display = busy
+        if busy:
+            if self._spinner_timer is None:
+                self._spinner_timer = self.set_interval(_SPIN_SECONDS, self._advance_spinner)
+            self._spinner_timer.resume()
+            self._advance_spinner()
+        elif self._spinner_timer is not None:
+            self._spinner_timer.pause()
+
+    def _advance_spinner(self) -> None:
+        self._spin = (self._spin + 1) % len(_SPINNER)
+        self.query_one("#connect-spinner", Static).update(Content(_SPINNER[self._spin]))
+
+    def _show_error(self, error: BaseException) -> None:
+        if isinstance(error, TalkieError):
+            parts = [error.message, f"{_hint_for(error)} {error.retry_hint}".strip()]
+        else:
+            # A bug, not a server problem: say so rather than pretend to know the cause.
+            parts = [
+                f"Something unexpected went wrong: {type(error).__name__}: {error}",
+                "This is a bug in talkie; please report it.",
+            ]
+        self._set_status("✗ " + "\n".join(p for p in parts if p), kind="error")
+
+    # --- connecting --------------------------------------------------------------------
+
+    def start_connect(self, address: str) -> None:
+        """Discover the server at `address` in a worker (a running attempt is replaced)."""
+        address = address.strip()
+        if not address:
+            self._set_status("Type the address of a server, such as crm.example.com.", kind="error")
+            self.address_input.focus()
+            return
+        self._set_status(f"Looking for a Talkie server at {address}…", kind="busy", busy=True)
+        self._worker = self.run_worker(
+            self._connect(address), group="connect", exclusive=True, exit_on_error=False
+        )
+
+    async def _connect(self, address: str) -> None:
+        try:
+            # No accepted origins yet: they belong to a serverId, known only after discovery
+            # (the same address may now serve another server).
+            client = await self._connect_fn(
+                address,
+                tokens=StaticToken(self.token) if self.token else None,
+                allow_private_http=self.allow_private_http,
+                accepted_origins=set(),
+            )
+        except Exception as error:  # every failure becomes words on the status line
+            self._show_error(error)
+            return
+        try:
+            if not await self._accept_foreign_endpoints(client.server):
+                await client.aclose()
+                return
+            self._remember(client.server, address)
+        except BaseException:
+            # Cancelled (Esc, or a newer attempt) or failed: never leak the connection.
+            await client.aclose()
+            raise
+        self._set_status(f"Connected to {client.server.manifest.name}.", kind="info")
+        self.post_message(self.Connected(client))
+
+    async def _accept_foreign_endpoints(self, server: DiscoveredServer) -> bool:
+        """Ask about endpoints on other origins not accepted before; True when all are allowed."""
+        server.accepted_origins |= self.known.accepted_origins(server.server_id)
+        pending = {
+            name: origin
+            for name, origin in sorted(server.foreign_endpoints.items())
+            if origin not in server.accepted_origins
+        }
+        if not pending:
+            return True
+        name = server.manifest.name
+        self._set_status(f"{name} uses other sites; waiting for your answer…", kind="busy")
+        listing = "\n".join(f"  {endpoint}  →  {origin}" for endpoint, origin in pending.items())
+        body = (
+            f"{name} ({server.origin}) wants talkie to use these endpoints on other sites:\n\n"
+            f"{listing}\n\n"
+            "Your sign-in token is never sent to them, but what you say to the agent may be. "
+            "Accept only if you trust these sites."
+        )
+        accepted = await self.app.push_screen_wait(
+            ConfirmScreen(
+                "This server uses other sites",
+                body,
+                confirm_label="Accept",
+                cancel_label="Refuse",
+            )
+        )
+        if not accepted:
+            origins = ", ".join(sorted(set(pending.values())))
+            self._set_status(
+                f"Not connected: you refused the endpoints of {name} on {origins}. "
+                "Talkie uses a server's endpoints on other sites only after you accept them; "
+                "connect again to be asked once more.",
+                kind="error",
+            )
+            return False
+        origins_now = set(pending.values())
+        server.accepted_origins |= origins_now
+        try:
+            self.known.accept_origins(server.server_id, origins_now)
+        except OSError as error:
+            self.notify(f"Could not save your choice: {error}", severity="warning", markup=False)
+        return True
+
+    def _remember(self, server: DiscoveredServer, address: str) -> None:
+        try:
+            self.known.remember(server, address)
+        except OSError as error:
+            # Connecting matters more than the list; say why it will not show next time.
+            self.notify(
+                f"Could not save the server list: {error}", severity="warning", markup=False
+            )
+        self._refresh_known()
+
+    # --- events and actions ------------------------------------------------------------
+
+    @on(Input.Submitted, "#connect-address")
+    def _address_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.start_connect(event.value)
+
+    @on(OptionList.OptionSelected, "#known-servers")
+    def _known_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        entry = self._entries.get(event.option.id or "")
+        if entry is not None:
+            self.address_input.value = entry.address
+            self.start_connect(entry.address)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc only while connecting; Delete only on a highlighted known server."""
+        if action == "stop":
+            return self.busy
+        if action == "forget":
+            return self.known_list.has_focus and self._highlighted_entry() is not None
+        return True
+
+    def _highlighted_entry(self) -> KnownServer | None:
+        option = self.known_list.highlighted_option
+        return self._entries.get(option.id or "") if option is not None else None
+
+    def action_stop(self) -> None:
+        """Stop the running discovery."""
+        if self._worker is not None:
+            self._worker.cancel()
+        self._set_status("Stopped.", kind="info")
+
+    def action_forget(self) -> None:
+        """Forget the highlighted server, after a confirmation."""
+        entry = self._highlighted_entry()
+        if entry is None:
+            return
+
+        def answered(forget: bool | None) -> None:
+            if not forget:
+                return
+            try:
+                self.known.forget(entry.server_id)
+            except OSError as error:
+                self._set_status(f"Could not update the server list: {error}", kind="error")
+                return
+            self._refresh_known()
+            self._set_status(f"Forgot {entry.label}.", kind="info")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Forget {one_line(clean_text(entry.label))}?",
+                f"Talkie forgets {one_line(clean_text(entry.address))} and the other sites you "
+                "accepted for it. You can connect to it again at any time.",
+                confirm_label="Forget",
+                cancel_label="Keep",
+                danger=True,
+            ),
+            answered,
+        )

@@ -1,0 +1,215 @@
+"""F1 help: every key of the app and of the screen below, read from their BINDINGS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.keys import format_key
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+__all__ = ["HelpGroup", "HelpScreen", "collect_help", "describe_key"]
+
+_KEY_NAMES = {
+    "escape": "Esc",
+    "enter": "Enter",
+    "delete": "Del",
+    "backspace": "Backspace",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "home": "Home",
+    "end": "End",
+    "tab": "Tab",
+    "space": "Space",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+}
+_OWN_PACKAGE = "talkie_tui"
+
+
+def describe_key(key: str) -> str:
+    """A key as people write it: "ctrl+p" -> "Ctrl+P", "question_mark" -> "?", "f1" -> "F1"."""
+    *modifiers, name = key.split("+")
+    shown = _KEY_NAMES.get(name) or format_key(name)
+    if len(shown) > 1:
+        shown = shown.upper() if shown[0] == "f" and shown[1:].isdigit() else shown.capitalize()
+    elif modifiers:
+        shown = shown.upper()
+    return "+".join([*(m.capitalize() for m in modifiers), shown])
+
+
+_ACTION_NAMES = {"command_palette": "Command palette"}
+
+
+def _describe_action(binding: Binding) -> str:
+    action = binding.action.rpartition(".")[2]
+    if action in _ACTION_NAMES:
+        return _ACTION_NAMES[action]
+    if binding.description:
+        return binding.description[0].upper() + binding.description[1:]
+    # No description: the action name still says what the key does.
+    return action.replace("_", " ").capitalize()
+
+
+@dataclass
+class HelpGroup:
+    """A titled list of (keys, what they do) rows."""
+
+    title: str
+    rows: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, bindings: Iterable[Binding]) -> None:
+        """Add bindings, folding several keys for the same action into one row."""
+        by_action: dict[tuple[str, str], list[str]] = {}
+        for binding in bindings:
+            if binding.system and not binding.description:
+                continue  # e.g. ctrl+c "help_quit": an internal nudge, not a feature
+            keys = by_action.setdefault((binding.action, _describe_action(binding)), [])
+            shown = binding.key_display or describe_key(binding.key)
+            if shown not in keys:
+                keys.append(shown)
+        existing = {what for _, what in self.rows}
+        for (_, what), keys in by_action.items():
+            if what not in existing:
+                self.rows.append((", ".join(keys), what))
+
+
+def _textual_bindings(cls: type) -> set[tuple[str, str]]:
+    """(key, action) of the bindings Textual's own classes give `cls` (focus, copy, scroll)."""
+    found: set[tuple[str, str]] = set()
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("textual."):
+            for binding in Binding.make_bindings(klass.__dict__.get("BINDINGS", ())):
+                found.add((binding.key, binding.action))
+    return found
+
+
+def _own_bindings(cls: type) -> list[Binding]:
+    """Bindings declared by talkie classes in the MRO of `cls`, base classes last."""
+    bindings: list[Binding] = []
+    for klass in cls.__mro__:
+        if klass.__module__.startswith(_OWN_PACKAGE):
+            bindings.extend(Binding.make_bindings(klass.__dict__.get("BINDINGS", ())))
+    return bindings
+
+
+def _group_title(node: DOMNode) -> str:
+    title = getattr(node, "HELP_GROUP", None)
+    if isinstance(title, str) and title:
+        return title
+    name = type(node).__name__
+    # "ChatScreen" -> "Chat screen"
+    words = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
+    return words[:1].upper() + words[1:]
+
+
+def _node_bindings(node: DOMNode) -> list[Binding]:
+    # `_bindings` is the merged map Textual itself dispatches from (BINDINGS of the whole MRO
+    # plus keys added at run time, such as the command palette's), so help cannot go stale.
+    return [binding for _, binding in node._bindings]
+
+
+def collect_help(app: App[object], screen: Screen[object] | None) -> list[HelpGroup]:
+    """The help groups: the screen, its talkie widgets, then keys that work everywhere."""
+    groups: list[HelpGroup] = []
+    everywhere = HelpGroup("Everywhere")
+    if screen is not None:
+        generic = _textual_bindings(type(screen))
+        screen_group = HelpGroup(_group_title(screen))
+        bindings = _node_bindings(screen)
+        screen_group.add(b for b in bindings if (b.key, b.action) not in generic)
+        everywhere.add(b for b in bindings if (b.key, b.action) in generic)
+        groups.append(screen_group)
+        seen: set[type] = set()
+        for widget in screen.walk_children(with_self=False):
+            cls = type(widget)
+            if cls in seen or not cls.__module__.startswith(_OWN_PACKAGE):
+                continue
+            seen.add(cls)
+            group = HelpGroup(_group_title(widget))
+            group.add(_own_bindings(cls))
+            groups.append(group)
+    everywhere.add(_node_bindings(app))
+    groups.append(everywhere)
+    return [group for group in groups if group.rows]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every binding of the app and the current screen, grouped, plus a few fixed notes."""
+
+    HELP_GROUP = "Help"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "close", "Close help"),
+    ]
+
+    def __init__(
+        self,
+        screen: Screen[object] | None = None,
+        *,
+        newline_key: str = "ctrl+j",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._described = screen
+        self.newline_key = newline_key
+
+    def notes(self) -> HelpGroup:
+        """The fixed lines: what no binding says."""
+        return HelpGroup(
+            "Good to know",
+            [
+                (describe_key(self.newline_key), "New line in the message you are writing."),
+                ("Enter", "Sends the message; in a list, opens the highlighted entry."),
+                (
+                    "Links",
+                    "Show their address and open in your browser only when you click them or "
+                    "press Enter on them, and only https: addresses or this server's own pages.",
+                ),
+                (
+                    "Actions",
+                    "What the agent proposes waits for your Confirm or Cancel. Keys pressed just "
+                    "before a card appears are ignored; a high-risk action asks once more.",
+                ),
+                ("↑ ↓ PgUp PgDn", "Move in lists and in the conversation."),
+            ],
+        )
+
+    def _screen_below(self) -> Screen[object] | None:
+        if self._described is not None:
+            return self._described
+        below = [screen for screen in self.app.screen_stack if screen is not self]
+        return below[-1] if below else None
+
+    def compose(self) -> ComposeResult:
+        """A box with a title, the scrollable list of keys, and how to close it."""
+        groups = [*collect_help(self.app, self._screen_below()), self.notes()]
+        with Vertical(id="help-box"):
+            yield Static(Content("Keys and help"), id="help-title")
+            with VerticalScroll(id="help-scroll"):
+                for group in groups:
+                    # Plain Content throughout: descriptions may one day quote server text.
+                    yield Static(Content(group.title), classes="help-group")
+                    for keys, what in group.rows:
+                        with Horizontal(classes="help-row"):
+                            yield Static(Content(keys), classes="help-key")
+                            yield Static(Content(what), classes="help-what")
+            yield Static(Content("Esc, F1 or q closes this help."), id="help-footer")
+
+    def on_mount(self) -> None:
+        """Focus the scroll area so the arrow keys scroll it."""
+        self.query_one("#help-scroll").focus()
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

@@ -1,0 +1,69 @@
+"""The composer: Enter sends, Ctrl+J (or Shift/Alt+Enter where the terminal tells) adds a line."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+__all__ = ["Composer"]
+
+NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
+
+class Composer(TextArea):
+    """A multi-line message box that counts characters against the server's limit."""
+
+    class Submitted(Message):
+        """The person pressed Enter on a message that fits the limit."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, max_chars: int, **kwargs: object) -> None:
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
+        self.max_chars = max_chars
+        self.border_title = "Message"
+        self._update_counter()
+
+    @property
+    def over_limit(self) -> bool:
+        """True when the text is longer than the server accepts (it would get a 413)."""
+        return len(self.text) > self.max_chars
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self._submit()
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        await super()._on_key(event)
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if self.over_limit:
+            self.app.bell()
+            self.notify(
+                f"The message has {len(text):,} characters; this server accepts "
+                f"{self.max_chars:,}. Shorten it to send.",
+                severity="warning",
+            )
+            return
+        self.post_message(self.Submitted(text))
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._update_counter()
+
+    def _update_counter(self) -> None:
+        count = len(self.text)
+        self.border_subtitle = f"{count:,} / {self.max_chars:,}"
+        self.set_class(self.over_limit, "-over-limit")
+        self.set_class(count >= self.max_chars * 0.9, "-near-limit")

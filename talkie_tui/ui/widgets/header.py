@@ -1,0 +1,112 @@
+"""The chat header: server name and logo, signed-in user, usage meters, connection state."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from talkie_tui.protocol.models import UsageMeter, User
+
+__all__ = ["ConnectionState", "TalkieHeader", "format_meter"]
+
+ConnectionState = Literal["connected", "streaming", "reconnecting", "offline", "connecting"]
+
+_STATE_LABELS: dict[str, str] = {
+    "connecting": "◌ connecting…",
+    "connected": "● connected",
+    "streaming": "◉ answering…",
+    "reconnecting": "◌ reconnecting…",
+    "offline": "○ offline",
+}
+
+
+def _short(number: float) -> str:
+    if number >= 1_000_000:
+        return f"{number / 1_000_000:.1f}M".replace(".0M", "M")
+    if number >= 10_000:
+        return f"{number / 1000:.0f}k"
+    if number >= 1000:
+        return f"{number / 1000:.1f}k".replace(".0k", "k")
+    return f"{number:g}"
+
+
+def format_meter(meter: UsageMeter, bar_width: int = 6) -> Text:
+    """`Tokens today ▰▰▱▱▱▱ 12k/400k` — a compact usage meter (plain text, never markup)."""
+    text = Text(f"{meter.label} ", style="dim")
+    if meter.limit:
+        filled = min(bar_width, round(bar_width * meter.used / meter.limit))
+        ratio = meter.used / meter.limit
+        style = "red" if ratio >= 0.9 else "yellow" if ratio >= 0.7 else "green"
+        text.append("▰" * filled, style=style)
+        text.append("▱" * (bar_width - filled), style="dim")
+        text.append(f" {_short(meter.used)}/{_short(meter.limit)}")
+    else:
+        text.append(_short(meter.used))
+    if meter.unit and not meter.limit:
+        text.append(f" {meter.unit}", style="dim")
+    return text
+
+
+class TalkieHeader(Horizontal):
+    """One line at the top of the chat screen."""
+
+    state: reactive[str] = reactive("connecting")
+    pending_actions: reactive[int] = reactive(0)
+
+    def __init__(self, server_name: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._server_name = server_name
+        self._user: User | None = None
+        self._usage: tuple[UsageMeter, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self._server_name, style="bold"), id="header-server")
+        yield Static(id="header-user")
+        yield Static(id="header-usage")
+        yield Static(id="header-pending")
+        yield Static(id="header-activity")
+        yield Static(id="header-state")
+
+    def on_mount(self) -> None:
+        self.watch_state(self.state)
+
+    def set_user(self, user: User) -> None:
+        """Show who is signed in."""
+        self._user = user
+        label = user.name or user.email or user.id
+        self.query_one("#header-user", Static).update(Text(label and f"👤 {label}"))
+
+    def set_usage(self, usage: tuple[UsageMeter, ...] | list[UsageMeter]) -> None:
+        """Show usage meters (§4 status and talkie.usage)."""
+        self._usage = tuple(usage)
+        line = Text()
+        for index, meter in enumerate(self._usage):
+            if index:
+                line.append("  ")
+            line.append_text(format_meter(meter))
+        self.query_one("#header-usage", Static).update(line)
+
+    def set_activity(self, text: str) -> None:
+        """Show background work such as a download's progress (empty to clear)."""
+        self.query_one("#header-activity", Static).update(Text(text))
+
+    def watch_state(self, state: str) -> None:
+        """Show the connection state."""
+        if not self.is_mounted:
+            return
+        widget = self.query_one("#header-state", Static)
+        widget.update(Text(_STATE_LABELS.get(state, state)))
+        for name in _STATE_LABELS:
+            widget.set_class(name == state, f"-{name}")
+
+    def watch_pending_actions(self, count: int) -> None:
+        """Show how many actions wait for a decision."""
+        if not self.is_mounted:
+            return
+        label = f"⚑ {count} pending" if count else ""
+        self.query_one("#header-pending", Static).update(Text(label))

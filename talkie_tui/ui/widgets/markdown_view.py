@@ -1,0 +1,373 @@
+"""MarkdownView: assistant text that streams without slowing down as the answer grows.
+
+Why not Textual's `Markdown`: it mounts a widget per block and every frame lays out every block
+again, so a long answer falls further and further behind (notes/textual.md §2.2b). Here a whole
+message is one line-API widget. Finished top-level blocks are *frozen*: parsed and wrapped once
+(again only when the width changes) and painted from cached `Strip`s. Only the open tail (the
+last block, which may still grow) is re-parsed and re-wrapped, at most once per frame.
+"""
+
+from __future__ import annotations
+
+from time import monotonic
+from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
+
+from talkie_tui.ui.markdown import (
+    DEFAULT_STYLES,
+    LINK_LABEL_KEY,
+    LINK_URL_KEY,
+    STYLE_NAMES,
+    Link,
+    MarkdownBlock,
+    StyleSource,
+    parse_blocks,
+    render_segments,
+)
+from talkie_tui.ui.messages import OpenLinkRequested
+
+__all__ = ["FRAME_INTERVAL", "MarkdownPalette", "MarkdownView"]
+
+FRAME_INTERVAL = 1 / 30
+"""Seconds between two re-renders of the live tail while text streams in."""
+
+GROW_INTERVAL = 1 / 10
+"""Seconds between two height changes while streaming.
+
+A height change re-lays out the whole transcript and scrolls it (a full repaint): with 200
+messages that frame costs ~10x an in-place repaint. So new lines are revealed at most 10 times
+a second, while text within the visible lines still updates at the frame rate.
+"""
+
+# Textual's one-shot timer cannot wait for (almost) nothing; such flushes run next instead.
+_MIN_TIMER = 0.002
+# Painted frozen lines kept as Strips: a few screens' worth. A Strip costs ~10 objects, and
+# caching every line of a long history made full garbage collections (UI pauses) longer.
+_STRIP_CACHE_LINES = 256
+_COMPONENT_PREFIX = "markdown-view--"
+
+
+def _component_class(style_name: str) -> str:
+    return _COMPONENT_PREFIX + style_name.removeprefix("md.")
+
+
+def _line_start(text: str, line: int) -> int:
+    """Character offset where line number `line` (0-based) of `text` starts."""
+    offset = 0
+    for _ in range(line):
+        offset = text.index("\n", offset) + 1
+    return offset
+
+
+class _Lines:
+    """A run of blocks and their wrapped lines (one blank line between blocks)."""
+
+    __slots__ = ("blocks", "lines")
+
+    def __init__(self) -> None:
+        self.blocks: list[MarkdownBlock] = []
+        self.lines: list[Text] = []
+
+    def extend(self, blocks: list[MarkdownBlock], width: int, *, separated: bool) -> None:
+        """Add blocks; `separated` puts a blank line before the first one too."""
+        # Width 0 means "not laid out yet": keep the blocks, wrap them at the first layout.
+        for block in blocks:
+            if width > 0:
+                if separated or self.blocks:
+                    self.lines.append(Text())
+                self.lines.extend(block.lines(width))
+            self.blocks.append(block)
+
+    def relayout(self, width: int, *, separated: bool) -> None:
+        """Wrap every block again at a new width."""
+        blocks, self.blocks, self.lines = self.blocks, [], []
+        self.extend(blocks, width, separated=separated)
+
+
+class MarkdownPalette(Widget):
+    """Hidden carrier of the Markdown component classes: one per screen, shared by every view.
+
+    Textual gives each widget a styled virtual node per component class (~40 objects each). On
+    every message of a long history that was ~700 extra objects per message and made full
+    garbage collections (UI pauses) twice as long, so the classes live here once instead.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {_component_class(name) for name in STYLE_NAMES}
+
+
+_palettes: WeakKeyDictionary[Screen[Any], MarkdownPalette] = WeakKeyDictionary()
+
+
+def _palette_for(screen: Screen[Any]) -> MarkdownPalette:
+    """The screen's palette, mounted on first use."""
+    palette = _palettes.get(screen)
+    if palette is None or not palette.is_attached:
+        palette = _palettes[screen] = MarkdownPalette()
+        screen.mount(palette)
+    return palette
+
+
+class MarkdownView(Widget):
+    """Markdown (§7 subset) that can stream: `append()` deltas, then `finish()`."""
+
+    def __init__(self, text: str = "", *, streaming: bool = False, **widget_kwargs: Any) -> None:
+        # State first: Widget.__init__ may already ask for a style update.
+        self._streaming = streaming
+        self._frozen_chunks: list[str] = []
+        self._tail_chunks: list[str] = [text] if text else []
+        self._pending = bool(text)
+        self._references: dict[str, Any] = {}
+        self._frozen = _Lines()
+        self._live = _Lines()
+        self._width = 0
+        self._flush_scheduled = False
+        self._last_flush = 0.0
+        self._height = 0
+        self._grow_scheduled = False
+        self._last_grow = 0.0
+        self._palette: MarkdownPalette | None = None
+        self._styles = StyleSource(self._component_style)
+        self._base_style = Style.null()
+        self._frozen_strips: LRUCache[int, Strip] = LRUCache(_STRIP_CACHE_LINES)
+        self._live_strips: dict[int, Strip] = {}
+        super().__init__(**widget_kwargs)
+        if not streaming:
+            self._parse(final=True)
+
+    @property
+    def text(self) -> str:
+        """Everything appended so far."""
+        if len(self._frozen_chunks) > 1:
+            self._frozen_chunks = ["".join(self._frozen_chunks)]
+        return "".join(self._frozen_chunks) + self._tail()
+
+    @property
+    def links(self) -> list[Link]:
+        """Every link as (label, url), in order, including text not painted yet."""
+        if self._pending:
+            self._update(final=not self._streaming)
+        return [
+            link for part in (self._frozen, self._live) for b in part.blocks for link in b.links
+        ]
+
+    @property
+    def streaming(self) -> bool:
+        """True until `finish()`."""
+        return self._streaming
+
+    @property
+    def frozen_block_count(self) -> int:
+        """How many top-level blocks are final and cached."""
+        return len(self._frozen.blocks)
+
+    @property
+    def live_block_count(self) -> int:
+        """How many top-level blocks are re-rendered on each flush (the open tail)."""
+        return len(self._live.blocks)
+
+    def append(self, delta: str) -> None:
+        """Add streamed text; the tail is re-rendered at most once per frame."""
+        if not self._streaming:
+            raise RuntimeError("MarkdownView.append() after finish()")
+        if not delta:
+            return
+        self._tail_chunks.append(delta)
+        self._pending = True
+        if not self._flush_scheduled and self.is_mounted:
+            self._flush_scheduled = True
+            delay = self._last_flush + FRAME_INTERVAL - monotonic()
+            if delay > _MIN_TIMER:
+                self.set_timer(delay, self._flush, name="markdown-flush")
+            else:
+                self.call_later(self._flush)
+
+    def finish(self) -> None:
+        """The stream ended: freeze the tail so the message is one cached widget."""
+        if self._streaming:
+            self._streaming = False
+            self._update(final=True)
+
+    def _tail(self) -> str:
+        """The text after the frozen blocks, joined once per flush rather than once per delta."""
+        if len(self._tail_chunks) > 1:
+            self._tail_chunks = ["".join(self._tail_chunks)]
+        return self._tail_chunks[0] if self._tail_chunks else ""
+
+    def _on_mount(self) -> None:
+        self._palette = _palette_for(self.screen)
+        if self._pending:
+            self._update(final=not self._streaming)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._streaming and self._pending:
+            self._last_flush = monotonic()
+            self._update(final=False)
+
+    def _update(self, *, final: bool) -> None:
+        """Parse the tail, freeze what is final, and repaint only from the old tail down."""
+        old_frozen = len(self._frozen.lines)
+        self._parse(final=final)
+        self._live_strips.clear()
+        if not self.is_mounted:
+            self._height = self._line_count()
+            return
+        if self._width <= 0:
+            self.refresh(layout=True)
+            return
+        old_height = self._height
+        self._grow()
+        # Lines above the old tail did not change: only the tail and below are repainted.
+        dirty = Region(
+            0, old_frozen, self._width, max(0, max(old_height, self._height) - old_frozen)
+        )
+        self.refresh(dirty, layout=self._height != old_height)
+
+    def _grow(self) -> None:
+        """Show every line now, or schedule it if the height changed too recently."""
+        lines = self._line_count()
+        if lines == self._height:
+            return
+        wait = self._last_grow + GROW_INTERVAL - monotonic()
+        if not self._streaming or wait <= _MIN_TIMER or lines < self._height:
+            self._height = lines
+            self._last_grow = monotonic()
+        elif not self._grow_scheduled:
+            self._grow_scheduled = True
+            self.set_timer(wait, self._scheduled_grow, name="markdown-grow")
+
+    def _scheduled_grow(self) -> None:
+        self._grow_scheduled = False
+        old_height = self._height
+        self._grow()
+        if self._height != old_height:
+            self.refresh(layout=True)
+
+    def _line_count(self) -> int:
+        return len(self._frozen.lines) + len(self._live.lines)
+
+    def _parse(self, *, final: bool) -> None:
+        tail = self._tail()
+        parsed = parse_blocks(tail, self._references)
+        blocks = parsed.blocks
+        cut_line: int | None = None
+        if final:
+            keep = len(blocks)
+        else:
+            # Freeze every block that a later block has closed, but only when that later block
+            # starts on a complete line: a partial line ("```" that becomes "```x`") may still
+            # turn out to continue the block before it.
+            complete_lines = tail.count("\n")
+            keep = next(
+                (i for i in range(len(blocks) - 1, 0, -1) if blocks[i].start_line < complete_lines),
+                0,
+            )
+            cut_line = blocks[keep].start_line if keep else 0
+        if keep:
+            cut = len(tail) if cut_line is None else _line_start(tail, cut_line)
+            self._frozen_chunks.append(tail[:cut])
+            self._tail_chunks = [tail[cut:]] if cut < len(tail) else []
+            self._references = self._frozen_references(parsed.references, cut_line)
+            self._frozen.extend(blocks[:keep], self._width, separated=False)
+        self._live = _Lines()
+        self._live.extend(blocks[keep:], self._width, separated=bool(self._frozen.blocks))
+        self._pending = False
+
+    def _frozen_references(self, found: dict[str, Any], cut_line: int | None) -> dict[str, Any]:
+        # Definitions in frozen text resolve links in later blocks, as in a whole-text parse.
+        if cut_line is None:
+            return found
+        return {
+            label: ref
+            for label, ref in found.items()
+            if label in self._references or ref.get("map", (0, 0))[1] <= cut_line
+        }
+
+    def _ensure_width(self, width: int) -> None:
+        if width != self._width and width > 0:
+            self._width = width
+            self._frozen.relayout(width, separated=False)
+            self._live.relayout(width, separated=bool(self._frozen.blocks))
+            self._height = self._line_count()
+            self._forget_strips()
+
+    def _forget_strips(self) -> None:
+        self._frozen_strips.clear()
+        self._live_strips.clear()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Height of the wrapped text at `width` (while streaming, as last revealed)."""
+        self._ensure_width(width)
+        return self._height
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Paint `crop`; cached Strips carry the background, so drop them if it changed."""
+        base_style = self.rich_style
+        if base_style != self._base_style:
+            self._base_style = base_style
+            self._styles = StyleSource(self._component_style)
+            self._forget_strips()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """One line: frozen lines come from the Strip cache, tail lines are built on demand."""
+        self._ensure_width(self.size.width)
+        frozen = self._frozen.lines
+        if y < len(frozen):
+            strip = self._frozen_strips.get(y)
+            if strip is None:
+                strip = self._strip(frozen[y])
+                self._frozen_strips.set(y, strip)
+            return strip
+        y -= len(frozen)
+        live = self._live.lines
+        if y >= len(live):
+            return Strip.blank(self.size.width, self._base_style)
+        strip = self._live_strips.get(y)
+        if strip is None:
+            strip = self._live_strips[y] = self._strip(live[y])
+        return strip
+
+    def _strip(self, line: Text) -> Strip:
+        segments = Segment.apply_style(render_segments(line, self._styles), self._base_style)
+        return Strip(segments, line.cell_len)
+
+    def _component_style(self, name: str) -> Style | None:
+        if name not in DEFAULT_STYLES:
+            return None
+        palette = self._palette
+        if palette is None or not palette.is_attached:
+            return DEFAULT_STYLES[name]
+        styles = palette.get_component_styles(_component_class(name))
+        # Blend translucent TCSS colours over this view's own background, not the palette's.
+        _, background = self.background_colors
+        color = (background + styles.color).rich_color if styles.has_rule("color") else None
+        bgcolor = (
+            (background + styles.background).rich_color if styles.has_rule("background") else None
+        )
+        return Style.from_color(color, bgcolor) + styles.text_style
+
+    def notify_style_update(self) -> None:
+        """Theme or CSS changed: resolve the styles again and rebuild the Strips."""
+        super().notify_style_update()
+        self._styles = StyleSource(self._component_style)
+        self._forget_strips()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a link asks the screen to open it (the screen checks and confirms)."""
+        meta = event.style.meta
+        url = meta.get(LINK_URL_KEY)
+        if isinstance(url, str):
+            event.stop()
+            label = meta.get(LINK_LABEL_KEY, "")
+            self.post_message(OpenLinkRequested(url, label if isinstance(label, str) else ""))

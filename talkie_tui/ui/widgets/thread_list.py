@@ -1,0 +1,355 @@
+"""The thread list (§9): a filter box over a fast list of threads, newest first."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from datetime import UTC, datetime, tzinfo
+from functools import partial
+from typing import ClassVar
+
+from rich.cells import cell_len
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.message import Message
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
+from textual.widget import Widget
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option, OptionDoesNotExist
+
+from talkie_tui.protocol.models import Thread
+
+__all__ = ["SplitRow", "ThreadList", "ThreadRow", "fold_text", "one_line", "relative_time"]
+
+NEW_THREAD_ID = "new-thread"
+_THREAD_PREFIX = "thread:"  # option ids; keeps a thread called "new-thread" apart from the entry
+_MARKERS = {"chat": ("●", "$text-muted"), "voice": ("♪", "$accent")}
+_OTHER_MARKER = ("·", "$text-muted")
+# Letters that NFKD does not split into a base letter and a mark.
+_UNSPLIT = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i"})
+
+
+def fold_text(text: str) -> str:
+    """Lower-case `text` and drop diacritics, so "Novák" and "novak" compare equal."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNSPLIT))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def relative_time(when: datetime | None, now: datetime, tz: tzinfo | None = None) -> str:
+    """A short age such as "now", "3 min", "5 h", "yesterday", "Mon", "12 Mar" or "2024"."""
+    if when is None:
+        return ""
+    if when.tzinfo is None:  # the wire should carry an offset; assume UTC when it does not
+        when = when.replace(tzinfo=UTC)
+    when, now = when.astimezone(tz), now.astimezone(tz)
+    seconds = (now - when).total_seconds()
+    if seconds < 60:
+        return "now"  # also for a clock slightly ahead of ours
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    days = (now.date() - when.date()).days
+    if days == 0:
+        return f"{int(seconds // 3600)} h"
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return when.strftime("%a")
+    if when.year == now.year:
+        return f"{when.day} {when.strftime('%b')}"
+    return str(when.year)
+
+
+class SplitRow(Visual):
+    """One line: a left part cut with an ellipsis to fit, a muted right part flush right.
+
+    A custom Visual so that every row is exactly one line without measuring text: this keeps
+    thousands of rows cheap in an OptionList, and the right column stays aligned at any width.
+    """
+
+    def __init__(self, left: Content, right: str = "") -> None:
+        self._parts: tuple[Content, str] | None = (left, right)
+
+    def parts(self) -> tuple[Content, str]:
+        """The left content and the right text."""
+        assert self._parts is not None
+        return self._parts
+
+    def _content(self, width: int) -> Content:
+        left, right = self.parts()
+        right_width = cell_len(right)
+        show_right = bool(right) and width >= right_width + 8
+        left_width = max(0, width - (right_width + 1 if show_right else 0))
+        left = left.truncate(left_width, ellipsis=True, pad=True)
+        if not show_right:
+            return left
+        return Content.assemble(left, " ", (right, "$text-muted"))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        """Render the row at exactly `width` cells."""
+        return self._content(width).render_strips(width, 1, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        """Both parts side by side."""
+        left, right = self.parts()
+        return left.cell_length + (1 + cell_len(right) if right else 0)
+
+    def get_minimal_width(self, rules: RulesMap) -> int:
+        """Room for a character and an ellipsis."""
+        return 2
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        """Always one line."""
+        return 1
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of whitespace (newlines too) made one space."""
+    return " ".join(text.split())
+
+
+class ThreadRow(SplitRow):
+    """A thread: channel marker and title on the left, its age on the right.
+
+    The text is built on first render, so only rows that scroll into view cost anything.
+    """
+
+    def __init__(self, thread: Thread, now: datetime, tz: tzinfo | None = None) -> None:
+        self.thread = thread
+        self._now = now
+        self._tz = tz
+        self._parts = None
+
+    def parts(self) -> tuple[Content, str]:
+        """Marker and title; age."""
+        if self._parts is None:
+            thread = self.thread
+            marker = _MARKERS.get(str(thread.channel), _OTHER_MARKER)
+            # Server text: cleaned of control characters already; never markup, one line only.
+            title = one_line(thread.title) or "(untitled)"
+            age = relative_time(thread.updated_at or thread.created_at, self._now, self._tz)
+            self._parts = (Content.assemble(marker, " ", title), age)
+        return self._parts
+
+
+class _Entry:
+    """A thread, its folded title for the filter, and its option once built."""
+
+    __slots__ = ("key", "option", "thread")
+
+    def __init__(self, thread: Thread) -> None:
+        self.thread = thread
+        self.key = fold_text(thread.title)
+        self.option: Option | None = None
+
+
+class _ThreadMessage(Message):
+    """A message about one thread of a ThreadList."""
+
+    def __init__(self, thread_list: ThreadList, thread_id: str) -> None:
+        super().__init__()
+        self.thread_list = thread_list
+        self.thread_id = thread_id
+
+    @property
+    def control(self) -> ThreadList:
+        """The list that posted the message."""
+        return self.thread_list
+
+
+class ThreadList(Widget):
+    """A filter box above an `OptionList` of threads; posts messages, never calls HTTP."""
+
+    HELP_GROUP = "Thread list"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_thread", "New thread"),
+        Binding("delete", "delete_thread", "Delete thread"),
+        Binding("slash", "focus_filter", "Filter threads"),
+        Binding("down", "focus_list", "From the filter to the list", show=False),
+        Binding("escape", "clear_filter", "Empty the filter", show=False),
+    ]
+
+    class Selected(_ThreadMessage):
+        """The user opened a thread."""
+
+    class DeleteRequested(_ThreadMessage):
+        """The user asked to delete a thread (the screen confirms first)."""
+
+    class NewRequested(Message):
+        """The user asked for a new thread."""
+
+        def __init__(self, thread_list: ThreadList) -> None:
+            super().__init__()
+            self.thread_list = thread_list
+
+        @property
+        def control(self) -> ThreadList:
+            """The list that posted the message."""
+            return self.thread_list
+
+    def __init__(
+        self,
+        threads: Sequence[Thread] = (),
+        *,
+        now: Callable[[], datetime] | None = None,
+        tz: tzinfo | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._now = now or (lambda: datetime.now(UTC))
+        self._tz = tz
+        self._entries: list[_Entry] = [_Entry(t) for t in threads]
+        self._highlighted_id: str | None = None
+        self.filter_input = Input(placeholder="Filter threads  /", id="thread-filter", compact=True)
+        self.options = OptionList(markup=False, id="thread-options")
+
+    def compose(self) -> ComposeResult:
+        """The filter box, then the list."""
+        yield self.filter_input
+        yield self.options
+
+    def on_mount(self) -> None:
+        """Fill the list and keep the ages current."""
+        self._rebuild()
+        self.set_interval(60, partial(self._rebuild, fresh=True))
+
+    # --- public API --------------------------------------------------------------------
+
+    @property
+    def threads(self) -> list[Thread]:
+        """Every thread, in the order given (newest first)."""
+        return [entry.thread for entry in self._entries]
+
+    @property
+    def visible_thread_ids(self) -> list[str]:
+        """The ids of the threads the filter lets through, in order."""
+        return [entry.thread.id for entry in self._matching()]
+
+    @property
+    def highlighted_thread_id(self) -> str | None:
+        """The id of the highlighted thread, if a thread (not "New thread") is highlighted."""
+        option = self.options.highlighted_option
+        if option is None or option.id is None or not option.id.startswith(_THREAD_PREFIX):
+            return None
+        return option.id.removeprefix(_THREAD_PREFIX)
+
+    def set_threads(self, threads: Sequence[Thread]) -> None:
+        """Replace the threads, keeping the highlighted thread where it still exists."""
+        self._entries = [_Entry(t) for t in threads]
+        if self.is_mounted:
+            self._rebuild()
+
+    def highlight_thread(self, thread_id: str) -> None:
+        """Move the highlight to a thread, if it is shown."""
+        option_id = _THREAD_PREFIX + thread_id
+        self._highlighted_id = option_id
+        if self.is_mounted:
+            with suppress(OptionDoesNotExist):  # filtered out: the highlight waits for it
+                self.options.highlighted = self.options.get_option_index(option_id)
+
+    # --- building the list -------------------------------------------------------------
+
+    def _matching(self) -> list[_Entry]:
+        words = fold_text(self.filter_input.value).split()
+        if not words:
+            return self._entries
+        return [e for e in self._entries if all(word in e.key for word in words)]
+
+    def _rebuild(self, fresh: bool = False) -> None:
+        """Show the threads that match the filter; `fresh` recomputes every row (ages)."""
+        now = self._now()
+        # None draws a rule under "New thread"; it is not an option, so threads start at 1.
+        options: list[Option | None] = [Option(Content("+ New thread"), id=NEW_THREAD_ID), None]
+        seen: set[str] = set()
+        for entry in self._matching():
+            thread_id = entry.thread.id
+            if thread_id in seen:  # a duplicate id would make OptionList raise
+                continue
+            seen.add(thread_id)
+            if entry.option is None or fresh:
+                row = ThreadRow(entry.thread, now, self._tz)
+                entry.option = Option(row, id=_THREAD_PREFIX + thread_id)
+            options.append(entry.option)
+        if not seen:
+            text = "No threads match the filter." if self.filter_input.value else "No threads yet."
+            options.append(Option(Content(text), id="no-threads", disabled=True))
+        keep = self._highlighted_id
+        self.options.set_options(options)
+        # Default to the newest (or best matching) thread: opening one is the common move.
+        index = 1 if seen else 0
+        if keep is not None:
+            with suppress(OptionDoesNotExist):
+                index = self.options.get_option_index(keep)
+        self.options.highlighted = index
+        self._highlighted_id = keep
+
+    # --- events and actions ------------------------------------------------------------
+
+    @on(Input.Changed, "#thread-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._rebuild()
+
+    @on(Input.Submitted, "#thread-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        matching = self._matching()
+        if matching:
+            self.highlight_thread(matching[0].thread.id)
+            self.post_message(self.Selected(self, matching[0].thread.id))
+
+    @on(OptionList.OptionHighlighted, "#thread-options")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option.id and event.option.id != "no-threads":
+            self._highlighted_id = event.option.id
+
+    @on(OptionList.OptionSelected, "#thread-options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        if option_id == NEW_THREAD_ID:
+            self.post_message(self.NewRequested(self))
+        elif option_id.startswith(_THREAD_PREFIX):
+            self.post_message(self.Selected(self, option_id.removeprefix(_THREAD_PREFIX)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Let Esc and Down pass on unless the filter box has something to do with them."""
+        if action == "clear_filter":
+            return self.filter_input.has_focus and bool(self.filter_input.value)
+        if action == "focus_list":
+            return self.filter_input.has_focus
+        if action == "delete_thread":
+            return self.highlighted_thread_id is not None
+        return True
+
+    def action_new_thread(self) -> None:
+        """Ask for a new thread."""
+        self.post_message(self.NewRequested(self))
+
+    def action_delete_thread(self) -> None:
+        """Ask to delete the highlighted thread."""
+        thread_id = self.highlighted_thread_id
+        if thread_id is not None:
+            self.post_message(self.DeleteRequested(self, thread_id))
+
+    def action_focus_filter(self) -> None:
+        """Put the cursor in the filter box."""
+        self.filter_input.focus()
+
+    def action_focus_list(self) -> None:
+        """Move from the filter box to the list."""
+        self.options.focus()
+
+    def action_clear_filter(self) -> None:
+        """Empty the filter box."""
+        self.filter_input.value = ""

@@ -1,0 +1,225 @@
+"""The transcript: one view per turn, fed by the same reducer changes live and from history."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from talkie_tui.chat.reducer import Change, Conversation
+from talkie_tui.chat.turns import (
+    ActionPart,
+    CardPart,
+    LinkPart,
+    NoticePart,
+    Part,
+    TextPart,
+    ToolPart,
+    Turn,
+)
+from talkie_tui.protocol.sanitize import clean_text
+
+from .action_card import ActionCard
+from .card import CardView
+from .link import LinkView
+from .markdown_view import MarkdownView
+from .notice import NoticeView
+from .tool_status import ToolStatus
+
+__all__ = ["Transcript", "TurnView"]
+
+# Older turns are mounted on request: a long thread opens as fast as a short one.
+VISIBLE_TURNS = 60
+
+_STATE_NOTES = {
+    "cancelled": "Stopped.",
+    "truncated": "The connection was lost before the answer was complete.",
+    "failed": "Not delivered.",
+}
+
+
+def _part_view(part: Part) -> Widget:
+    """The widget that renders one part of a turn."""
+    if isinstance(part, TextPart):
+        # The person's own text may hold pasted escapes; server text is already clean.
+        return MarkdownView(clean_text(part.text), streaming=not part.done)
+    if isinstance(part, ToolPart):
+        return ToolStatus(part)
+    if isinstance(part, CardPart):
+        return CardView(part.card)
+    if isinstance(part, ActionPart):
+        return ActionCard(part.action)
+    if isinstance(part, LinkPart):
+        return LinkView(part.link)
+    return NoticeView(part, retry_after=part.retry_after)
+
+
+class TurnView(Vertical):
+    """A message of the person, or an answer of the agent with its cards and actions."""
+
+    def __init__(self, turn: Turn) -> None:
+        super().__init__(classes=f"turn -{turn.role}")
+        self.turn = turn
+        self.views: dict[int, Widget] = {}
+        self._state_note = Static(classes="turn-state")
+
+    def compose(self) -> ComposeResult:
+        role = "You" if self.turn.role == "user" else "Agent"
+        yield Static(Text(role), classes="turn-role")
+        for part in self.turn.parts:
+            view = _part_view(part)
+            self.views[id(part)] = view
+            yield view
+        yield self._state_note
+
+    def on_mount(self) -> None:
+        self.refresh_state()
+
+    def view_for(self, part: Part) -> Widget | None:
+        """The widget showing `part`, if it is mounted."""
+        return self.views.get(id(part))
+
+    def add_part(self, part: Part) -> Widget | None:
+        """Mount the view of a part that just arrived (compose picks it up if not yet run)."""
+        if self._state_note.parent is None:
+            return None  # not composed yet: compose() renders every part of the turn
+        view = _part_view(part)
+        self.views[id(part)] = view
+        self.mount(view, before=self._state_note)
+        return view
+
+    def refresh_state(self) -> None:
+        """Reflect the turn's state: streaming, stopped, lost, failed."""
+        state = self.turn.state
+        for name in ("streaming", "cancelled", "truncated", "failed", "error"):
+            self.set_class(state == name, f"-{name}")
+        note = _STATE_NOTES.get(state, "")
+        self._state_note.update(Text(note))
+        self._state_note.display = bool(note)
+        if state != "streaming":
+            for view in self.views.values():
+                if isinstance(view, MarkdownView):
+                    view.finish()
+
+
+class Transcript(VerticalScroll):
+    """The conversation; follows new text only while the person is at the bottom."""
+
+    class LoadEarlier(Message):
+        """The person asked to see older turns."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._turn_views: dict[int, TurnView] = {}
+        self._conversation: Conversation | None = None
+        self._hidden_turns = 0
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def show(self, conversation: Conversation, *, limit: int = VISIBLE_TURNS) -> None:
+        """Replace the transcript with a conversation (loaded history or a new thread)."""
+        self._conversation = conversation
+        self._turn_views.clear()
+        turns = conversation.turns
+        self._hidden_turns = max(0, len(turns) - limit)
+        views: list[Widget] = []
+        if self._hidden_turns:
+            views.append(
+                Button(
+                    f"Show {self._hidden_turns} earlier messages",
+                    id="load-earlier",
+                    classes="load-earlier",
+                )
+            )
+        for turn in turns[self._hidden_turns :]:
+            views.append(self._view_of(turn))
+        with self.app.batch_update():
+            self.remove_children()
+            self.mount_all(views)
+        self.anchor()
+
+    def show_earlier(self) -> None:
+        """Mount every hidden older turn above the visible ones."""
+        if self._conversation is None or not self._hidden_turns:
+            return
+        turns = self._conversation.turns[: self._hidden_turns]
+        self._hidden_turns = 0
+        button = self.query("#load-earlier")
+        first = next((v for v in self.children if isinstance(v, TurnView)), None)
+        with self.app.batch_update():
+            views = [self._view_of(turn) for turn in turns]
+            if first is not None:
+                self.mount_all(views, before=first)
+            else:
+                self.mount_all(views)
+            button.remove()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "load-earlier":
+            event.stop()
+            self.show_earlier()
+
+    def _view_of(self, turn: Turn) -> TurnView:
+        view = TurnView(turn)
+        self._turn_views[id(turn)] = view
+        return view
+
+    def turn_view(self, turn: Turn) -> TurnView | None:
+        """The view of a turn, if it is mounted."""
+        return self._turn_views.get(id(turn))
+
+    def add_turn(self, turn: Turn) -> TurnView:
+        """Mount a new turn at the end."""
+        view = self._view_of(turn)
+        self.mount(view)
+        return view
+
+    def apply(self, change: Change, delta: str | None = None) -> None:
+        """Show one reducer change; `delta` is the new text when a text part grew."""
+        if change is None or self._conversation is None:
+            return
+        if isinstance(change, Turn):
+            view = self.turn_view(change)
+            if view is None:
+                self.add_turn(change)
+            else:
+                view.refresh_state()
+            return
+        turn = self._owner_of(change)
+        if turn is None:
+            return
+        view = self.turn_view(turn) or self.add_turn(turn)
+        part_view = view.view_for(change)
+        if part_view is None:
+            view.add_part(change)
+        elif isinstance(part_view, MarkdownView):
+            if delta:
+                part_view.append(delta)
+        elif isinstance(part_view, ToolStatus):
+            part_view.refresh_part()
+        elif isinstance(part_view, ActionCard) and isinstance(change, ActionPart):
+            part_view.update_action(change.action)
+
+    def _owner_of(self, part: Part) -> Turn | None:
+        """The turn holding `part` (the newest turns are searched first)."""
+        assert self._conversation is not None
+        for turn in reversed(self._conversation.turns):
+            if any(candidate is part for candidate in turn.parts):
+                return turn
+        return None
+
+    def action_cards(self) -> list[ActionCard]:
+        """Every mounted action card, oldest first."""
+        return list(self.query(ActionCard))
+
+    def notice_for(self, turn: Turn, notice: NoticePart) -> None:
+        """Attach a notice (e.g. a failed send) to a turn."""
+        turn.parts.append(notice)
+        view = self.turn_view(turn)
+        if view is not None:
+            view.add_part(notice)
+            view.refresh_state()

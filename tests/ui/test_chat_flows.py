@@ -1,0 +1,392 @@
+"""The chat screen end to end: the real reference server over HTTP on 127.0.0.1, driven by Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button
+
+from talkie_tui.config import KnownServers, Settings
+from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.screens.help import HelpScreen
+from talkie_tui.ui.widgets.action_card import ActionCard
+from talkie_tui.ui.widgets.card import CardView
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
+from talkie_tui.ui.widgets.notice import NoticeView
+from talkie_tui.ui.widgets.thread_list import ThreadList
+from talkie_tui.ui.widgets.transcript import TurnView
+from tests.helpers import TEST_TOKEN
+from tests.stub_server import CuttingProxy
+
+FAST: dict[str, Any] = {
+    "test_mode": True,
+    "dev_token": TEST_TOKEN,
+    "demo_delay": 0.0,
+    "slow_seconds": 3.0,
+}
+
+Flow = Callable[[TalkieApp, Pilot[None]], Awaitable[None]]
+
+
+def make_app(url: str, tmp_path: Path, **kwargs: Any) -> TalkieApp:
+    """The real app on `url`, with settings and known servers in the test's folder."""
+    settings = Settings(downloads_dir=tmp_path / "downloads")
+    return TalkieApp(url, token=TEST_TOKEN, settings=settings, known=KnownServers.load(), **kwargs)
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10) -> None:
+    """Let the app run until `condition` holds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the condition did not hold in time")
+        await pilot.pause(0.02)
+
+
+async def chat_screen(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
+    """Wait for the connect screen to hand over to the chat screen."""
+    await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    await until(pilot, lambda: screen.header.state == "connected")
+    return screen
+
+
+async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
+    """Type a message in the composer, press Enter and wait for the answer to finish."""
+    screen.composer.focus()
+    screen.composer.insert(text)
+    await pilot.press("enter")
+    await until(pilot, lambda: not screen.answering and len(screen.session.conversation.turns) >= 2)
+
+
+def visible_text(screen: ChatScreen) -> str:
+    """The plain text of every mounted turn, as the terminal shows it."""
+    lines = []
+    for view in screen.transcript.query(TurnView):
+        for widget in view.query("*"):
+            if isinstance(widget, MarkdownView):
+                lines.append(widget.text)
+    return "\n".join(lines)
+
+
+def screen_text(app: TalkieApp) -> str:
+    """What the terminal shows now, as plain text (from an SVG screenshot)."""
+    svg = app.export_screenshot()
+    text = re.sub(r"<[^>]+>", "", svg.replace("&#160;", " "))
+    return html.unescape(text)
+
+
+async def server_client(url: str) -> TalkieClient:
+    return await TalkieClient.connect(url, tokens=StaticToken(TEST_TOKEN))
+
+
+async def test_echo_streams_into_the_transcript(devserver, tmp_path: Path) -> None:
+    """Connect, type, Enter: the answer appears and the turn ends `done`."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        assert screen.header._server_name == "Talkie Demo CRM"
+        await send(pilot, screen, "talkie-test:echo Dobrý den, světe")
+        user, answer = screen.session.conversation.turns
+        assert (user.text, answer.text, answer.state) == (
+            "talkie-test:echo Dobrý den, světe",
+            "Dobrý den, světe",
+            "done",
+        )
+        assert "Dobrý den, světe" in visible_text(screen)
+        assert screen.composer.text == ""
+
+
+async def test_card_shows_its_fields(devserver, tmp_path: Path) -> None:
+    """talkie-test:card: the tool status, then a card with its fields block."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:card")
+        await pilot.pause()
+        assert len(screen.transcript.query(CardView)) == 1
+        assert "TEST-0001" in screen_text(app)
+
+
+async def test_action_confirmed_from_the_keyboard_is_done_on_the_server(
+    devserver, tmp_path: Path
+) -> None:
+    """An action waits for a deliberate key: after the guard, focus it and press y."""
+    url = devserver(**FAST)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:action")
+        card = screen.transcript.query_one(ActionCard)
+        assert screen.header.pending_actions == 1
+        await pilot.pause(0.8)  # past the input guard
+        await pilot.press("ctrl+o")  # focus the pending action
+        assert screen.focused is card
+        await pilot.press("y")
+        await until(pilot, lambda: card.action.status == "done")
+        assert screen.header.pending_actions == 0
+        action_id = card.action.id
+    async with await server_client(url) as client:
+        assert (await client.action(action_id)).status == "done"
+
+
+async def test_a_key_in_flight_when_the_action_appears_does_not_decide(
+    devserver, tmp_path: Path
+) -> None:
+    """y and Enter arriving right after the card appears (even focused on it) are ignored."""
+    url = devserver(**FAST)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:action")
+        card = screen.transcript.query_one(ActionCard)
+        card.focus()
+        await pilot.press("y", "enter", "y")
+        await pilot.pause(0.3)
+        assert card.action.status == "pending"
+        action_id = card.action.id
+    async with await server_client(url) as client:
+        assert (await client.action(action_id)).status == "pending"
+
+
+async def test_typing_while_an_action_appears_stays_in_the_composer(
+    devserver, tmp_path: Path
+) -> None:
+    """A card never steals focus from a composer holding text."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:action")
+        screen.composer.focus()
+        await pilot.press("y", "e", "s")
+        assert screen.focused is screen.composer
+        assert screen.composer.text == "yes"
+        assert screen.transcript.query_one(ActionCard).action.status == "pending"
+
+
+async def test_run_error_shows_the_server_message_and_retry(devserver, tmp_path: Path) -> None:
+    """RUN_ERROR: the server's words, the code, and a Retry that sends the same message id."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:error")
+        notice = screen.transcript.query_one(NoticeView)
+        assert notice.part.code == "upstream_unavailable" and notice.part.retryable
+        message_id = screen.session.conversation.turns[0].id
+        notice.query_one(Button).press()
+        await until(pilot, lambda: len(screen.transcript.query(NoticeView)) == 2)
+        turns = screen.session.conversation.turns
+        assert [t.role for t in turns] == ["user", "assistant", "assistant"]
+        assert turns[0].id == message_id
+
+
+async def test_escape_cancels_the_running_answer(devserver, tmp_path: Path) -> None:
+    """Esc sends cancelRun; the answer ends as stopped, with what arrived so far."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        screen.composer.insert("talkie-test:slow")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.session.conversation.turns) == 2)
+        await until(pilot, lambda: bool(screen.session.conversation.turns[1].text))
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.answering)
+        answer = screen.session.conversation.turns[1]
+        assert answer.state == "cancelled"
+        assert "Stopped." in str(screen.transcript.turn_view(answer)._state_note.render())
+
+
+async def test_a_dropped_stream_reconnects_and_recovers_the_answer(
+    devserver, tmp_path: Path
+) -> None:
+    """The stream breaks mid-answer: "reconnecting", then the full answer from the thread."""
+    url = devserver(**{**FAST, "slow_seconds": 1.5})
+    async with CuttingProxy(url) as proxy:
+        app = make_app(proxy.origin, tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await chat_screen(app, pilot)
+            states: list[str] = []
+            screen.header.watch(
+                screen.header, "state", lambda state: states.append(state), init=False
+            )
+            screen.composer.insert("talkie-test:slow")
+            await pilot.press("enter")
+            await until(pilot, lambda: "reconnecting" in states, timeout=10)
+            await until(pilot, lambda: not screen.answering, timeout=30)
+            _, answer = screen.session.conversation.turns
+            assert answer.state == "done" and len(answer.text) > 20
+            assert answer.text in visible_text(screen)
+    assert proxy.cuts == 1
+
+
+async def test_server_text_with_escapes_and_markup_is_inert(devserver, tmp_path: Path) -> None:
+    """Escape sequences never reach the terminal; markup is shown as characters, not run."""
+    hostile = "[@click=app.quit]quit[/] [b]bold[/b] \x1b]52;c;aGk=\x07 \x1b[2J end"
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, f"talkie-test:echo {hostile}")
+        text = visible_text(screen)
+        assert "[@click=app.quit]quit[/] [b]bold[/b]" in text
+        assert "\x1b" not in text and "\x07" not in text
+        assert "[@click=app.quit]quit[/] [b]bold[/b]" in screen_text(app)
+        await pilot.click(MarkdownView)
+        assert app.is_running
+
+
+async def test_the_counter_prevents_a_413(devserver, tmp_path: Path) -> None:
+    """Over `limits.maxMessageChars` Enter does not send, and the text stays."""
+    app = make_app(devserver(**{**FAST, "max_message_chars": 20}), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        screen.composer.insert("x" * 21)
+        await pilot.pause()
+        assert screen.composer.border_subtitle == "21 / 20"
+        assert screen.composer.has_class("-over-limit")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.session.conversation.turns == []
+        assert screen.composer.text == "x" * 21
+
+
+async def test_newline_key_adds_a_line_and_enter_sends(devserver, tmp_path: Path) -> None:
+    """Ctrl+J is a newline; Enter sends the whole message."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        screen.composer.focus()
+        await pilot.press("a", "ctrl+j", "b")
+        assert screen.composer.text == "a\nb"
+
+
+async def test_threads_list_open_and_delete(devserver, tmp_path: Path) -> None:
+    """Threads: newest first; opening one shows its history; delete asks first."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:echo first thread")
+        first_thread = screen.session.thread_id
+        await pilot.press("ctrl+n")
+        await send(pilot, screen, "talkie-test:card")
+        thread_list = screen.query_one(ThreadList)
+        await until(pilot, lambda: len(thread_list.threads) == 2)
+        assert thread_list.threads[0].title == "talkie-test:card"
+
+        thread_list.post_message(ThreadList.Selected(thread_list, first_thread))
+        await until(pilot, lambda: screen.session.thread_id == first_thread)
+        await pilot.pause()
+        assert [t.text for t in screen.session.conversation.turns] == [
+            "talkie-test:echo first thread",
+            "first thread",
+        ]
+        assert "first thread" in visible_text(screen)
+
+        thread_list.post_message(ThreadList.DeleteRequested(thread_list, first_thread))
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        app.screen.dismiss(True)
+        await until(pilot, lambda: len(thread_list.threads) == 1)
+        assert screen.session.conversation.turns == []
+
+
+async def test_history_renders_through_the_same_path(devserver, tmp_path: Path) -> None:
+    """A thread loaded again shows the same cards and actions as when it streamed."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:card")
+        await send(pilot, screen, "talkie-test:action")
+        thread = screen.session.thread_id
+        live = (len(screen.transcript.query(CardView)), len(screen.transcript.query(ActionCard)))
+        await pilot.press("ctrl+n")
+        screen.open_thread(thread)
+        await until(pilot, lambda: screen.session.thread_id == thread)
+        await pilot.pause()
+        again = (len(screen.transcript.query(CardView)), len(screen.transcript.query(ActionCard)))
+        assert live == again == (1, 1)
+
+
+async def test_file_block_downloads_with_the_token(devserver, tmp_path: Path) -> None:
+    """A same-origin file block is saved in the downloads folder."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "show offer N-2026-014")
+        from talkie_tui.protocol.models import FileBlock
+
+        blocks = [
+            block
+            for card in screen.transcript.query(CardView)
+            for block in card.card.blocks
+            if isinstance(block, FileBlock)
+        ]
+        assert blocks, "the demo offer card has a file block"
+        screen.download(blocks[0])
+        downloads = tmp_path / "downloads"
+        await until(pilot, lambda: downloads.exists() and any(downloads.iterdir()))
+        await until(
+            pilot, lambda: not any(w.group == "downloads" and w.is_running for w in screen.workers)
+        )
+        saved = next(downloads.iterdir())
+        assert saved.read_bytes().startswith(b"%PDF")
+
+
+async def test_links_open_only_https_or_same_origin(
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link opens on a gesture, and only https: or the server's own origin."""
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
+    url = devserver(**FAST)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        from talkie_tui.ui.messages import OpenLinkRequested
+
+        for link in ["/crm/x", "https://example.org/y", "javascript:alert(1)", "http://evil.test/"]:
+            screen.post_message(OpenLinkRequested(link))
+        await pilot.pause()
+        assert opened == [f"{url}/crm/x", "https://example.org/y"]
+
+
+async def test_export_writes_markdown(devserver, tmp_path: Path) -> None:
+    """Export: the thread as a Markdown file in the downloads folder."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:card")
+        await pilot.press("ctrl+s")
+        files = list((tmp_path / "downloads").glob("*.md"))
+        assert len(files) == 1
+        text = files[0].read_text()
+        assert "## You" in text and "talkie-test:card" in text and "TEST-0001" in text
+
+
+async def test_help_lists_the_bindings(devserver, tmp_path: Path) -> None:
+    """F1 shows every binding."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await chat_screen(app, pilot)
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+async def test_small_and_large_terminals(devserver, tmp_path: Path, size: tuple[int, int]) -> None:
+    """The chat works in 80x24 and in a large terminal."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=size) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:card")
+        assert screen.composer.region.height >= 3
+        assert screen.composer.region.bottom <= size[1]

@@ -1,0 +1,345 @@
+"""The connect screen over real HTTP: the reference server, and small stubs for the errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+from textual.pilot import Pilot
+
+from talkie_tui.config import KnownServers
+from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.manifest import MANIFEST_PATH
+from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.screens.connect import ConnectScreen
+from tests.helpers import TEST_TOKEN
+from tests.stub_server import ANOTHER_LOOPBACK, StubServer, manifest_document, talkie_app
+from tests.ui.apps.connect_app import ConnectApp, steady_cursor
+
+Serve = Callable[..., StubServer]
+FOREIGN = f"http://{ANOTHER_LOOPBACK}:9"
+
+
+@pytest.fixture
+def known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnownServers:
+    """An empty server list under a temporary TALKIE_HOME."""
+    monkeypatch.setenv("TALKIE_HOME", str(tmp_path / "home"))
+    return KnownServers.load()
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """Factory: `serve(app, host="127.0.0.1") -> StubServer`, stopped after the test."""
+    servers: list[StubServer] = []
+
+    def start(app: ASGIApp, host: str = "127.0.0.1") -> StubServer:
+        servers.append(StubServer(app, host).start())
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.ask_to_stop()
+    for server in servers:
+        server.join()
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the app run until `condition()` is true."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await pilot.pause(0.02)
+
+
+def foreign_manifest(origin: str) -> dict[str, Any]:
+    """A manifest with one endpoint on another origin (voice on 127.0.0.2)."""
+    document = manifest_document(origin, serverId="foreign.test", name="Foreign Stub")
+    document["endpoints"]["voiceSessions"] = f"{FOREIGN}/voice/sessions"
+    return document
+
+
+async def settle(app: ConnectApp, pilot: Pilot[Any]) -> None:
+    """Wait until the running discovery (if any) is over."""
+    await until(pilot, lambda: not app.connect_screen.busy or isinstance(app.screen, ConfirmScreen))
+    await pilot.pause()
+
+
+# --- success -------------------------------------------------------------------------------
+
+
+async def test_connect_to_the_reference_server(server_url: str, known: KnownServers) -> None:
+    app = ConnectApp(server_url, known=known, token=TEST_TOKEN)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.connected)
+        [client] = app.connected
+        assert isinstance(client, TalkieClient)
+        assert client.server.manifest.name == "Talkie Demo CRM"
+        assert (await client.status()).chat  # the token went along: a real request works
+        [entry] = known.all()
+        assert entry.address == server_url and entry.name == "Talkie Demo CRM"
+        assert "Connected to Talkie Demo CRM" in app.connect_screen.status_text
+        # The list on screen shows the new server.
+        assert app.connect_screen.known_list.get_option(entry.server_id)
+
+
+async def test_typing_an_address_and_enter(server_url: str, known: KnownServers) -> None:
+    app = ConnectApp(known=known, token=TEST_TOKEN)
+    async with app.run_test() as pilot:
+        screen = app.connect_screen
+        assert screen.address_input.has_focus  # nothing known yet: start by typing
+        screen.address_input.value = server_url
+        await pilot.press("enter")
+        await until(pilot, lambda: app.connected)
+        assert app.connected[0].server.origin == server_url
+
+
+async def test_known_servers_are_listed_and_enter_connects(
+    server_url: str, known: KnownServers
+) -> None:
+    async with await TalkieClient.connect(server_url) as probe:
+        known.remember(probe.server, server_url)
+    older = json.loads(known.path.read_text())
+    older["servers"]["old.example"] = {"address": "old.example", "name": "Old", "last_used": "1"}
+    known.path.write_text(json.dumps(older))
+    known.reload()
+
+    app = ConnectApp(known=known, token=TEST_TOKEN)
+    async with app.run_test() as pilot:
+        screen = app.connect_screen
+        options = screen.known_list
+        assert options.has_focus  # the most recent server is one Enter away
+        assert [o.id for o in options.options] == [probe.server.server_id, "old.example"]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.connected)
+        assert app.connected[0].server.server_id == probe.server.server_id
+        assert screen.address_input.value == server_url
+
+
+# --- discovery errors in words -----------------------------------------------------------------
+
+
+def wrong_spec(serve: Serve) -> str:
+    stub = serve(talkie_app(manifest=lambda o: manifest_document(o, spec="talkie/2")))
+    return stub.origin
+
+
+def not_https(serve: Serve) -> str:
+    return "http://example.com"
+
+
+def redirect_elsewhere(serve: Serve) -> str:
+    other = serve(talkie_app(), host=ANOTHER_LOOPBACK)
+
+    async def moved(request: Request) -> Response:
+        return RedirectResponse(other.url(MANIFEST_PATH), status_code=302)
+
+    return serve(talkie_app([Route(MANIFEST_PATH, moved)])).origin
+
+
+def not_talkie(serve: Serve) -> str:
+    return serve(talkie_app(manifest=lambda origin: None)).origin
+
+
+def nobody_listens(serve: Serve) -> str:
+    return "http://127.0.0.1:9"  # the discard port: connection refused
+
+
+@pytest.mark.parametrize(
+    ("make_address", "says", "hint"),
+    [
+        (wrong_spec, "speaks 'talkie/2', but this client speaks talkie/1", "Trying again will not"),
+        (not_https, "uses plain http. Talkie needs https", "Check the address"),
+        (redirect_elsewhere, "redirects to another site (http://127.0.0.2:", "operator"),
+        (not_talkie, "is not a Talkie server (no /.well-known/talkie.json, HTTP 404)", "address"),
+        (nobody_listens, "Could not connect to http://127.0.0.1:9", "Trying again may help"),
+    ],
+    ids=["wrong spec version", "not https", "redirect to another origin", "404", "refused"],
+)
+async def test_discovery_errors_are_shown_in_words(
+    serve: Serve,
+    known: KnownServers,
+    make_address: Callable[[Serve], str],
+    says: str,
+    hint: str,
+) -> None:
+    app = ConnectApp(make_address(serve), known=known)
+    async with app.run_test() as pilot:
+        await settle(app, pilot)
+        status = app.connect_screen.status_text
+        assert status.startswith("✗ ")
+        assert says in status
+        assert hint in status
+        assert app.connected == []
+        assert known.all() == []
+
+
+async def test_an_empty_address_asks_for_one(known: KnownServers) -> None:
+    app = ConnectApp(known=known)
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        assert "Type the address of a server" in app.connect_screen.status_text
+
+
+async def test_escape_stops_a_slow_discovery(serve: Serve, known: KnownServers) -> None:
+    async def slow(request: Request) -> Response:
+        await asyncio.sleep(10)
+        return Response("late")
+
+    stub = serve(talkie_app([Route(MANIFEST_PATH, slow)]))
+    app = ConnectApp(stub.origin, known=known)
+    async with app.run_test() as pilot:
+        screen = app.connect_screen
+        await until(pilot, lambda: screen.busy)
+        assert "Looking for a Talkie server" in screen.status_text
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.busy)
+        assert screen.status_text == "Stopped."
+        assert app.connected == []
+
+
+# --- endpoints on another origin ---------------------------------------------------------------
+
+
+async def test_foreign_endpoint_accepted_is_remembered(serve: Serve, known: KnownServers) -> None:
+    stub = serve(talkie_app(manifest=foreign_manifest))
+    app = ConnectApp(stub.origin, known=known)
+    async with app.run_test() as pilot:
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert "voiceSessions" in dialog.body_text and FOREIGN in dialog.body_text
+        assert dialog.focused is not None and dialog.focused.id == "cancel"  # safe default
+        await pilot.press("right", "enter")  # move to Accept, then press it
+        await until(pilot, lambda: app.connected)
+        client = app.connected[0]
+        assert FOREIGN in client.server.accepted_origins
+        assert client.server.endpoint("voiceSessions") == f"{FOREIGN}/voice/sessions"
+    assert KnownServers.load(known.path).accepted_origins("foreign.test") == {FOREIGN}
+
+    # The second time nothing is asked.
+    again = ConnectApp(stub.origin, known=KnownServers.load(known.path))
+    async with again.run_test() as pilot:
+        await until(pilot, lambda: again.connected or isinstance(again.screen, ConfirmScreen))
+        assert again.connected and not isinstance(again.screen, ConfirmScreen)
+
+
+async def test_foreign_endpoint_refused_stays_unconnected(
+    serve: Serve, known: KnownServers
+) -> None:
+    stub = serve(talkie_app(manifest=foreign_manifest))
+    app = ConnectApp(stub.origin, known=known)
+    async with app.run_test() as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")  # Enter on the focused (safe) choice: Refuse
+        await until(pilot, lambda: not app.connect_screen.busy)
+        status = app.connect_screen.status_text
+        assert "Not connected: you refused the endpoints of Foreign Stub" in status
+        assert FOREIGN in status
+        assert app.connected == []
+        assert known.all() == []
+        assert isinstance(app.screen, ConnectScreen)
+
+
+# --- forgetting a server -------------------------------------------------------------------
+
+
+def two_known(known: KnownServers) -> None:
+    known.path.parent.mkdir(parents=True, exist_ok=True)
+    known.path.write_text(
+        json.dumps(
+            {
+                "servers": {
+                    "crm.example.com": {
+                        "address": "crm.example.com",
+                        "name": "Example CRM",
+                        "last_used": "2026-03-18T10:00:00+00:00",
+                        "signed_in": True,
+                    },
+                    "helpdesk": {
+                        "address": "https://help.example.org/talkie/manifest.json",
+                        # Server text is data: markup in a name stays literal.
+                        "name": "Helpdesk [b]bold[/b] [@click=app.quit]x[/]",
+                        "last_used": "2026-03-17T10:00:00+00:00",
+                    },
+                }
+            }
+        )
+    )
+    known.reload()
+
+
+async def test_delete_forgets_after_confirmation(known: KnownServers) -> None:
+    two_known(known)
+    app = ConnectApp(known=known)
+    async with app.run_test() as pilot:
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.title_text == "Forget Example CRM?"
+        await pilot.press("escape")  # changed my mind
+        await pilot.pause()
+        assert len(KnownServers.load(known.path)) == 2
+        await pilot.press("delete")
+        await pilot.pause()
+        await pilot.press("right", "enter")
+        await pilot.pause()
+        assert [s.server_id for s in KnownServers.load(known.path).all()] == ["helpdesk"]
+        assert [o.id for o in app.connect_screen.known_list.options] == ["helpdesk"]
+        assert app.connect_screen.status_text == "Forgot Example CRM."
+
+
+async def test_delete_in_the_address_box_edits_text(known: KnownServers) -> None:
+    two_known(known)
+    app = ConnectApp("", known=known)
+    async with app.run_test() as pilot:
+        app.connect_screen.address_input.focus()
+        await pilot.pause()
+        app.connect_screen.address_input.value = "abc"
+        app.connect_screen.address_input.cursor_position = 0
+        await pilot.press("delete")
+        await pilot.pause()
+        assert app.connect_screen.address_input.value == "bc"
+        assert not isinstance(app.screen, ConfirmScreen)
+
+
+async def test_broken_server_list_is_a_warning(known: KnownServers) -> None:
+    known.path.parent.mkdir(parents=True, exist_ok=True)
+    known.path.write_text("{broken")
+    app = ConnectApp(known=KnownServers.load(known.path))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert "could not be read" in app.connect_screen.status_text
+
+
+# --- snapshots -----------------------------------------------------------------------------
+
+
+def test_snapshot_known_servers(snap_compare, known: KnownServers) -> None:
+    two_known(known)
+
+    async def prepare(pilot: Pilot[Any]) -> None:
+        steady_cursor(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(ConnectApp(known=known), terminal_size=(80, 24), run_before=prepare)
+
+
+def test_snapshot_error(snap_compare, known: KnownServers) -> None:
+    two_known(known)
+
+    async def prepare(pilot: Pilot[Any]) -> None:
+        await settle(pilot.app, pilot)  # type: ignore[arg-type]
+        steady_cursor(pilot.app)
+        await pilot.pause()
+
+    app = ConnectApp("http://example.com", known=known)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=prepare)

@@ -1,0 +1,275 @@
+"""MarkdownView: streaming equals rendering at once, frozen blocks, reflow, links, snapshots."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from textual.pilot import Pilot
+
+from talkie_tui.ui.markdown import parse_blocks
+from talkie_tui.ui.widgets import markdown_view
+from talkie_tui.ui.widgets.markdown_view import MarkdownPalette, MarkdownView
+from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
+
+
+@pytest.fixture
+def instant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flush and grow on the next turn of the loop instead of at most 30 and 10 times a second."""
+    monkeypatch.setattr(markdown_view, "FRAME_INTERVAL", 0.0)
+    monkeypatch.setattr(markdown_view, "GROW_INTERVAL", 0.0)
+
+
+def painted(view: MarkdownView) -> list[list[tuple[str, object]]]:
+    """Every line as the widget paints it: (text, style) per segment."""
+    return [
+        [(segment.text, segment.style) for segment in view.render_line(y)]
+        for y in range(view.size.height)
+    ]
+
+
+def painted_text(view: MarkdownView) -> list[str]:
+    return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
+
+
+def deltas(text: str) -> list[str]:
+    """Irregular chunks (1 to 7 characters), like a model's tokens."""
+    sizes = itertools.cycle([1, 4, 7, 2, 3, 5, 6])
+    out, start = [], 0
+    while start < len(text):
+        size = next(sizes)
+        out.append(text[start : start + size])
+        start += size
+    return out
+
+
+async def stream(pilot: Pilot[None], view: MarkdownView, text: str) -> tuple[int, int]:
+    """Append `text` in small deltas with a frame between some; return (max live, max frozen)."""
+    max_live = max_frozen = 0
+    for index, delta in enumerate(deltas(text)):
+        view.append(delta)
+        if index % 3 == 0:
+            await pilot.pause()
+            max_live = max(max_live, view.live_block_count)
+            max_frozen = max(max_frozen, view.frozen_block_count)
+    await pilot.pause()
+    return max_live, max_frozen
+
+
+async def test_streamed_text_paints_exactly_like_the_same_text_at_once(instant: None) -> None:
+    streamed, whole = MarkdownView(streaming=True), MarkdownView(ANSWER)
+    app = MarkdownApp(streamed, whole)
+    async with app.run_test(size=(70, 100)) as pilot:
+        await stream(pilot, streamed, ANSWER)
+        assert streamed.text == ANSWER
+        assert streamed.links == whole.links
+        assert painted(streamed) == painted(whole)
+        streamed.finish()
+        await pilot.pause()
+        assert painted(streamed) == painted(whole)
+
+
+TRICKY = """\
+Setext heading
+==============
+para line one
+lazy continuation
+> quote
+lazy quote line
+
+- item
+
+  continued paragraph in the item
+- second
+* other bullet kind
+~~~
+fence with ~~~ and ``` inside
+~~~
+
+    indented code block
+
+[ref]: https://example.com/ref "Title"
+
+Use [ref] and [missing].
+Final *emphasis
+across lines* done.
+***
+1) one
+2) two
+"""
+
+
+async def test_streaming_character_by_character_matches_a_whole_parse() -> None:
+    """Freezing after every single character must not change any block (setext, lazy lines…)."""
+    streamed = MarkdownView(streaming=True)
+    for character in TRICKY:
+        streamed.append(character)
+        assert streamed.links is not None  # forces a parse of the pending text, as a flush does
+    whole = MarkdownView(TRICKY)
+    async with MarkdownApp(streamed, whole).run_test(size=(60, 80)) as pilot:
+        assert streamed.frozen_block_count > 5
+        assert painted(streamed) == painted(whole)
+        streamed.finish()
+        await pilot.pause()
+        assert painted(streamed) == painted(whole)
+        assert streamed.links == whole.links == [("ref", "https://example.com/ref")]
+
+
+async def test_frozen_blocks_grow_while_the_live_tail_stays_small(instant: None) -> None:
+    view = MarkdownView(streaming=True)
+    app = MarkdownApp(view)
+    async with app.run_test(size=(70, 60)) as pilot:
+        seen: list[tuple[int, int]] = []
+        for line in ANSWER.splitlines(keepends=True):
+            view.append(line)
+            await pilot.pause()
+            seen.append((view.frozen_block_count, view.live_block_count))
+        frozen = [count for count, _ in seen]
+        assert frozen == sorted(frozen)
+        blocks = len(parse_blocks(ANSWER).blocks)
+        assert frozen[-1] == blocks - 1
+        assert all(live == 1 for _, live in seen)
+        view.finish()
+        await pilot.pause()
+        assert (view.frozen_block_count, view.live_block_count) == (blocks, 0)
+
+
+async def test_a_partial_line_never_freezes_the_block_before_it(instant: None) -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test() as pilot:
+        view.append("para\n```")  # would open a fence, but the line may still become "```x`"
+        await pilot.pause()
+        assert view.frozen_block_count == 0
+        view.append("x`\nmore")
+        await pilot.pause()
+        view.finish()
+        await pilot.pause()
+        assert painted_text(view) == ["para", "```x`", "more"]
+
+
+async def test_deltas_are_coalesced_into_at_most_one_render_per_frame() -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test() as pilot:
+        renders = 0
+        original = view._update
+
+        def counting(*, final: bool) -> None:
+            nonlocal renders
+            renders += 1
+            original(final=final)
+
+        view._update = counting  # type: ignore[method-assign]
+        for delta in deltas("word " * 400):
+            view.append(delta)
+        await pilot.pause()
+        assert 1 <= renders <= 3
+        assert view.text == "word " * 400
+
+
+async def test_finish_leaves_exactly_one_frozen_widget(instant: None) -> None:
+    view = MarkdownView(streaming=True)
+    app = MarkdownApp(view)
+    async with app.run_test(size=(70, 60)) as pilot:
+        await stream(pilot, view, ANSWER)
+        view.finish()
+        await pilot.pause()
+        assert not view.streaming
+        assert list(view.walk_children()) == []
+        assert view.live_block_count == 0
+        assert len(app.query(MarkdownView)) == 1
+        with pytest.raises(RuntimeError):
+            view.append("more")
+
+
+async def test_a_finished_message_is_one_widget_and_one_palette_serves_all() -> None:
+    views = [MarkdownView(ANSWER) for _ in range(20)]
+    app = MarkdownApp(*views)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert all(list(view.walk_children()) == [] for view in views)
+        assert all(not view.streaming and view.live_block_count == 0 for view in views)
+        assert len(app.screen.query(MarkdownPalette)) == 1
+
+
+async def test_resize_reflows_the_text() -> None:
+    view = MarkdownView("word " * 60)
+    app = MarkdownApp(view)
+    async with app.run_test(size=(80, 40)) as pilot:
+        wide = painted_text(view)
+        await pilot.resize_terminal(30, 40)
+        narrow = painted_text(view)
+        assert len(narrow) > len(wide)
+        assert all(len(line) <= view.size.width for line in narrow)
+        assert " ".join(narrow).split() == " ".join(wide).split()
+
+
+async def click_text(pilot: Pilot[None], view: MarkdownView, fragment: str) -> None:
+    for y in range(view.size.height):
+        x = view.render_line(y).text.find(fragment)
+        if x >= 0:
+            await pilot.click(view, offset=(x + 1, y))
+            return
+    raise AssertionError(f"{fragment!r} is not painted")
+
+
+async def test_clicking_a_link_posts_open_link_requested() -> None:
+    view = MarkdownView(ANSWER)
+    app = MarkdownApp(view)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await click_text(pilot, view, "the CRM record")
+        await click_text(pilot, view, "⟨https://crm.example.com")
+        await click_text(pilot, view, "Renewal summary")
+        await pilot.pause()
+        assert [(m.url, m.label) for m in app.opened] == [
+            ("https://crm.example.com/a/42", "the CRM record"),
+            ("https://crm.example.com/a/42", "the CRM record"),
+        ]
+
+
+async def test_markup_in_server_text_is_inert_when_clicked() -> None:
+    view = MarkdownView("Do not run [@click=app.quit]this[/] or [b]that[/b].")
+    app = MarkdownApp(view)
+    async with app.run_test() as pilot:
+        assert painted_text(view) == ["Do not run [@click=app.quit]this[/] or [b]that[/b]."]
+        await click_text(pilot, view, "this")
+        await pilot.pause()
+        assert app.is_running
+        assert app.opened == []
+
+
+async def test_links_lists_every_link_in_order() -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test():
+        view.append("[a](https://a.example) and ")
+        view.append("[b](https://b.example)\n\n- <https://c.example>")
+        assert view.links == [
+            ("a", "https://a.example"),
+            ("b", "https://b.example"),
+            ("https://c.example", "https://c.example"),
+        ]
+
+
+async def test_a_theme_change_repaints_the_cached_lines() -> None:
+    view = MarkdownView("[link](https://e.example)")
+    app = MarkdownApp(view)
+    async with app.run_test() as pilot:
+        before = painted(view)
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert painted(view) != before
+        assert painted_text(view) == ["link ⟨https://e.example⟩"]
+
+
+def test_snapshot_finished_answer(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(MarkdownApp(MarkdownView(ANSWER)), terminal_size=(80, 36))
+
+
+def test_snapshot_answer_while_streaming(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    view = MarkdownView(streaming=True)
+
+    async def half_way(pilot: Pilot[None]) -> None:
+        # Cut inside the code fence: the fence is the live tail, everything above is frozen.
+        view.append(ANSWER[: ANSWER.index("    return")])
+        await pilot.pause()
+
+    assert snap_compare(MarkdownApp(view), terminal_size=(80, 36), run_before=half_way)
