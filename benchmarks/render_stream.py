@@ -273,12 +273,10 @@ Press = Callable[[], Awaitable[None]]
 
 
 async def press_every(press: Press, stop: asyncio.Event, sent_at: list[float]) -> None:
-    """Press the bound key, wait KEY_INTERVAL, repeat until `stop`.
-
-    Presses are sequential: `pilot.press` returns only once the app looks idle (up to a second
-    while streaming) and then posts a message to every widget; overlapping presses would mostly
-    measure each other.
-    """
+    """Press the bound key, wait KEY_INTERVAL, repeat until `stop`."""
+    # One press at a time: `pilot.press` returns only once the app looks idle (up to a second
+    # while streaming), then posts a message to every widget; overlapping presses would mostly
+    # measure each other.
     while not stop.is_set():
         sent_at.append(time.perf_counter())
         await press()

@@ -9,6 +9,7 @@ nothing of Textual or of the wire protocol: a server to remember is anything sha
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -92,15 +93,16 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def write_private_file(path: Path, text: str) -> None:
+def write_private_file(path: Path, text: str | bytes) -> None:
     """Replace `path` atomically with `text`, readable and writable by the user only (0600)."""
     ensure_private_dir(path.parent)
     # mkstemp creates the file with mode 0600; os.replace makes the swap atomic, so a crash
     # or a second talkie process never sees half a file.
     descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temp_name, path)
@@ -108,6 +110,26 @@ def write_private_file(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+def logo_path(server_id: str) -> Path:
+    """Where the brand logo of a server is cached (the name is a hash: ids are server text)."""
+    digest = hashlib.sha256(server_id.encode("utf-8")).hexdigest()[:24]
+    return data_dir() / "logos" / digest
+
+
+def save_logo(server_id: str, data: bytes) -> None:
+    """Cache a server's logo (already checked by the UI) for the connect screen."""
+    with contextlib.suppress(OSError):
+        write_private_file(logo_path(server_id), data)
+
+
+def load_logo(server_id: str) -> bytes | None:
+    """A cached logo, or None."""
+    try:
+        return logo_path(server_id).read_bytes()
+    except OSError:
+        return None
 
 
 # --- settings --------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ __all__ = [
     "parse_blocks",
     "render_markdown",
     "render_segments",
+    "stack_blocks",
 ]
 
 # Style meta keys on link spans: a click handler reads the URL from the style under the mouse, so
@@ -170,11 +171,10 @@ class _Rule(_Node):
         return [Text("─" * width, style="md.rule")]
 
 
-def _prefixed(prefix: str, line: Text, style: str = "") -> Text:
-    """`prefix` (styled on its own) followed by `line`."""
-    out = Text(prefix, style="")
-    if style:
-        out.stylize(style)
+def _prefixed(prefix: str, line: Text, style: str | None = None) -> Text:
+    """`prefix` (styled on its own, as a span) followed by `line`."""
+    out = Text()
+    out.append(prefix, style)
     out.append_text(line)
     return out
 
@@ -400,6 +400,18 @@ def parse_blocks(markdown: str, references: Mapping[str, Any] | None = None) -> 
     return ParsedBlocks(blocks, env["references"])
 
 
+def stack_blocks(
+    blocks: Iterable[MarkdownBlock], width: int, *, after_block: bool = False
+) -> list[Text]:
+    """Lines of `blocks` at `width`, a blank line between blocks (and first, if `after_block`)."""
+    out: list[Text] = []
+    for block in blocks:
+        if out or after_block:
+            out.append(Text())
+        out.extend(block.lines(width))
+    return out
+
+
 class MarkdownDocument:
     """Rendered Markdown: its blocks, separated by one blank line, and its links."""
 
@@ -414,18 +426,8 @@ class MarkdownDocument:
         return [link for block in self.blocks for link in block.links]
 
     def lines(self, width: int) -> list[Text]:
-        """All lines at `width`, with a blank line between blocks."""
-        out: list[Text] = []
-        for index, block in enumerate(self.blocks):
-            if index:
-                out.append(Text())
-            out.extend(block.lines(width))
-        return out
-
-    @property
-    def plain(self) -> str:
-        """The document as plain text at 80 columns (for tests and logs)."""
-        return "\n".join(line.plain.rstrip() for line in self.lines(80))
+        """All lines at `width`."""
+        return stack_blocks(self.blocks, width)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield from _render_lines(self.lines(options.max_width), console)

@@ -149,11 +149,17 @@ async def test_a_key_in_flight_when_the_action_appears_does_not_decide(
     app = make_app(url, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await send(pilot, screen, "talkie-test:action")
+        screen.composer.insert("talkie-test:action")
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(screen.transcript.query(ActionCard)), timeout=10)
         card = screen.transcript.query_one(ActionCard)
-        card.focus()
-        await pilot.press("y", "enter", "y")
+        card.focus()  # even focused, keys already on their way must not decide
+        pressed = 0
+        while card.is_guarded:  # every key that lands inside the guard window
+            await pilot.press("y" if pressed % 2 else "enter")
+            pressed += 1
         await pilot.pause(0.3)
+        assert pressed >= 1
         assert card.action.status == "pending"
         action_id = card.action.id
     async with await server_client(url) as client:

@@ -19,12 +19,14 @@ from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.reducer import Conversation
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import NoticePart, Turn
+from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
 from talkie_tui.protocol.models import FileBlock
 
 from ..links import check_link, open_in_browser
+from ..logo import fetch_logo
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..widgets.action_card import ActionCard, explain_decision_error
 from ..widgets.composer import Composer
@@ -98,6 +100,7 @@ class ChatScreen(Screen[None]):
         self.transcript.show(self.session.conversation)
         self.composer.focus()
         self.load_status()
+        self.load_logo()
         self.refresh_threads()
         if self._initial_thread:
             self.open_thread(self._initial_thread)
@@ -116,6 +119,14 @@ class ChatScreen(Screen[None]):
         self.header.state = "connected"
         self.header.set_user(status.user)
         self.header.set_usage(status.usage)
+
+    @work(exclusive=True, group="logo")
+    async def load_logo(self) -> None:
+        """Fetch the brand logo (checked before decoding); a bad one is simply not shown."""
+        data = await fetch_logo(self.client)
+        if data is not None:
+            self.header.set_logo(data)
+            save_logo(self.client.server.server_id, data)
 
     @work(exclusive=True, group="threads")
     async def refresh_threads(self) -> None:

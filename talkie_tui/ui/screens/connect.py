@@ -17,12 +17,13 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from talkie_tui.config import KnownServer, KnownServers
+from talkie_tui.config import KnownServer, KnownServers, load_logo
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import TalkieError, TransportError
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.protocol.sanitize import clean_text
 from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
@@ -95,8 +96,9 @@ class ConnectScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Logo slot, title, address, status, known servers, key hints."""
         with Vertical(id="connect-box"):
-            # The server logo (`LogoView`) is mounted here once a server is known; see logo_slot.
-            yield Vertical(id="connect-logo")
+            # The highlighted known server's brand logo, from the cache the chat screen fills.
+            with Vertical(id="connect-logo"):
+                yield LogoView(None, id="connect-logo-view")
             yield Static(Content("talkie"), id="connect-title")
             yield Static(Content("Connect to a Talkie server"), id="connect-subtitle")
             yield Input(
@@ -294,6 +296,12 @@ class ConnectScreen(Screen[None]):
     def _address_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.start_connect(event.value)
+
+    @on(OptionList.OptionHighlighted, "#known-servers")
+    def _known_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        entry = self._entries.get(event.option.id or "")
+        logo = load_logo(entry.server_id) if entry is not None else None
+        self.query_one("#connect-logo-view", LogoView).set_data(logo)
 
     @on(OptionList.OptionSelected, "#known-servers")
     def _known_selected(self, event: OptionList.OptionSelected) -> None:

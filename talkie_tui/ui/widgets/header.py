@@ -7,12 +7,17 @@ from typing import Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from talkie_tui.protocol.models import UsageMeter, User
 
+from .logo import LogoView
+
 __all__ = ["ConnectionState", "TalkieHeader", "format_meter"]
+
+WIDE = 100  # columns from which the header has room for the logo
 
 ConnectionState = Literal["connected", "streaming", "reconnecting", "offline", "connecting"]
 
@@ -65,6 +70,7 @@ class TalkieHeader(Horizontal):
         self._usage: tuple[UsageMeter, ...] = ()
 
     def compose(self) -> ComposeResult:
+        yield LogoView(None, id="header-logo")
         yield Static(Text(self._server_name, style="bold"), id="header-server")
         yield Static(id="header-user")
         yield Static(id="header-usage")
@@ -90,6 +96,14 @@ class TalkieHeader(Horizontal):
                 line.append("  ")
             line.append_text(format_meter(meter))
         self.query_one("#header-usage", Static).update(line)
+
+    def set_logo(self, data: bytes | None) -> None:
+        """Draw the server's brand logo where there is room."""
+        self.query_one(LogoView).set_data(data)
+
+    def on_resize(self, event: Resize) -> None:
+        """Keep the logo only in wide terminals."""
+        self.set_class(event.size.width < WIDE, "-narrow")
 
     def set_activity(self, text: str) -> None:
         """Show background work such as a download's progress (empty to clear)."""

@@ -33,6 +33,7 @@ from talkie_tui.ui.markdown import (
     StyleSource,
     parse_blocks,
     render_segments,
+    stack_blocks,
 )
 from talkie_tui.ui.messages import OpenLinkRequested
 
@@ -81,12 +82,9 @@ class _Lines:
     def extend(self, blocks: list[MarkdownBlock], width: int, *, separated: bool) -> None:
         """Add blocks; `separated` puts a blank line before the first one too."""
         # Width 0 means "not laid out yet": keep the blocks, wrap them at the first layout.
-        for block in blocks:
-            if width > 0:
-                if separated or self.blocks:
-                    self.lines.append(Text())
-                self.lines.extend(block.lines(width))
-            self.blocks.append(block)
+        if width > 0:
+            self.lines += stack_blocks(blocks, width, after_block=separated or bool(self.blocks))
+        self.blocks += blocks
 
     def relayout(self, width: int, *, separated: bool) -> None:
         """Wrap every block again at a new width."""
@@ -119,6 +117,10 @@ def _palette_for(screen: Screen[Any]) -> MarkdownPalette:
 
 class MarkdownView(Widget):
     """Markdown (§7 subset) that can stream: `append()` deltas, then `finish()`."""
+
+    # Mouse selection would need offset metadata on every Strip; copying goes through the
+    # app's copy command instead (a drag would otherwise copy Textual's fallback text).
+    ALLOW_SELECT = False
 
     def __init__(self, text: str = "", *, streaming: bool = False, **widget_kwargs: Any) -> None:
         # State first: Widget.__init__ may already ask for a style update.
@@ -203,7 +205,8 @@ class MarkdownView(Widget):
             self._tail_chunks = ["".join(self._tail_chunks)]
         return self._tail_chunks[0] if self._tail_chunks else ""
 
-    def _on_mount(self) -> None:
+    def on_mount(self) -> None:
+        """Find (or mount) the screen's palette; render text given before mounting."""
         self._palette = _palette_for(self.screen)
         if self._pending:
             self._update(final=not self._streaming)
