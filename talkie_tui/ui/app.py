@@ -14,7 +14,7 @@ from talkie_tui.protocol.client import TalkieClient
 
 from .commands import TalkieCommands
 from .screens.chat import ChatScreen
-from .screens.connect import ConnectScreen
+from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
 
 __all__ = ["TalkieApp"]
@@ -49,6 +49,7 @@ class TalkieApp(App[None]):
         known: KnownServers | None = None,
         allow_private_http: bool = False,
         client: TalkieClient | None = None,
+        connect: ConnectFunction | None = None,
     ) -> None:
         self.client = client  # set first: the stylesheet asks for the server's accent
         super().__init__()
@@ -58,6 +59,7 @@ class TalkieApp(App[None]):
         self._token = token
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
+        self._connect_fn = connect
         if self.settings.theme:
             self.theme = self.settings.theme
 
@@ -80,6 +82,7 @@ class TalkieApp(App[None]):
             token=self._token,
             known=self.known,
             allow_private_http=self._allow_private_http,
+            connect=self._connect_fn,
         )
 
     @on(ConnectScreen.Connected)

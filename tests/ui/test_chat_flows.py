@@ -68,6 +68,7 @@ async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
     screen.composer.insert(text)
     await pilot.press("enter")
     await until(pilot, lambda: not screen.answering and len(screen.session.conversation.turns) >= 2)
+    await pilot.pause()  # let the last turn's views compose
 
 
 def visible_text(screen: ChatScreen) -> str:
@@ -187,6 +188,7 @@ async def test_run_error_shows_the_server_message_and_retry(devserver, tmp_path:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         await send(pilot, screen, "talkie-test:error")
+        await until(pilot, lambda: bool(screen.transcript.query(NoticeView)))
         notice = screen.transcript.query_one(NoticeView)
         assert notice.part.code == "upstream_unavailable" and notice.part.retryable
         message_id = screen.session.conversation.turns[0].id

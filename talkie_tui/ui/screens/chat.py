@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import ag_ui.core as agui
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -18,7 +18,7 @@ from textual.widgets import Footer
 from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.reducer import Conversation
 from talkie_tui.chat.session import ChatSession, Recovered
-from talkie_tui.chat.turns import NoticePart, Turn
+from talkie_tui.chat.turns import ActionPart, NoticePart, Turn
 from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError
@@ -30,7 +30,7 @@ from ..logo import fetch_logo
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..widgets.action_card import ActionCard, explain_decision_error
 from ..widgets.composer import Composer
-from ..widgets.header import TalkieHeader
+from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
 from .confirm import ConfirmScreen
@@ -66,6 +66,7 @@ class ChatScreen(Screen[None]):
         self._initial_thread = thread_id
         self._downloads_dir = downloads_dir or Path.home() / "Downloads"
         self._show_sidebar = show_sidebar
+        self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: RunRequest | None = None  # the run in flight, or the last failed one
 
     # --- layout --------------------------------------------------------------------------
@@ -94,6 +95,11 @@ class ChatScreen(Screen[None]):
     def composer(self) -> Composer:
         """The composer widget."""
         return self.query_one(Composer)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrow terminals give the transcript the room, until the person asks for threads."""
+        if self._sidebar_chosen is None:
+            self.query_one("#sidebar").display = self._show_sidebar and event.size.width >= WIDE
 
     def on_mount(self) -> None:
         self.query_one("#sidebar").display = self._show_sidebar
@@ -245,6 +251,7 @@ class ChatScreen(Screen[None]):
                 self.transcript.apply(update.change, delta)
                 if isinstance(event, ActionProposed):
                     self._count_pending()
+                    self.call_after_refresh(self._offer_focus, update.change)
         except TalkieError as error:
             self._show_send_failure(request, error)
         finally:
@@ -338,7 +345,20 @@ class ChatScreen(Screen[None]):
         if card is not None:
             card.set_busy(False)
             card.update_action(result.action)
+            if self.focused is card and not card.action.is_open:
+                self.composer.focus()  # decided: back to writing
         self._count_pending()
+
+    def _offer_focus(self, part: object) -> None:
+        """Focus a new action card, unless the person is typing (its guard eats stray keys)."""
+        card = self.transcript.view_of_part(part) if isinstance(part, ActionPart) else None
+        composer_busy = self.composer.text.strip() != "" or self.focused not in (
+            None,
+            self.composer,
+        )
+        if isinstance(card, ActionCard) and card.action.status == "pending" and not composer_busy:
+            card.focus()
+            card.scroll_visible()
 
     def action_focus_pending(self) -> None:
         """Move focus to the next action waiting for a decision."""
@@ -404,7 +424,7 @@ class ChatScreen(Screen[None]):
     def action_toggle_sidebar(self) -> None:
         """Show or hide the thread list."""
         sidebar = self.query_one("#sidebar")
-        sidebar.display = not sidebar.display
+        sidebar.display = self._sidebar_chosen = not sidebar.display
 
     def action_new_thread(self) -> None:
         """Start a new thread."""

@@ -85,7 +85,7 @@ class TalkieHeader(Horizontal):
         """Show who is signed in."""
         self._user = user
         label = user.name or user.email or user.id
-        self.query_one("#header-user", Static).update(Text(label and f"👤 {label}"))
+        self.query_one("#header-user", Static).update(Text(label))
 
     def set_usage(self, usage: tuple[UsageMeter, ...] | list[UsageMeter]) -> None:
         """Show usage meters (§4 status and talkie.usage)."""

@@ -102,6 +102,14 @@ class MarkdownPalette(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {_component_class(name) for name in STYLE_NAMES}
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """No lines, even where markdown.tcss (which hides it) is not loaded."""
+        return 0
+
+    def render_line(self, y: int) -> Strip:
+        """Nothing to paint."""
+        return Strip.blank(self.size.width)
+
 
 _palettes: WeakKeyDictionary[Screen[Any], MarkdownPalette] = WeakKeyDictionary()
 

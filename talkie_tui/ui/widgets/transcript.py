@@ -212,6 +212,12 @@ class Transcript(VerticalScroll):
                 return turn
         return None
 
+    def view_of_part(self, part: Part) -> Widget | None:
+        """The mounted widget showing `part`, if any."""
+        turn = self._owner_of(part)
+        view = self.turn_view(turn) if turn is not None else None
+        return view.view_for(part) if view is not None else None
+
     def action_cards(self) -> list[ActionCard]:
         """Every mounted action card, oldest first."""
         return list(self.query(ActionCard))

@@ -1,0 +1,114 @@
+"""SVG snapshots of the main screens, from a fixed server so that every run draws the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from talkie_tui.config import KnownServers, Settings
+from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.widgets.action_card import ActionCard
+from tests.ui.fake_server import ORIGIN, connect_fixed
+
+SIZE = (120, 40)
+
+
+def fixed_app(tmp_path: Path) -> TalkieApp:
+    """The real app connected to the fixed in-process server."""
+    return TalkieApp(
+        ORIGIN,
+        settings=Settings(downloads_dir=tmp_path),
+        known=KnownServers.load(),
+        connect=connect_fixed,
+    )
+
+
+async def ready(pilot: Pilot[None]) -> ChatScreen:
+    """Wait for the chat screen with its status and threads loaded."""
+    app = pilot.app
+    for _ in range(200):
+        if isinstance(app.screen, ChatScreen) and app.screen.header.state == "connected":
+            break
+        await pilot.pause(0.02)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+async def ask(pilot: Pilot[None], text: str) -> ChatScreen:
+    """Send `text` and wait until the answer is drawn."""
+    screen = await ready(pilot)
+    screen.composer.insert(text)
+    await pilot.press("enter")
+    for _ in range(200):
+        if not screen.answering and len(screen.session.conversation.turns) >= 2:
+            break
+        await pilot.pause(0.02)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.1)
+    for card in screen.transcript.query(ActionCard):
+        card.blur()  # the focus ring would otherwise depend on timing
+    screen.composer.focus()
+    await pilot.pause()
+    return screen
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> TalkieApp:
+    return fixed_app(tmp_path)
+
+
+def test_chat_with_streamed_answer_card_and_action(snap_compare, app: TalkieApp) -> None:
+    """Markdown answer, tool status, a card and a pending action."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ask(pilot, "Show me Alfa")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_thread_list(snap_compare, app: TalkieApp) -> None:
+    """The thread list, filtered."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ready(pilot)
+        await pilot.press("ctrl+b", "ctrl+b")  # toggled off and on again
+        pilot.app.screen.query_one("ThreadList Input").focus()
+        await pilot.press(*"of")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_help(snap_compare, app: TalkieApp) -> None:
+    """F1 help over the chat screen."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ready(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_error_with_retry(snap_compare, app: TalkieApp) -> None:
+    """RUN_ERROR: the server's words, the code, and Retry."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ask(pilot, "please fail")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_small_terminal(snap_compare, app: TalkieApp) -> None:
+    """80x24: the sidebar, transcript and composer still fit."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ask(pilot, "Show me Alfa")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
