@@ -52,6 +52,8 @@ async def ask(pilot: Pilot[None], text: str) -> ChatScreen:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.1)
     for card in screen.transcript.query(ActionCard):
+        while card.is_guarded:  # the guard dims the card for a moment: draw it settled
+            await pilot.pause(0.05)
         card.blur()  # the focus ring would otherwise depend on timing
     screen.composer.focus()
     await pilot.pause()

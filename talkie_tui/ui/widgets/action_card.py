@@ -128,6 +128,8 @@ class ActionCard(Widget, can_focus=True):
     `monotonic` drives the input guard. Both are injectable for tests.
     """
 
+    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Confirm"),
         Binding("n", "decline", "Cancel"),
@@ -139,7 +141,7 @@ class ActionCard(Widget, can_focus=True):
         *,
         clock: Clock = time.time,
         monotonic: Clock = time.monotonic,
-        guard_seconds: float = GUARD_SECONDS,
+        guard_seconds: float | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -147,7 +149,7 @@ class ActionCard(Widget, can_focus=True):
         self.action = action
         self._clock = clock
         self._monotonic = monotonic
-        self._guard_seconds = guard_seconds
+        self._guard_seconds = self.guard_seconds if guard_seconds is None else guard_seconds
         self._armed_at = math.inf  # nothing counts before the card is on screen
         self._ask_until: float | None = None
         self._busy = False
