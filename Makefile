@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps demo test test-fast lint bench clean
+.PHONY: setup system-deps demo test test-fast lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ test-fast: setup
 
 bench: setup
 	$(BIN)/python benchmarks/stream_core.py
+	$(BIN)/python benchmarks/open_thread.py
+	$(BIN)/python benchmarks/render_stream.py
+
+screenshots: setup
+	bash scripts/install-system-deps.sh screenshots
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -7,6 +7,9 @@ packages=(
   # Each later capability adds its packages here (audio, keyring, the authorization server).
   python3-venv
 )
+if [ "${1:-}" = "screenshots" ]; then
+  packages=(librsvg2-bin fonts-dejavu-core)  # SVG to PNG for `make screenshots`
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -31,9 +31,12 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
         config = ServerConfig(test_mode=True, dev_token=token, db_path=Path(folder) / "demo.db")
         with serve_in_thread(config) as url:
             if sys.stdin.isatty() and sys.stdout.isatty():
+                from talkie_tui.config import KnownServers
                 from talkie_tui.ui.app import TalkieApp
 
-                TalkieApp(url, token=token).run()
+                # The demo server lives for this run only: keep it out of the known servers.
+                known = KnownServers(Path(folder) / "servers.json")
+                TalkieApp(url, token=token, known=known).run()
                 return 0
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None

@@ -98,6 +98,7 @@ class TalkieApp(App[None]):
             thread_id=self._initial_thread_id,
             downloads_dir=self.settings.downloads_dir,
             show_sidebar=self.settings.show_sidebar,
+            newline_key=self.settings.newline_key,
         )
         self._initial_thread_id = None
         if isinstance(self.screen, ConnectScreen):
@@ -113,7 +114,7 @@ class TalkieApp(App[None]):
     def action_help(self) -> None:
         """Show every key binding."""
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(newline_key=self.settings.newline_key))
 
     def action_new_thread(self) -> None:
         """Start a new thread."""

@@ -13,6 +13,7 @@ from talkie_tui.ui.messages import DownloadRequested, OpenLinkRequested
 from talkie_tui.ui.widgets import card as card_module
 from talkie_tui.ui.widgets.card import CardView, FileRow, human_size, render_text_block
 from talkie_tui.ui.widgets.link import ActivatableRow, LinkRow, LinkView
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
 from tests.ui.apps.cards_app import EVERY_BLOCK, HarnessApp, screen_text
 
 HOSTILE = "[@click=app.quit]click me[/] [b]bold?[/b]"
@@ -278,10 +279,11 @@ async def test_file_without_mime_or_size() -> None:
     assert "·" not in line
 
 
-def test_render_text_block_is_the_text_seam() -> None:
-    widget = render_text_block(TextBlock(text="*hello*"))
+def test_a_text_block_is_rendered_as_markdown() -> None:
+    widget = render_text_block(TextBlock(text="*hello* [b]x[/b]"))
     assert widget.has_class("card--text")
-    assert str(widget.render()) == "*hello*"  # plain for now; Markdown may come later
+    assert isinstance(widget, MarkdownView)
+    assert widget.text == "*hello* [b]x[/b]"  # kept verbatim; drawn as italic + literal markup
 
 
 async def test_link_view_shows_label_and_url_and_opens_on_enter() -> None:

@@ -59,6 +59,7 @@ class ChatScreen(Screen[None]):
         thread_id: str | None = None,
         downloads_dir: Path | None = None,
         show_sidebar: bool = True,
+        newline_key: str = "ctrl+j",
     ) -> None:
         super().__init__()
         self.client = client
@@ -66,6 +67,7 @@ class ChatScreen(Screen[None]):
         self._initial_thread = thread_id
         self._downloads_dir = downloads_dir or Path.home() / "Downloads"
         self._show_sidebar = show_sidebar
+        self._newline_key = newline_key
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: RunRequest | None = None  # the run in flight, or the last failed one
 
@@ -78,7 +80,11 @@ class ChatScreen(Screen[None]):
             yield ThreadList(id="sidebar")
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
-                yield Composer(max_chars=manifest.limits.max_message_chars, id="composer")
+                yield Composer(
+                    max_chars=manifest.limits.max_message_chars,
+                    newline_key=self._newline_key,
+                    id="composer",
+                )
         yield Footer()
 
     @property

@@ -32,6 +32,7 @@ from talkie_tui.protocol.models import (
 from talkie_tui.protocol.sanitize import clean_text
 from talkie_tui.ui.messages import DownloadRequested
 from talkie_tui.ui.widgets.link import ActivatableRow, LinkRow, Row
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
 
 __all__ = [
     "BadgeView",
@@ -65,8 +66,8 @@ def plain(text: str, classes: str) -> Static:
 
 
 def render_text_block(block: TextBlock) -> Widget:
-    """The widget for a `text` block; the single seam to swap in a Markdown renderer."""
-    return plain(block.text, "card--text")
+    """A `text` block in the Markdown subset of §7, drawn like the assistant's text."""
+    return MarkdownView(block.text, classes="card--text")
 
 
 class FieldsView(Widget):

@@ -8,6 +8,7 @@ from textual.widgets import TextArea
 
 __all__ = ["Composer"]
 
+# Ctrl+J works in every terminal; the others only where the terminal reports them.
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
 
@@ -21,9 +22,10 @@ class Composer(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, *, max_chars: int, **kwargs: object) -> None:
+    def __init__(self, *, max_chars: int, newline_key: str = "ctrl+j", **kwargs: object) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
         self.max_chars = max_chars
+        self._newline_keys = NEWLINE_KEYS | {newline_key}
         self.border_title = "Message"
         self._update_counter()
 
@@ -38,7 +40,7 @@ class Composer(TextArea):
             event.prevent_default()
             self._submit()
             return
-        if event.key in NEWLINE_KEYS:
+        if event.key in self._newline_keys:
             event.stop()
             event.prevent_default()
             self.insert("\n")

@@ -20,7 +20,8 @@ from talkie_tui.ui.messages import (
     RetryRequested,
 )
 
-CARDS_TCSS = Path(talkie_tui.ui.__file__).parent / "styles" / "cards.tcss"
+STYLES = Path(talkie_tui.ui.__file__).parent / "styles"
+CARDS_TCSS = [STYLES / "cards.tcss", STYLES / "markdown.tcss"]  # text blocks are Markdown
 
 Factory = Callable[[], Iterable[Widget]]
 

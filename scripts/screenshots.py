@@ -1,0 +1,118 @@
+"""Export SVG and PNG screenshots of the main screens from the demo server (`make screenshots`).
+
+The app runs headless against the real reference server with its demo agent; PNGs are made
+from the SVGs with rsvg-convert (Debian: librsvg2-bin), with a local monospace font.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+SIZE = (120, 40)
+TOKEN = "screenshot-token"
+
+
+def to_png(svg: Path) -> Path | None:
+    """Render an SVG screenshot to PNG; None when rsvg-convert is missing."""
+    if shutil.which("rsvg-convert") is None:
+        return None
+    text = svg.read_text(encoding="utf-8")
+    # Textual's SVG names Fira Code, which a headless machine lacks; spaces must be kept.
+    text = text.replace("Fira Code", "DejaVu Sans Mono")
+    text = re.sub(r"<svg ", '<svg xml:space="preserve" ', text, count=1)
+    with tempfile.NamedTemporaryFile("w", suffix=".svg", delete=False) as prepared:
+        prepared.write(text)
+    png = svg.with_suffix(".png")
+    subprocess.run(["rsvg-convert", prepared.name, "-o", str(png)], check=True)
+    os.unlink(prepared.name)
+    return png
+
+
+async def capture(url: str) -> list[Path]:
+    """Drive the app through the main screens and save each as SVG."""
+    from talkie_tui.config import KnownServers, Settings
+    from talkie_tui.ui.app import TalkieApp
+    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.widgets.action_card import ActionCard
+
+    saved: list[Path] = []
+
+    def save(app: TalkieApp, name: str) -> None:
+        path = OUT / f"{name}.svg"
+        app.save_screenshot(filename=path.name, path=str(OUT))
+        saved.append(path)
+
+    async def settle(pilot, screen: ChatScreen) -> None:  # type: ignore[no-untyped-def]
+        for _ in range(500):
+            if not screen.answering:
+                break
+            await pilot.pause(0.02)
+        await pilot.app.workers.wait_for_complete()
+        for card in screen.transcript.query(ActionCard):
+            while card.is_guarded:
+                await pilot.pause(0.05)
+        await pilot.pause(0.3)
+
+    app = TalkieApp(url, token=TOKEN, settings=Settings(), known=KnownServers.load())
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            if isinstance(app.screen, ChatScreen) and app.screen.header.state == "connected":
+                break
+            await pilot.pause(0.02)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        for message in ("show Alfa", "send the offer to Alfa"):
+            screen.composer.insert(message)
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+            await settle(pilot, screen)
+        save(app, "chat")
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+        save(app, "help")
+        await pilot.press("escape")
+        await pilot.press("ctrl+n")
+        screen.composer.insert("what meetings do I have today?")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        await settle(pilot, screen)
+        save(app, "threads")
+
+    connect = TalkieApp(None, settings=Settings(), known=KnownServers.load())
+    async with connect.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.5)
+        save(connect, "connect")
+    return saved
+
+
+def main() -> int:
+    from talkie_tui.devserver.config import ServerConfig
+    from talkie_tui.devserver.runner import serve_in_thread
+
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["TALKIE_HOME"] = folder  # keep the user's known servers untouched
+        config = ServerConfig(
+            test_mode=True, dev_token=TOKEN, db_path=Path(folder) / "demo.db", demo_delay=0.0
+        )
+        with serve_in_thread(config) as url:
+            svgs = asyncio.run(capture(url))
+    for svg in svgs:
+        png = to_png(svg)
+        print(f"{svg.relative_to(ROOT)}" + (f"  {png.relative_to(ROOT)}" if png else ""))
+    if shutil.which("rsvg-convert") is None:
+        print("rsvg-convert is missing (apt-get install librsvg2-bin): SVG only.", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
