@@ -22,8 +22,8 @@ demo: setup
 	$(BIN)/talkie demo
 
 lint: setup
-	$(BIN)/ruff check talkie_tui tests benchmarks
-	$(BIN)/ruff format --check talkie_tui tests benchmarks
+	$(BIN)/ruff check talkie_tui tests benchmarks scripts
+	$(BIN)/ruff format --check talkie_tui tests benchmarks scripts
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
