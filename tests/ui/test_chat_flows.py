@@ -358,6 +358,7 @@ async def test_links_open_only_https_or_same_origin(
     """A link opens on a gesture, and only https: or the server's own origin."""
     opened: list[str] = []
     monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
+    monkeypatch.setattr("talkie_tui.ui.links.graphical_browser_available", lambda: True)
     url = devserver(**FAST)
     app = make_app(url, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -368,6 +369,25 @@ async def test_links_open_only_https_or_same_origin(
             screen.post_message(OpenLinkRequested(link))
         await pilot.pause()
         assert opened == [f"{url}/crm/x", "https://example.org/y"]
+
+
+async def test_without_a_browser_the_link_is_copied(
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over SSH (no display) no browser is started: the URL goes to the clipboard."""
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        from talkie_tui.ui.messages import OpenLinkRequested
+
+        screen.post_message(OpenLinkRequested("https://example.org/report"))
+        await pilot.pause()
+        assert opened == []
+        assert app.clipboard == "https://example.org/report"
 
 
 async def test_export_writes_markdown(devserver, tmp_path: Path) -> None:
