@@ -31,6 +31,7 @@ __all__ = [
     "MarkdownDocument",
     "ParsedBlocks",
     "StyleSource",
+    "code_blocks",
     "parse_blocks",
     "render_markdown",
     "render_segments",
@@ -436,3 +437,12 @@ class MarkdownDocument:
 def render_markdown(markdown: str) -> MarkdownDocument:
     """Render a whole Markdown text at once."""
     return MarkdownDocument(parse_blocks(markdown).blocks)
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """The contents of every fenced or indented code block, in order (for copying)."""
+    return [
+        token.content.removesuffix("\n")
+        for token in _parser().parse(markdown)
+        if token.type in ("fence", "code_block")
+    ]

@@ -66,8 +66,12 @@ async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
     """Type a message in the composer, press Enter and wait for the answer to finish."""
     screen.composer.focus()
     screen.composer.insert(text)
+    before = len(screen.session.conversation.turns)
     await pilot.press("enter")
-    await until(pilot, lambda: not screen.answering and len(screen.session.conversation.turns) >= 2)
+    await until(
+        pilot,
+        lambda: not screen.answering and len(screen.session.conversation.turns) >= before + 2,
+    )
     await pilot.pause()  # let the last turn's views compose
 
 
@@ -421,3 +425,30 @@ async def test_small_and_large_terminals(devserver, tmp_path: Path, size: tuple[
         await send(pilot, screen, "talkie-test:card")
         assert screen.composer.region.height >= 3
         assert screen.composer.region.bottom <= size[1]
+
+
+async def test_links_and_code_can_be_picked_from_the_keyboard(
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+G lists links (Enter opens) and code blocks (Enter copies)."""
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
+    monkeypatch.setattr("talkie_tui.ui.links.graphical_browser_available", lambda: True)
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:echo See [docs](https://example.org/d) and `x`")
+        await pilot.press("ctrl+g")
+        from talkie_tui.ui.screens.picker import PickerScreen
+
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert [item.kind for item in app.screen.items] == ["link", "answer"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert opened == ["https://example.org/d"]
+        await send(pilot, screen, "talkie-test:echo ```\nprint(1)\n```")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.clipboard == "print(1)"

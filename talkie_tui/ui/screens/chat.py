@@ -18,7 +18,7 @@ from textual.widgets import Footer
 from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.reducer import Conversation
 from talkie_tui.chat.session import ChatSession, Recovered
-from talkie_tui.chat.turns import ActionPart, NoticePart, Turn
+from talkie_tui.chat.turns import ActionPart, LinkPart, NoticePart, Turn
 from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError
@@ -27,6 +27,7 @@ from talkie_tui.protocol.models import FileBlock
 
 from ..links import check_link, open_in_browser
 from ..logo import fetch_logo
+from ..markdown import code_blocks, render_markdown
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..widgets.action_card import ActionCard, explain_decision_error
 from ..widgets.composer import Composer
@@ -34,6 +35,7 @@ from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
 from .confirm import ConfirmScreen
+from .picker import PickerScreen, PickItem
 
 __all__ = ["ChatScreen"]
 
@@ -47,6 +49,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+n", "new_thread", "New thread"),
         Binding("ctrl+o", "focus_pending", "Next pending action"),
         Binding("ctrl+t", "copy_answer", "Copy answer"),
+        Binding("ctrl+g", "pick", "Links & code"),
         Binding("ctrl+s", "export_thread", "Export"),
         Binding("ctrl+r", "refresh_threads", "Refresh threads", show=False),
         Binding("ctrl+l", "focus_composer", "Composer", show=False),
@@ -459,6 +462,39 @@ class ChatScreen(Screen[None]):
                 self.notify("The last answer was copied.")
                 return
         self.notify("There is no answer to copy yet.")
+
+    def action_pick(self) -> None:
+        """Choose a link to open, or a code block or an answer to copy (newest first)."""
+        items: list[PickItem] = []
+        for turn in reversed(self.session.conversation.turns):
+            if turn.role != "assistant":
+                continue
+            text = turn.text
+            items += [
+                PickItem("link", link.label or link.url, link.url)
+                for link in render_markdown(text).links
+            ]
+            items += [
+                PickItem("link", p.link.label or p.link.url, p.link.url)
+                for p in turn.parts
+                if isinstance(p, LinkPart)
+            ]
+            items += [PickItem("code", code, code) for code in code_blocks(text)]
+            if text:
+                items.append(PickItem("answer", text, text))
+        if not items:
+            self.notify("There is nothing to open or copy yet.")
+            return
+        self.app.push_screen(PickerScreen(items), self._picked)
+
+    def _picked(self, item: PickItem | None) -> None:
+        if item is None:
+            return
+        if item.kind == "link":
+            self.post_message(OpenLinkRequested(item.value, item.label))
+        else:
+            self.app.copy_to_clipboard(item.value)
+            self.notify("Copied the code block." if item.kind == "code" else "Copied the answer.")
 
     def action_export_thread(self) -> None:
         """Save the thread as a Markdown file in the downloads folder."""
