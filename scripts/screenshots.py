@@ -65,8 +65,11 @@ async def capture(url: str) -> list[Path]:
     app = TalkieApp(url, token=TOKEN, settings=Settings(), known=KnownServers.load())
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(500):
-            if isinstance(app.screen, ChatScreen) and app.screen.header.state == "connected":
-                break
+            screen = app.screen
+            if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
+                if screen.header.state == "connected":
+                    break
+                continue
             await pilot.pause(0.02)
         screen = app.screen
         assert isinstance(screen, ChatScreen)

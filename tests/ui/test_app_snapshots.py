@@ -11,6 +11,7 @@ from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
+from talkie_tui.ui.widgets.header import TalkieHeader
 from tests.ui.fake_server import ORIGIN, connect_fixed
 
 SIZE = (120, 40)
@@ -30,7 +31,12 @@ async def ready(pilot: Pilot[None]) -> ChatScreen:
     """Wait for the chat screen with its status and threads loaded."""
     app = pilot.app
     for _ in range(200):
-        if isinstance(app.screen, ChatScreen) and app.screen.header.state == "connected":
+        screen = app.screen
+        if (
+            isinstance(screen, ChatScreen)
+            and screen.query(TalkieHeader)
+            and screen.header.state == "connected"
+        ):
             break
         await pilot.pause(0.02)
     await app.workers.wait_for_complete()

@@ -21,6 +21,7 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.help import HelpScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.card import CardView
+from talkie_tui.ui.widgets.header import TalkieHeader
 from talkie_tui.ui.widgets.markdown_view import MarkdownView
 from talkie_tui.ui.widgets.notice import NoticeView
 from talkie_tui.ui.widgets.thread_list import ThreadList
@@ -55,7 +56,9 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: floa
 
 async def chat_screen(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
     """Wait for the connect screen to hand over to the chat screen."""
-    await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+    await until(
+        pilot, lambda: isinstance(app.screen, ChatScreen) and bool(app.screen.query(TalkieHeader))
+    )
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     await until(pilot, lambda: screen.header.state == "connected")

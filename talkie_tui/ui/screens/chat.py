@@ -108,7 +108,9 @@ class ChatScreen(Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         """Narrow terminals give the transcript the room, until the person asks for threads."""
         if self._sidebar_chosen is None:
-            self.query_one("#sidebar").display = self._show_sidebar and event.size.width >= WIDE
+            # A resize may arrive before compose: query, so that no sidebar yet is no error.
+            for sidebar in self.query("#sidebar"):
+                sidebar.display = self._show_sidebar and event.size.width >= WIDE
 
     def on_mount(self) -> None:
         self.query_one("#sidebar").display = self._show_sidebar
