@@ -43,6 +43,8 @@ async def ready(pilot: Pilot[None]) -> ChatScreen:
     await pilot.pause()
     screen = app.screen
     assert isinstance(screen, ChatScreen)
+    for box in screen.query("Input, TextArea"):
+        box.cursor_blink = False  # type: ignore[attr-defined]  # blinking draws differently
     return screen
 
 

@@ -92,7 +92,14 @@ class TurnView(Vertical):
         return view
 
     def refresh_state(self) -> None:
-        """Reflect the turn's state: streaming, stopped, lost, failed."""
+        """Reflect the turn's state (streaming, stopped, lost, failed) and any part not shown.
+
+        One event may both add a part and end the turn (RUN_ERROR adds its notice), and the
+        reducer then reports only the turn: parts without a view are mounted here.
+        """
+        for part in self.turn.parts:
+            if id(part) not in self.views:
+                self.add_part(part)
         state = self.turn.state
         for name in ("streaming", "cancelled", "truncated", "failed", "error"):
             self.set_class(state == name, f"-{name}")
