@@ -455,3 +455,18 @@ async def test_links_and_code_can_be_picked_from_the_keyboard(
         await pilot.press("enter")
         await pilot.pause()
         assert app.clipboard == "print(1)"
+
+
+async def test_confirmed_e_mail_can_be_undone_then_ends_done(devserver, tmp_path: Path) -> None:
+    """An outbound action runs with an Undo countdown; afterwards the card shows done."""
+    app = make_app(devserver(**{**FAST, "undo_seconds": 1.0}), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "send the offer to Alfa")
+        card = screen.transcript.query_one(ActionCard)
+        await until(pilot, lambda: not card.is_guarded)
+        card.focus()
+        await pilot.press("y")
+        await until(pilot, lambda: card.action.status == "running")
+        assert card.can_undo
+        await until(pilot, lambda: card.action.status == "done", timeout=10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -23,7 +24,7 @@ from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
-from talkie_tui.protocol.models import FileBlock
+from talkie_tui.protocol.models import Action, FileBlock
 
 from ..links import check_link, open_in_browser
 from ..logo import fetch_logo
@@ -38,6 +39,8 @@ from .confirm import ConfirmScreen
 from .picker import PickerScreen, PickItem
 
 __all__ = ["ChatScreen"]
+
+FOLLOW_CHECKS = 10  # how often a still-running action is asked for before we stop asking
 
 
 class ChatScreen(Screen[None]):
@@ -358,6 +361,26 @@ class ChatScreen(Screen[None]):
             card.update_action(result.action)
             if self.focused is card and not card.action.is_open:
                 self.composer.focus()  # decided: back to writing
+        self._follow_running(result.action)
+        self._count_pending()
+
+    def _follow_running(self, action: Action, checks_left: int = FOLLOW_CHECKS) -> None:
+        """A `running` action ends on the server after its undo window: ask for it then."""
+        if action.status != "running" or checks_left <= 0:
+            return
+        deadline = action.undo_until.timestamp() if action.undo_until else time.time()
+        delay = max(1.0, deadline - time.time() + 0.5)
+        self.set_timer(delay, lambda: self.refresh_action(action.id, checks_left - 1))
+
+    @work(group="decisions")
+    async def refresh_action(self, action_id: str, checks_left: int = 0) -> None:
+        """Show the server's current state of one action (§8 GET action)."""
+        try:
+            fresh = await self.client.action(action_id)
+        except TalkieError:
+            return
+        self.transcript.apply(self.session.conversation.update_action(fresh))
+        self._follow_running(fresh, checks_left)
         self._count_pending()
 
     def _offer_focus(self, part: object) -> None:
