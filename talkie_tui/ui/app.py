@@ -141,7 +141,7 @@ class TalkieApp(App[None]):
         self._token = None
         await self._disconnect()
         self.switch_screen(self._connect_screen(None))
-        self.notify("Signed out.")
+        self.notify("Signed out.", markup=False)
 
     async def _disconnect(self) -> None:
         if self.client is not None:

@@ -470,3 +470,35 @@ async def test_confirmed_e_mail_can_be_undone_then_ends_done(devserver, tmp_path
         await until(pilot, lambda: card.action.status == "running")
         assert card.can_undo
         await until(pilot, lambda: card.action.status == "done", timeout=10)
+
+
+async def test_a_message_the_server_refused_stays_with_retry(tmp_path: Path) -> None:
+    """A send that fails before the stream keeps the message, the server's words and Retry."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from tests.stub_server import StubServer, talkie_app
+
+    async def refuse(request: Request) -> JSONResponse:
+        error = {"code": "forbidden", "message": "Chat is off for you.", "retryable": False}
+        return JSONResponse({"error": error}, status_code=403)
+
+    server = StubServer(talkie_app([Route("/api/talkie/run", refuse, methods=["POST"])])).start()
+    try:
+        app = make_app(server.origin, tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            await until(pilot, lambda: bool(screen.query("#composer")))
+            screen.composer.insert("keep me")
+            await pilot.press("enter")
+            await until(pilot, lambda: bool(screen.transcript.query(NoticeView)))
+            user = screen.session.conversation.turns[0]
+            assert (user.text, user.state) == ("keep me", "failed")
+            assert "Chat is off for you." in screen_text(app)
+            assert screen.transcript.turn_view(user) is not None
+            assert screen.transcript.query_one(NoticeView).query(Button)
+    finally:
+        server.stop()

@@ -134,7 +134,7 @@ class ChatScreen(Screen[None]):
             status = await self.client.status()
         except TalkieError as error:
             self.header.state = "offline"
-            self.notify(f"{error.message} {error.retry_hint}", severity="error")
+            self.notify(f"{error.message} {error.retry_hint}", severity="error", markup=False)
             return
         self.header.state = "connected"
         self.header.set_user(status.user)
@@ -154,7 +154,9 @@ class ChatScreen(Screen[None]):
         try:
             threads = await self.client.threads()
         except TalkieError as error:
-            self.notify(f"Threads could not be loaded: {error.message}", severity="warning")
+            self.notify(
+                f"Threads could not be loaded: {error.message}", severity="warning", markup=False
+            )
             return
         self.query_one(ThreadList).set_threads(threads)
 
@@ -164,7 +166,9 @@ class ChatScreen(Screen[None]):
         try:
             conversation = await self.session.load(thread_id)
         except TalkieError as error:
-            self.notify(f"The thread could not be opened: {error.message}", severity="error")
+            self.notify(
+                f"The thread could not be opened: {error.message}", severity="error", markup=False
+            )
             return
         self._request = None
         self.transcript.show(conversation)
@@ -215,11 +219,13 @@ class ChatScreen(Screen[None]):
         try:
             await self.client.delete_thread(thread_id)
         except TalkieError as error:
-            self.notify(f"Not deleted: {error.message} {error.retry_hint}", severity="error")
+            self.notify(
+                f"Not deleted: {error.message} {error.retry_hint}", severity="error", markup=False
+            )
             return
         if self.session.thread_id == thread_id:
             self.action_new_thread()
-        self.notify("Thread deleted.")
+        self.notify("Thread deleted.", markup=False)
         self.refresh_threads()
 
     # --- sending -------------------------------------------------------------------------
@@ -227,7 +233,9 @@ class ChatScreen(Screen[None]):
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
         if self.answering:
-            self.notify("Wait for the answer, or press Esc to stop it.", severity="warning")
+            self.notify(
+                "Wait for the answer, or press Esc to stop it.", severity="warning", markup=False
+            )
             return
         request = self.session.prepare(event.text)
         self.composer.clear()
@@ -243,7 +251,6 @@ class ChatScreen(Screen[None]):
         """Send a message and show the answer as it streams."""
         self._request = request
         conversation = self.session.conversation
-        known = len(conversation.turns)
         self.header.state = "streaming"
         try:
             async for update in self.session.send(request):
@@ -255,11 +262,7 @@ class ChatScreen(Screen[None]):
                 if isinstance(update.event, Recovered):
                     self.transcript.show(self.session.conversation)
                     continue
-                if len(conversation.turns) > known:
-                    for turn in conversation.turns[known:]:
-                        if self.transcript.turn_view(turn) is None:
-                            self.transcript.add_turn(turn)
-                    known = len(conversation.turns)
+                self.transcript.sync_turns()
                 event = update.event
                 delta = event.delta if isinstance(event, agui.TextMessageContentEvent) else None
                 self.transcript.apply(update.change, delta)
@@ -279,6 +282,7 @@ class ChatScreen(Screen[None]):
 
     def _show_send_failure(self, request: RunRequest, error: TalkieError) -> None:
         """Keep the message: mark it not delivered, with the server's words and a retry."""
+        self.transcript.sync_turns()  # the failure may come before the message was shown
         turn = self._user_turn(request)
         notice = NoticePart(
             f"{error.message} {error.retry_hint}",
@@ -289,7 +293,7 @@ class ChatScreen(Screen[None]):
         if turn is not None:
             self.transcript.notice_for(turn, notice)
         if not error.retryable:
-            self.notify(error.message, severity="error")
+            self.notify(error.message, severity="error", markup=False)
 
     def _user_turn(self, request: RunRequest) -> Turn | None:
         for turn in reversed(self.session.conversation.turns):
@@ -326,7 +330,9 @@ class ChatScreen(Screen[None]):
         try:
             await self.client.cancel_run(run_id)
         except TalkieError as error:
-            self.notify(f"Could not stop the answer: {error.message}", severity="warning")
+            self.notify(
+                f"Could not stop the answer: {error.message}", severity="warning", markup=False
+            )
 
     # --- actions (§8) --------------------------------------------------------------------
 
@@ -350,12 +356,9 @@ class ChatScreen(Screen[None]):
                 card.show_error(explain_decision_error(error))
             await self._refresh_pending_actions(conversation)
             return
-        known = len(conversation.turns)
         changes = conversation.apply_decision(result)
-        for turn in conversation.turns[known:]:
-            self.transcript.add_turn(turn)
-        for change in changes[:1]:
-            self.transcript.apply(change)
+        self.transcript.sync_turns()  # result cards come as a new answer
+        self.transcript.apply(changes[0])
         if card is not None:
             card.set_busy(False)
             card.update_action(result.action)
@@ -398,7 +401,7 @@ class ChatScreen(Screen[None]):
         """Move focus to the next action waiting for a decision."""
         pending = [c for c in self.transcript.action_cards() if c.action.status == "pending"]
         if not pending:
-            self.notify("No action is waiting for a decision.")
+            self.notify("No action is waiting for a decision.", markup=False)
             return
         focused = self.focused
         index = pending.index(focused) + 1 if focused in pending else 0
@@ -413,11 +416,13 @@ class ChatScreen(Screen[None]):
         event.stop()
         target = check_link(event.url, self.client.server.origin)
         if not target.allowed:
-            self.notify(f"Not opened ({target.reason}): {target.url}", severity="warning")
+            self.notify(
+                f"Not opened ({target.reason}): {target.url}", severity="warning", markup=False
+            )
             return
         if not open_in_browser(target):
             self.app.copy_to_clipboard(target.url)
-            self.notify(f"No browser here; the link was copied: {target.url}")
+            self.notify(f"No browser here; the link was copied: {target.url}", markup=False)
 
     @on(DownloadRequested)
     def _download_requested(self, event: DownloadRequested) -> None:
@@ -447,11 +452,13 @@ class ChatScreen(Screen[None]):
         except (TalkieError, OSError) as error:
             target.unlink(missing_ok=True)
             message = error.message if isinstance(error, TalkieError) else str(error)
-            self.notify(f"{block.name} was not downloaded: {message}", severity="error")
+            self.notify(
+                f"{block.name} was not downloaded: {message}", severity="error", markup=False
+            )
             return
         finally:
             self.header.set_activity("")
-        self.notify(f"Saved {target}")
+        self.notify(f"Saved {target}", markup=False)
 
     # --- comforts ------------------------------------------------------------------------
 
@@ -463,7 +470,7 @@ class ChatScreen(Screen[None]):
     def action_new_thread(self) -> None:
         """Start a new thread."""
         if self.answering:
-            self.notify("Stop the answer first (Esc).", severity="warning")
+            self.notify("Stop the answer first (Esc).", severity="warning", markup=False)
             return
         self.session = ChatSession(self.client)
         self._request = None
@@ -484,9 +491,9 @@ class ChatScreen(Screen[None]):
         for turn in reversed(self.session.conversation.turns):
             if turn.role == "assistant" and turn.text:
                 self.app.copy_to_clipboard(turn.text)
-                self.notify("The last answer was copied.")
+                self.notify("The last answer was copied.", markup=False)
                 return
-        self.notify("There is no answer to copy yet.")
+        self.notify("There is no answer to copy yet.", markup=False)
 
     def action_pick(self) -> None:
         """Choose a link to open, or a code block or an answer to copy (newest first)."""
@@ -508,7 +515,7 @@ class ChatScreen(Screen[None]):
             if text:
                 items.append(PickItem("answer", text, text))
         if not items:
-            self.notify("There is nothing to open or copy yet.")
+            self.notify("There is nothing to open or copy yet.", markup=False)
             return
         self.app.push_screen(PickerScreen(items), self._picked)
 
@@ -519,13 +526,16 @@ class ChatScreen(Screen[None]):
             self.post_message(OpenLinkRequested(item.value, item.label))
         else:
             self.app.copy_to_clipboard(item.value)
-            self.notify("Copied the code block." if item.kind == "code" else "Copied the answer.")
+            self.notify(
+                "Copied the code block." if item.kind == "code" else "Copied the answer.",
+                markup=False,
+            )
 
     def action_export_thread(self) -> None:
         """Save the thread as a Markdown file in the downloads folder."""
         conversation = self.session.conversation
         if not conversation.turns:
-            self.notify("The thread is empty.")
+            self.notify("The thread is empty.", markup=False)
             return
         title = conversation.turns[0].text[:40] or "thread"
         stamp = datetime.now().strftime("%Y-%m-%d-%H%M")
@@ -537,9 +547,9 @@ class ChatScreen(Screen[None]):
                 encoding="utf-8",
             )
         except OSError as error:
-            self.notify(f"Not exported: {error}", severity="error")
+            self.notify(f"Not exported: {error}", severity="error", markup=False)
             return
-        self.notify(f"Exported to {target}")
+        self.notify(f"Exported to {target}", markup=False)
 
 
 def _slug(text: str) -> str:

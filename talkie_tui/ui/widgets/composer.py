@@ -57,6 +57,7 @@ class Composer(TextArea):
                 f"The message has {len(text):,} characters; this server accepts "
                 f"{self.max_chars:,}. Shorten it to send.",
                 severity="warning",
+                markup=False,
             )
             return
         self.post_message(self.Submitted(text))

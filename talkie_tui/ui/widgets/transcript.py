@@ -179,6 +179,17 @@ class Transcript(VerticalScroll):
         """The view of a turn, if it is mounted."""
         return self._turn_views.get(id(turn))
 
+    def sync_turns(self) -> None:
+        """Mount the turns the conversation gained since they were last shown."""
+        if self._conversation is None:
+            return
+        turns = self._conversation.turns
+        start = len(turns)
+        while start > self._hidden_turns and self.turn_view(turns[start - 1]) is None:
+            start -= 1
+        for turn in turns[start:]:
+            self.add_turn(turn)
+
     def add_turn(self, turn: Turn) -> TurnView:
         """Mount a new turn at the end."""
         view = self._view_of(turn)
