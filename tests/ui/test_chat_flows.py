@@ -502,3 +502,23 @@ async def test_a_message_the_server_refused_stays_with_retry(tmp_path: Path) -> 
             assert screen.transcript.query_one(NoticeView).query(Button)
     finally:
         server.stop()
+
+
+async def test_an_unexpected_failure_in_background_work_does_not_crash(
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug-shaped exception in a worker is reported; the app and the chat keep working."""
+
+    async def broken(self: TalkieClient) -> None:
+        raise ValueError("an unexpected shape")
+
+    monkeypatch.setattr(TalkieClient, "threads", broken)
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await chat_screen(app, pilot)
+        await until(
+            pilot, lambda: any("unexpected shape" in str(n.message) for n in app._notifications)
+        )
+        await send(pilot, screen, "talkie-test:echo still here")
+        assert app.is_running
+        assert screen.session.conversation.turns[-1].text == "still here"

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import ClassVar
 
 import ag_ui.core as agui
+import httpx
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
 
 from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.reducer import Conversation
@@ -125,9 +127,22 @@ class ChatScreen(Screen[None]):
         if self._initial_thread:
             self.open_thread(self._initial_thread)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """An unexpected failure in background work is reported; the app keeps running."""
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.log.error(f"worker {event.worker.name} failed: {error!r}")
+            self.notify(
+                f"Something went wrong: {error}. The conversation is kept; try again.",
+                severity="error",
+                markup=False,
+            )
+            if event.worker.group == "run":
+                self.header.state = "connected"
+
     # --- status and threads --------------------------------------------------------------
 
-    @work(exclusive=True, group="status")
+    @work(exit_on_error=False, exclusive=True, group="status")
     async def load_status(self) -> None:
         """Show the signed-in user and usage."""
         try:
@@ -140,7 +155,7 @@ class ChatScreen(Screen[None]):
         self.header.set_user(status.user)
         self.header.set_usage(status.usage)
 
-    @work(exclusive=True, group="logo")
+    @work(exit_on_error=False, exclusive=True, group="logo")
     async def load_logo(self) -> None:
         """Fetch the brand logo (checked before decoding); a bad one is simply not shown."""
         data = await fetch_logo(self.client)
@@ -148,7 +163,7 @@ class ChatScreen(Screen[None]):
             self.header.set_logo(data)
             save_logo(self.client.server.server_id, data)
 
-    @work(exclusive=True, group="threads")
+    @work(exit_on_error=False, exclusive=True, group="threads")
     async def refresh_threads(self) -> None:
         """Reload the thread list."""
         try:
@@ -160,7 +175,7 @@ class ChatScreen(Screen[None]):
             return
         self.query_one(ThreadList).set_threads(threads)
 
-    @work(exclusive=True, group="run")
+    @work(exit_on_error=False, exclusive=True, group="run")
     async def open_thread(self, thread_id: str) -> None:
         """Load a stored thread and show it through the same path as live turns."""
         try:
@@ -203,7 +218,7 @@ class ChatScreen(Screen[None]):
     def _thread_delete(self, event: ThreadList.DeleteRequested) -> None:
         self.delete_thread(event.thread_id)
 
-    @work(group="threads-delete")
+    @work(exit_on_error=False, group="threads-delete")
     async def delete_thread(self, thread_id: str) -> None:
         """Delete a thread after the person confirms."""
         confirmed = await self.app.push_screen_wait(
@@ -246,7 +261,7 @@ class ChatScreen(Screen[None]):
         """True while an answer streams in."""
         return any(w.is_running for w in self.workers if w.group == "run")
 
-    @work(exclusive=True, group="run")
+    @work(exit_on_error=False, exclusive=True, group="run")
     async def send(self, request: RunRequest) -> None:
         """Send a message and show the answer as it streams."""
         self._request = request
@@ -324,7 +339,7 @@ class ChatScreen(Screen[None]):
         if self.answering and self._request is not None:
             self.cancel_run(self._request.run_id)
 
-    @work(group="cancel")
+    @work(exit_on_error=False, group="cancel")
     async def cancel_run(self, run_id: str) -> None:
         """Ask the server to stop a run."""
         try:
@@ -342,7 +357,7 @@ class ChatScreen(Screen[None]):
         card = event.control if isinstance(event.control, ActionCard) else None
         self.decide(event, card)
 
-    @work(group="decisions")
+    @work(exit_on_error=False, group="decisions")
     async def decide(self, event: DecisionRequested, card: ActionCard | None) -> None:
         """Send a human decision and show its outcome."""
         conversation = self.session.conversation
@@ -375,7 +390,7 @@ class ChatScreen(Screen[None]):
         delay = max(1.0, deadline - time.time() + 0.5)
         self.set_timer(delay, lambda: self.refresh_action(action.id, checks_left - 1))
 
-    @work(group="decisions")
+    @work(exit_on_error=False, group="decisions")
     async def refresh_action(self, action_id: str, checks_left: int = 0) -> None:
         """Show the server's current state of one action (§8 GET action)."""
         try:
@@ -429,7 +444,7 @@ class ChatScreen(Screen[None]):
         event.stop()
         self.download(event.block)
 
-    @work(group="downloads")
+    @work(exit_on_error=False, group="downloads")
     async def download(self, block: FileBlock) -> None:
         """Download a same-origin file with the token; other files open in the browser."""
         if not self.client.is_same_origin(block.url):
@@ -449,9 +464,10 @@ class ChatScreen(Screen[None]):
                         if total:
                             percent = received * 100 // total
                             self.header.set_activity(f"⇣ {block.name} {percent}%")
-        except (TalkieError, OSError) as error:
+        except (TalkieError, OSError, httpx.HTTPError) as error:
+            # A connection lost mid-file is an httpx error: no half file is left behind.
             target.unlink(missing_ok=True)
-            message = error.message if isinstance(error, TalkieError) else str(error)
+            message = error.message if isinstance(error, TalkieError) else str(error) or "failed"
             self.notify(
                 f"{block.name} was not downloaded: {message}", severity="error", markup=False
             )
