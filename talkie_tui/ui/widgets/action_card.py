@@ -188,6 +188,11 @@ class ActionCard(Widget, can_focus=True):
         return self._monotonic() < self._armed_at
 
     @property
+    def guard_left(self) -> float:
+        """Seconds until keys and clicks count again (0 when they already do)."""
+        return max(0.0, self._armed_at - self._monotonic())
+
+    @property
     def is_busy(self) -> bool:
         """True while a decision is on its way to the server."""
         return self._busy
