@@ -7,8 +7,9 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import Any
 
 from talkie_tui import __version__
 
@@ -174,9 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE  # pragma: no cover
 
 
-def _run(coroutine: object) -> int:
+def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     try:
-        return asyncio.run(coroutine)  # type: ignore[arg-type]
+        return asyncio.run(coroutine)
     except KeyboardInterrupt:
         print("talkie: interrupted.", file=sys.stderr)
         return 130

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -242,7 +241,7 @@ class Conversation:
             self.begin_answer()
             decoder = EventDecoder()
             for raw in result.events:
-                for event in decoder.decode(json.dumps(raw)):
+                for event in decoder.decode_object(raw):
                     changes.append(self.apply(event))
             self.end_answer("done")
         return changes

@@ -181,7 +181,7 @@ class TalkieClient:
 
     # --- plumbing ------------------------------------------------------------------------
 
-    async def _headers(self, url: str, token: str | None) -> dict[str, str]:
+    def _headers(self, url: str, token: str | None) -> dict[str, str]:
         headers = {"User-Agent": USER_AGENT}
         # The bearer goes to the issuer origin and nowhere else (§2.1).
         if token and origin_of(url) == self.server.origin:
@@ -225,7 +225,7 @@ class TalkieClient:
         for attempt in range(2):
             url = self.server.endpoint(endpoint, **(params or {}))
             token = await self.tokens.token() if self.tokens else None
-            headers = await self._headers(url, token)
+            headers = self._headers(url, token)
             try:
                 response = await self._http.request(
                     method,
@@ -263,7 +263,7 @@ class TalkieClient:
         """
         url = self.resolve_url(url)
         token = await self.tokens.token() if self.tokens else None
-        headers = await self._headers(url, token)
+        headers = self._headers(url, token)
         request = self._http.build_request("GET", url, headers=headers, timeout=DEFAULT_TIMEOUT)
         try:
             response = await self._http.send(request, stream=True, follow_redirects=False)
@@ -395,7 +395,7 @@ class TalkieClient:
         for attempt in range(1, SEND_ATTEMPTS + 1):
             url = self.server.endpoint("run")
             token = await self.tokens.token() if self.tokens else None
-            headers = await self._headers(url, token)
+            headers = self._headers(url, token)
             headers |= {"Accept": "text/event-stream", "Content-Type": "application/json"}
             http_request = self._http.build_request(
                 "POST", url, content=request.body(), headers=headers, timeout=STREAM_TIMEOUT

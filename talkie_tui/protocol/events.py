@@ -212,6 +212,19 @@ def _repair(obj: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in obj.items() if value is not None}
 
 
+def _parse_object(obj: object) -> DecodedEvent | None:
+    """A decoded JSON event: the AG-UI model, a MalformedEvent, or None for an unknown type."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        return MalformedEvent("?", "not an AG-UI event (no 'type')")
+    kind = obj["type"]
+    if kind not in KNOWN_TYPES:
+        return None
+    try:
+        return _ADAPTER.validate_python(_repair(obj))
+    except ValidationError as error:
+        return MalformedEvent(kind, _first_problem(error))
+
+
 class EventDecoder:
     """Decodes one stream's event data; stateful because chunk events open and close items."""
 
@@ -228,6 +241,16 @@ class EventDecoder:
             if not isinstance(parsed, agui.BaseEvent):
                 return [] if parsed is None else [parsed]
             event = parsed
+        return self._route(event)
+
+    def decode_object(self, obj: object) -> list[DecodedEvent]:
+        """Like `decode`, for an event already parsed from JSON (e.g. a decision's `events`)."""
+        parsed = _parse_object(obj)
+        if not isinstance(parsed, agui.BaseEvent):
+            return [] if parsed is None else [parsed]
+        return self._route(parsed)
+
+    def _route(self, event: agui.BaseEvent) -> list[DecodedEvent]:
         cls = type(event)
         if cls is agui.TextMessageContentEvent and not self._open_chunks:
             # The hot path: most events of a long answer are text deltas.
@@ -250,15 +273,7 @@ class EventDecoder:
             obj = json.loads(data, strict=False)
         except ValueError:
             return MalformedEvent("?", "not JSON")
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            return MalformedEvent("?", "not an AG-UI event (no 'type')")
-        kind = obj["type"]
-        if kind not in KNOWN_TYPES:
-            return None
-        try:
-            return _ADAPTER.validate_python(_repair(obj))
-        except ValidationError as error:
-            return MalformedEvent(kind, _first_problem(error))
+        return _parse_object(obj)
 
     # --- TEXT_MESSAGE_CHUNK / TOOL_CALL_CHUNK ---------------------------------------------
 

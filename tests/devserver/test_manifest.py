@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from tests.helpers import TEST_TOKEN
+from tests.stub_server import ENDPOINTS
 
 
 def test_manifest_shape(http: httpx.Client, fast_url: str) -> None:
@@ -25,15 +26,7 @@ def test_manifest_shape(http: httpx.Client, fast_url: str) -> None:
     assert manifest["locale"] == "en"
     assert manifest["brand"] == {"logo": "/talkie/logo.png", "accent": "#0b7a75"}
     assert manifest["auth"] == {"token": {"hint": manifest["auth"]["token"]["hint"]}}
-    assert manifest["endpoints"] == {
-        "status": "/api/talkie/status",
-        "run": "/api/talkie/run",
-        "cancelRun": "/api/talkie/runs/{runId}/cancel",
-        "threads": "/api/talkie/threads",
-        "thread": "/api/talkie/threads/{threadId}",
-        "action": "/api/talkie/actions/{actionId}",
-        "decision": "/api/talkie/actions/{actionId}/decision",
-    }
+    assert manifest["endpoints"] == ENDPOINTS  # the §1 example without the voice ones
     assert "voice" not in manifest["capabilities"]
     assert manifest["capabilities"]["actions"] == {"voiceConfirm": True}
     assert manifest["capabilities"]["cards"]["blocks"] == [

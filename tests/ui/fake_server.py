@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from talkie_tui.protocol.client import TalkieClient
+from tests.stub_server import ENDPOINTS
 
 ORIGIN = "https://crm.example.com"
 
@@ -23,15 +24,7 @@ MANIFEST = {
     "name": "Example CRM",
     "brand": {"accent": "#0b7a75"},
     "auth": {"token": {"hint": "Settings → Devices"}},
-    "endpoints": {
-        "status": "/api/talkie/status",
-        "run": "/api/talkie/run",
-        "cancelRun": "/api/talkie/runs/{runId}/cancel",
-        "threads": "/api/talkie/threads",
-        "thread": "/api/talkie/threads/{threadId}",
-        "action": "/api/talkie/actions/{actionId}",
-        "decision": "/api/talkie/actions/{actionId}/decision",
-    },
+    "endpoints": dict(ENDPOINTS),
     "limits": {"maxMessageChars": 4000},
 }
 
