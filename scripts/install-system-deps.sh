@@ -4,9 +4,14 @@
 set -euo pipefail
 
 packages=(
-  # Each later capability adds its packages here (audio, keyring, the authorization server).
+  # Each capability adds its packages here.
   python3-venv
+  gnome-keyring dbus-daemon  # a real Secret Service for the keyring test (dbus-run-session)
 )
+# The authorization server of the sign-in tests (oidc-provider) runs on Node.js; machines of
+# this kind usually have it, so Debian's node is installed only when none is on the PATH.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 if [ "${1:-}" = "screenshots" ]; then
   packages=(librsvg2-bin fonts-dejavu-core)  # SVG to PNG for `make screenshots`
 fi

@@ -24,6 +24,8 @@ import platformdirs
 
 __all__ = [
     "APP_NAME",
+    "DEFAULT_CLIENT_ID",
+    "TOKEN_STORAGES",
     "HOME_ENV",
     "KnownServer",
     "KnownServers",
@@ -44,6 +46,9 @@ HOME_ENV = "TALKIE_HOME"
 SETTINGS_FILE = "config.toml"
 KNOWN_SERVERS_FILE = "servers.json"
 _KNOWN_SERVERS_VERSION = 1
+TOKEN_STORAGES = ("keyring", "file", "session")
+# The Client ID Metadata Document of this client (the copy in the repo: oauth/client.json).
+DEFAULT_CLIENT_ID = "https://talkie.firemni-crm.cz/oauth/terminal.json"
 
 
 # --- where files live ----------------------------------------------------------------------
@@ -152,6 +157,13 @@ class Settings:
     show_sidebar: bool = True
     allow_private_http: bool = False
     downloads_dir: Path = field(default_factory=default_downloads_dir)
+    token_storage: str = "keyring"
+    """Where sign-in tokens are kept: "keyring" (the system's), "file" (a 0600 file in the
+    config folder) or "session" (memory only: sign in on every run)."""
+    oauth_client_id: str = DEFAULT_CLIENT_ID
+    """The URL of the OAuth Client ID Metadata Document this build signs in as (forks change it)."""
+    dev_tokens: bool = False
+    """Development switch (§2.2): offer to paste a bearer token when the server allows it."""
     warnings: list[str] = field(default_factory=list, compare=False)
     """Problems found while reading the file, in words for the user; never fatal."""
 
@@ -186,7 +198,7 @@ class Settings:
 
     def _set(self, key: str, value: object) -> str | None:
         """Set one field from TOML; returns what is wrong with the value, or None."""
-        if key in ("show_sidebar", "allow_private_http"):
+        if key in ("show_sidebar", "allow_private_http", "dev_tokens"):
             if not isinstance(value, bool):
                 return "must be true or false"
             setattr(self, key, value)
@@ -198,6 +210,14 @@ class Settings:
             if not isinstance(value, str) or not _KEY.match(value.strip().lower()):
                 return 'must be a key name such as "ctrl+j"'
             self.newline_key = value.strip().lower()
+        elif key == "token_storage":
+            if value not in TOKEN_STORAGES:
+                return "must be one of " + ", ".join(f'"{name}"' for name in TOKEN_STORAGES)
+            self.token_storage = str(value)
+        elif key == "oauth_client_id":
+            if not isinstance(value, str) or not value.startswith("https://"):
+                return "must be the https:// URL of a Client ID Metadata Document"
+            self.oauth_client_id = value.strip()
         elif key == "downloads_dir":
             if not isinstance(value, str) or not value.strip():
                 return "must be a folder path"
