@@ -22,6 +22,7 @@ from the TALKIE_TOKEN environment variable.
 
 examples:
   talkie demo
+  talkie login crm.example.com
   talkie ask crm.example.com "What meetings do I have today?"
   talkie serve --test-mode --port 8765 --dev-token secret
 """
@@ -72,7 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--test-mode", action="store_true", help="answer the §11 test messages")
     serve.add_argument("--dev-token", metavar="T", help="require this bearer token")
     serve.add_argument("--db", type=Path, metavar="PATH", help="SQLite file (default: data dir)")
-    serve.add_argument("--oauth-issuer", metavar="URL", help="publish this OAuth issuer")
+    serve.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        help="publish this OAuth issuer and check its access tokens by introspection (RFC 7662); "
+        "the server's client credentials come from $TALKIE_OAUTH_CLIENT_ID and "
+        "$TALKIE_OAUTH_CLIENT_SECRET (secrets don't belong on a command line), the required "
+        "token audience from $TALKIE_OAUTH_AUDIENCE (optional)",
+    )
     serve.add_argument("--fake-voice", action="store_true", help="fake realtime voice provider")
 
     ask = commands.add_parser(
@@ -84,6 +92,30 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("message", metavar="MESSAGE")
     ask.add_argument("--thread", metavar="ID", help="continue this thread")
     ask.add_argument("--json", action="store_true", help="print every event as a JSON line")
+
+    login = commands.add_parser(
+        "login",
+        help="sign in to a server in the browser (OAuth); works over SSH too",
+        description="Opens the server's sign-in page (or prints its address) and keeps the "
+        "sign-in in the system keyring. Over SSH, open the address on any computer and paste "
+        "the address the browser ends on. Exit codes: 0 signed in, 1 failed, 3 not signed in.",
+    )
+    _add_server(login, token=False)
+    login.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="do not open a browser: print the address and read the final address from stdin",
+    )
+    login.add_argument(
+        "--store",
+        choices=["keyring", "file", "session"],
+        help="where to keep the sign-in this time (default: the token_storage setting)",
+    )
+    logout = commands.add_parser(
+        "logout", help="sign out of a server: revoke the sign-in, then forget its tokens"
+    )
+    _add_server(logout, token=False)
+    commands.add_parser("servers", help="list known servers and whether you are signed in")
 
     threads = commands.add_parser("threads", help="list the threads on a server")
     _add_server(threads)
@@ -106,8 +138,18 @@ def _serve(args: argparse.Namespace) -> int:
         dev_token=args.dev_token,
         db_path=args.db,
         oauth_issuer=args.oauth_issuer,
+        # Read from the environment: a secret on the command line shows up in `ps` and history.
+        oauth_client_id=os.environ.get("TALKIE_OAUTH_CLIENT_ID") or None,
+        oauth_client_secret=os.environ.get("TALKIE_OAUTH_CLIENT_SECRET") or None,
+        oauth_audience=os.environ.get("TALKIE_OAUTH_AUDIENCE") or None,
         fake_voice=args.fake_voice,
     )
+    if config.oauth_issuer and not (config.oauth_client_id and config.oauth_client_secret):
+        print(
+            "talkie: --oauth-issuer without TALKIE_OAUTH_CLIENT_ID and TALKIE_OAUTH_CLIENT_SECRET: "
+            "the issuer is published, but its access tokens cannot be checked",
+            file=sys.stderr,
+        )
 
     def ready(url: str) -> None:
         print(url, flush=True)
@@ -157,6 +199,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 allow_private_http=args.allow_private_http,
             )
         )
+    if command == "login":
+        from talkie_tui.commands.login import login
+
+        return _run(
+            login(
+                args.server,
+                no_browser=args.no_browser,
+                store_kind=args.store,
+                allow_private_http=args.allow_private_http,
+            )
+        )
+    if command == "logout":
+        from talkie_tui.commands.login import logout
+
+        return _run(logout(args.server, allow_private_http=args.allow_private_http))
+    if command == "servers":
+        from talkie_tui.commands.login import list_servers
+
+        return list_servers()
     if command == "threads":
         from talkie_tui.commands.threads import list_threads
 

@@ -25,8 +25,8 @@ import platformdirs
 __all__ = [
     "APP_NAME",
     "DEFAULT_CLIENT_ID",
-    "TOKEN_STORAGES",
     "HOME_ENV",
+    "TOKEN_STORAGES",
     "KnownServer",
     "KnownServers",
     "ServerLike",
@@ -157,7 +157,7 @@ class Settings:
     show_sidebar: bool = True
     allow_private_http: bool = False
     downloads_dir: Path = field(default_factory=default_downloads_dir)
-    token_storage: str = "keyring"
+    token_storage: str = "keyring"  # noqa: S105 - the name of a store, not a secret
     """Where sign-in tokens are kept: "keyring" (the system's), "file" (a 0600 file in the
     config folder) or "session" (memory only: sign in on every run)."""
     oauth_client_id: str = DEFAULT_CLIENT_ID

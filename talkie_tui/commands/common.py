@@ -1,4 +1,4 @@
-"""What every network command shares: connecting, exit codes and error lines."""
+"""What every network command shares: connecting (with the stored sign-in), exit codes, errors."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import os
 import sys
 from typing import TextIO
 
+from talkie_tui.auth.signin import tokens_for
+from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
+from talkie_tui.config import Settings
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import ServerError, TalkieError, UnauthorizedError
 
@@ -16,6 +19,7 @@ __all__ = [
     "EXIT_USAGE",
     "connect",
     "exit_code_for",
+    "preferred_store",
     "report_error",
 ]
 
@@ -25,16 +29,42 @@ EXIT_USAGE = 2
 EXIT_SIGN_IN = 3
 
 
+def _warn(message: str) -> None:
+    print(f"talkie: {message}", file=sys.stderr)
+
+
+def preferred_store(settings: Settings) -> TokenStore | None:
+    """The token store the settings name, or None when it cannot be used here (no keyring)."""
+    try:
+        return open_store(settings.token_storage)
+    except TokenStoreError:
+        return None
+
+
 async def connect(
-    server: str, token: str | None, *, allow_private_http: bool = False
+    server: str,
+    token: str | None,
+    *,
+    allow_private_http: bool = False,
+    settings: Settings | None = None,
 ) -> TalkieClient:
-    """Discover `server` and return a client carrying the development token, if any."""
+    """Discover `server`; attach the development token if given, else the stored sign-in."""
     token = token or os.environ.get("TALKIE_TOKEN") or None
-    return await TalkieClient.connect(
+    client = await TalkieClient.connect(
         server,
         tokens=StaticToken(token) if token else None,
         allow_private_http=allow_private_http,
     )
+    if token is None:
+        settings = settings or Settings.load()
+        client.tokens = tokens_for(
+            client.server,
+            client_id=settings.oauth_client_id,
+            store=preferred_store(settings),
+            allow_private_http=allow_private_http,
+            warn=_warn,
+        )
+    return client
 
 
 def exit_code_for(error: TalkieError) -> int:

@@ -169,9 +169,13 @@ class TalkieClient:
         return client
 
     async def aclose(self) -> None:
-        """Close the HTTP connections this client opened."""
+        """Close the HTTP connections this client (and its token source) opened."""
         if self._own_http:
             await self._http.aclose()
+        # An OAuth token source keeps its own connection to the authorization server.
+        close_tokens = getattr(self.tokens, "aclose", None)
+        if close_tokens is not None:
+            await close_tokens()
 
     async def __aenter__(self) -> TalkieClient:
         return self

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import webbrowser
 from dataclasses import dataclass
 
 import httpx
 
+from talkie_tui.browser import open_url
 from talkie_tui.protocol.manifest import origin_of
 
-__all__ = ["LinkTarget", "check_link", "graphical_browser_available", "open_in_browser"]
-
-# Text browsers would take over the terminal the TUI is drawing on.
-CONSOLE_BROWSERS = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh"})
-
+__all__ = ["LinkTarget", "check_link", "open_in_browser"]
 
 @dataclass(frozen=True, slots=True)
 class LinkTarget:
@@ -42,25 +36,12 @@ def check_link(url: str, server_origin: str) -> LinkTarget:
     return LinkTarget(str(absolute), False, False, "plain http links to other sites are not opened")
 
 
-def graphical_browser_available() -> bool:
-    """True when a graphical browser is likely (never a console one, e.g. over SSH)."""
-    needs_display = sys.platform.startswith("linux") or "bsd" in sys.platform
-    if needs_display and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return False
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        return False
-    name = os.path.basename(getattr(browser, "name", "") or "")
-    return name not in CONSOLE_BROWSERS
-
-
 def open_in_browser(target: LinkTarget) -> bool:
     """Open an allowed link in a graphical browser (no token is ever attached).
 
     False when the link is not allowed or no graphical browser is at hand; the caller then
     shows (and copies) the URL instead.
     """
-    if not target.allowed or not graphical_browser_available():
+    if not target.allowed:
         return False
-    return webbrowser.open(target.url, new=2)
+    return open_url(target.url)

@@ -365,7 +365,7 @@ async def test_links_open_only_https_or_same_origin(
     """A link opens on a gesture, and only https: or the server's own origin."""
     opened: list[str] = []
     monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
-    monkeypatch.setattr("talkie_tui.ui.links.graphical_browser_available", lambda: True)
+    monkeypatch.setattr("talkie_tui.browser.graphical_browser_available", lambda: True)
     url = devserver(**FAST)
     app = make_app(url, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -436,7 +436,7 @@ async def test_links_and_code_can_be_picked_from_the_keyboard(
     """Ctrl+G lists links (Enter opens) and code blocks (Enter copies)."""
     opened: list[str] = []
     monkeypatch.setattr("webbrowser.open", lambda url, new=0: opened.append(url) or True)
-    monkeypatch.setattr("talkie_tui.ui.links.graphical_browser_available", lambda: True)
+    monkeypatch.setattr("talkie_tui.browser.graphical_browser_available", lambda: True)
     app = make_app(devserver(**FAST), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)

@@ -1,0 +1,346 @@
+"""Signing in to a Talkie server and signing out: the steps shared by `talkie login` and the TUI.
+
+`SignIn` runs one authorization-code flow: it finds the authorization server, opens the
+loopback receiver, and accepts the answer from whichever comes first: the browser reaching the
+receiver, or the person pasting the URL their browser ended on (over SSH the redirect to
+127.0.0.1 fails in the remote browser, but its address bar still holds the answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+
+import httpx
+
+from talkie_tui.config import KnownServers
+from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.protocol.manifest import DiscoveredServer
+
+from .errors import CallbackRejected, SignInCancelled, SignInError
+from .flow import PendingSignIn, begin_sign_in, read_callback
+from .loopback import CallbackOutcome, LoopbackReceiver
+from .metadata import AuthServer, discover_auth_server
+from .store import (
+    StoredGrant,
+    TokenStore,
+    TokenStoreError,
+    forget_everywhere,
+    open_store,
+)
+from .token_requests import TokenSet, exchange_code, revoke_token
+from .tokens import OAuthTokens, Warn
+
+__all__ = [
+    "DEFAULT_SCOPES",
+    "SIGN_IN_TIMEOUT",
+    "SignIn",
+    "SignOutResult",
+    "find_grant",
+    "sign_out",
+    "tokens_for",
+]
+
+DEFAULT_SCOPES = ["talkie", "offline_access"]
+SIGN_IN_TIMEOUT = 600.0  # ten minutes in the browser, then the port closes
+_STORE_KINDS = ("keyring", "file", "session")
+
+
+def oauth_issuer(server: DiscoveredServer) -> str:
+    """The authorization server the manifest names; SignInError when it offers no OAuth."""
+    offer = server.manifest.auth.oauth
+    if offer is None:
+        raise SignInError(
+            f"{server.manifest.name} does not offer OAuth sign-in (its manifest has no "
+            "auth.oauth); use the development token it describes, if any."
+        )
+    return offer.issuer
+
+
+class SignIn:
+    """One sign-in to one Talkie server, from the URL to open to the stored grant."""
+
+    def __init__(
+        self,
+        server: DiscoveredServer,
+        *,
+        client_id: str,
+        store: TokenStore,
+        known: KnownServers | None = None,
+        http: httpx.AsyncClient | None = None,
+        allow_private_http: bool = False,
+        warn: Warn | None = None,
+    ) -> None:
+        self.server = server
+        self.client_id = client_id
+        self.store = store
+        self.known = known
+        self._own_http = http is None
+        self._http = http or httpx.AsyncClient(follow_redirects=False)
+        self._allow_private_http = allow_private_http
+        self._warn = warn or (lambda message: None)
+        self._receiver = LoopbackReceiver(self.submit)
+        self._pending: PendingSignIn | None = None
+        self._answer: asyncio.Future[str] | None = None
+        self.auth_server: AuthServer | None = None
+
+    @property
+    def authorization_url(self) -> str:
+        """The page the person must open to sign in (after `start`)."""
+        if self._pending is None:
+            raise RuntimeError("SignIn.start() has not run")
+        return self._pending.authorization_url
+
+    @property
+    def redirect_uri(self) -> str:
+        """Where the browser comes back to: the loopback receiver."""
+        return self._receiver.redirect_uri
+
+    async def start(self) -> str:
+        """Find the authorization server, open the receiver; returns the URL to open."""
+        issuer = oauth_issuer(self.server)
+        offer = self.server.manifest.auth.oauth
+        scopes = list(offer.scopes) if offer and offer.scopes else list(DEFAULT_SCOPES)
+        self.auth_server = await discover_auth_server(
+            self._http, issuer, allow_private_http=self._allow_private_http
+        )
+        await self._receiver.start()
+        self._answer = asyncio.get_running_loop().create_future()
+        self._pending = begin_sign_in(
+            self.auth_server,
+            server_id=self.server.server_id,
+            client_id=self.client_id,
+            redirect_uri=self._receiver.redirect_uri,
+            scopes=scopes,
+        )
+        return self._pending.authorization_url
+
+    def submit(self, url: str) -> CallbackOutcome:
+        """Take an answer (from the receiver or pasted): the outcome says what to show."""
+        pending, answer = self._pending, self._answer
+        if pending is None or answer is None or answer.done():
+            return CallbackOutcome(False, "This sign-in is over; return to talkie.", finished=False)
+        try:
+            code = read_callback(pending, url)
+        except CallbackRejected as error:
+            if error.code == "state_mismatch":
+                # Maybe an old tab, maybe a forgery: either way this flow goes on waiting.
+                return CallbackOutcome(False, error.message, finished=False)
+            answer.set_exception(error)
+            return CallbackOutcome(False, error.message, finished=True)
+        except SignInError as error:
+            answer.set_exception(error)
+            return CallbackOutcome(False, error.message, finished=True)
+        answer.set_result(code)
+        return CallbackOutcome(
+            True, "You are signed in. You can close this tab and return to talkie.", finished=True
+        )
+
+    async def wait(self, timeout: float = SIGN_IN_TIMEOUT) -> OAuthTokens:  # noqa: ASYNC109
+        """Wait for the answer, trade it for tokens, keep the refresh token; the bearer source."""
+        pending, answer = self._pending, self._answer
+        if pending is None or answer is None:
+            raise RuntimeError("SignIn.start() has not run")
+        try:
+            code = await asyncio.wait_for(asyncio.shield(answer), timeout)
+        except TimeoutError:
+            raise SignInCancelled(
+                f"Nobody finished signing in within {int(timeout // 60)} minutes; "
+                "the sign-in was stopped.",
+                retryable=True,
+            ) from None
+        finally:
+            await self._receiver.close()
+        tokens = await exchange_code(
+            self._http,
+            pending.auth_server.token_endpoint,
+            client_id=self.client_id,
+            code=code,
+            verifier=pending.verifier,
+            redirect_uri=pending.redirect_uri,
+        )
+        self._keep(tokens, pending)
+        return OAuthTokens(
+            server_id=self.server.server_id,
+            issuer=pending.auth_server.issuer,
+            client_id=self.client_id,
+            store=self.store,
+            tokens=tokens,
+            auth_server=pending.auth_server,
+            allow_private_http=self._allow_private_http,
+            warn=self._warn,
+        )
+
+    def _keep(self, tokens: TokenSet, pending: PendingSignIn) -> None:
+        if tokens.refresh_token is None:
+            self._warn(
+                "The sign-in server gave no refresh token, so this sign-in lasts only as long "
+                "as its access token; you will be asked to sign in again after that."
+            )
+        else:
+            grant = StoredGrant(
+                tokens.refresh_token, pending.auth_server.issuer, self.client_id, pending.scope
+            )
+            try:
+                self.store.save(self.server.server_id, grant)
+            except (TokenStoreError, ValueError) as error:
+                message = getattr(error, "message", str(error))
+                self._warn(
+                    f"Signed in, but the sign-in could not be kept in {self.store.describe()} "
+                    f"({message}); you will need to sign in again next time."
+                )
+        if self.known is not None:
+            with contextlib.suppress(OSError):
+                self.known.set_signed_in(self.server.server_id, tokens.refresh_token is not None)
+
+    async def cancel(self) -> None:
+        """Stop waiting and close the receiver."""
+        answer = self._answer
+        if answer is not None:
+            if not answer.done():
+                answer.set_exception(SignInCancelled("Sign-in cancelled."))
+            answer.exception()  # mark it retrieved: nobody may be waiting any more
+        await self._receiver.close()
+
+    async def aclose(self) -> None:
+        """Cancel if still running and close the connections this sign-in opened."""
+        await self.cancel()
+        if self._own_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> SignIn:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _stores(preferred: TokenStore | None) -> list[TokenStore]:
+    stores = [preferred] if preferred is not None else []
+    for kind in _STORE_KINDS:
+        if preferred is not None and preferred.kind == kind:
+            continue
+        with contextlib.suppress(TokenStoreError):
+            stores.append(open_store(kind))
+    return stores
+
+
+def find_grant(
+    server_id: str, preferred: TokenStore | None = None
+) -> tuple[StoredGrant, TokenStore] | None:
+    """The stored sign-in of `server_id` and the store holding it (the preferred one first)."""
+    for store in _stores(preferred):
+        try:
+            grant = store.load(server_id)
+        except TokenStoreError:
+            continue
+        if grant is not None:
+            return grant, store
+    return None
+
+
+def tokens_for(
+    server: DiscoveredServer,
+    *,
+    client_id: str,
+    store: TokenStore | None,
+    allow_private_http: bool = False,
+    warn: Warn | None = None,
+) -> OAuthTokens | None:
+    """A bearer source from the stored sign-in of `server`, or None when there is none."""
+    offer = server.manifest.auth.oauth
+    if offer is None:
+        return None
+    found = find_grant(server.server_id, store)
+    if found is None:
+        return None
+    grant, holder = found
+    if grant.issuer != offer.issuer:
+        return None  # the server moved to another authorization server: sign in again
+    return OAuthTokens(
+        server_id=server.server_id,
+        issuer=offer.issuer,
+        client_id=grant.client_id if grant.client_id else client_id,
+        store=holder,
+        allow_private_http=allow_private_http,
+        warn=warn,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SignOutResult:
+    """What sign-out did: whether the server revoked the grant, and where tokens were removed."""
+
+    revoked: bool
+    forgotten_from: list[str]
+    problem: str = ""
+
+    def describe(self) -> str:
+        """One or two sentences for the person."""
+        if not self.forgotten_from and not self.revoked and not self.problem:
+            return "You were not signed in there."
+        parts = []
+        if self.revoked:
+            parts.append("The server revoked the sign-in.")
+        elif self.problem:
+            parts.append(f"The server could not revoke the sign-in: {self.problem}")
+        if self.forgotten_from:
+            parts.append("The tokens were removed from " + " and ".join(self.forgotten_from) + ".")
+        else:
+            parts.append("No tokens were stored on this computer.")
+        return " ".join(parts)
+
+
+async def sign_out(
+    server_id: str,
+    *,
+    tokens: OAuthTokens | None = None,
+    store: TokenStore | None = None,
+    known: KnownServers | None = None,
+    http: httpx.AsyncClient | None = None,
+    allow_private_http: bool = False,
+) -> SignOutResult:
+    """Revoke the grant where the server allows it (RFC 7009), then forget it whatever happened."""
+    found = find_grant(server_id, store or (tokens.store if tokens else None))
+    access = tokens.forget_access_token() if tokens else None
+    revoked, problem = False, ""
+    if found is not None or access:
+        issuer = found[0].issuer if found else tokens.issuer if tokens else ""
+        client_id = found[0].client_id if found else tokens.client_id if tokens else ""
+        own_http = http is None
+        client = http or httpx.AsyncClient(follow_redirects=False)
+        try:
+            auth_server = await discover_auth_server(
+                client, issuer, allow_private_http=allow_private_http
+            )
+            if auth_server.revocation_endpoint is None:
+                problem = "it has no revocation endpoint."
+            else:
+                # The refresh token first: revoking it ends the whole grant (RFC 7009 §2.1).
+                if found is not None:
+                    await revoke_token(
+                        client,
+                        auth_server.revocation_endpoint,
+                        client_id=client_id,
+                        token=found[0].refresh_token,
+                    )
+                if access:
+                    await revoke_token(
+                        client,
+                        auth_server.revocation_endpoint,
+                        client_id=client_id,
+                        token=access,
+                        hint="access_token",
+                    )
+                revoked = True
+        except TalkieError as error:
+            problem = error.message
+        finally:
+            if own_http:
+                await client.aclose()
+    forgotten = forget_everywhere(server_id)
+    if known is not None:
+        with contextlib.suppress(OSError):
+            known.set_signed_in(server_id, False)
+    return SignOutResult(revoked=revoked, forgotten_from=forgotten, problem=problem)

@@ -1,0 +1,204 @@
+"""`talkie login`, `talkie logout` and `talkie servers`: signing in from a plain terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from typing import TextIO
+
+from talkie_tui.auth.errors import SignInError
+from talkie_tui.auth.signin import SignIn, find_grant, oauth_issuer, sign_out
+from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
+from talkie_tui.browser import graphical_browser_available, open_url
+from talkie_tui.config import KnownServers, Settings, settings_path
+from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.protocol.sanitize import clean_text
+
+from .common import EXIT_ERROR, EXIT_OK, EXIT_SIGN_IN, EXIT_USAGE, report_error
+
+__all__ = ["list_servers", "login", "logout"]
+
+
+def _choose_store(
+    settings: Settings, store_kind: str | None, stdin: TextIO, err: TextIO
+) -> TokenStore | None:
+    """The store to keep the sign-in in; asks (never silently) when there is no keyring."""
+    try:
+        return open_store(store_kind or settings.token_storage)
+    except NoKeyringError as error:
+        err.write(f"talkie: there is no usable system keyring here: {error.reason}\n")
+    except TokenStoreError as error:
+        err.write(f"talkie: {error.message}\n")
+        return None
+    advice = (
+        "  Talkie can keep the sign-in in a file readable only by you instead; to choose it for "
+        f'good, set token_storage = "file" in {settings_path()},\n'
+        "  or run `talkie login SERVER --store file`.\n"
+    )
+    if not stdin.isatty():
+        err.write(advice)
+        return None
+    err.write(advice)
+    err.write("  Keep the sign-in in a private file this time? [y/N] ")
+    err.flush()
+    if stdin.readline().strip().lower() in ("y", "yes"):
+        return open_store("file")
+    return None
+
+
+def _read_lines(stdin: TextIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str]) -> None:
+    """Feed pasted lines to the event loop (a daemon thread: stdin reads cannot be cancelled)."""
+    for line in stdin:
+        loop.call_soon_threadsafe(queue.put_nowait, line)
+    loop.call_soon_threadsafe(queue.put_nowait, "")
+
+
+async def _take_pastes(sign_in: SignIn, stdin: TextIO, err: TextIO) -> None:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    threading.Thread(target=_read_lines, args=(stdin, loop, queue), daemon=True).start()
+    while True:
+        line = await queue.get()
+        if not line:
+            return  # end of input: the loopback receiver may still finish the sign-in
+        if not line.strip():
+            continue
+        outcome = sign_in.submit(line)
+        if outcome.finished:
+            return
+        err.write(f"talkie: {outcome.message}\n  Paste the whole address again: ")
+        err.flush()
+
+
+async def login(
+    server: str,
+    *,
+    no_browser: bool = False,
+    store_kind: str | None = None,
+    allow_private_http: bool = False,
+    stdin: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    """Sign in to `server` (OAuth 2.1 + PKCE) and keep the sign-in; returns the exit code."""
+    settings = Settings.load()
+    known = KnownServers.load()
+    try:
+        client = await TalkieClient.connect(server, allow_private_http=allow_private_http)
+    except TalkieError as error:
+        return report_error(error, server, err)
+    async with client:
+        try:
+            oauth_issuer(client.server)
+        except SignInError as error:
+            err.write(f"talkie: {error.message}\n")
+            return EXIT_USAGE
+        store = _choose_store(settings, store_kind, stdin, err)
+        if store is None:
+            err.write("talkie: not signed in: there is nowhere to keep the sign-in.\n")
+            return EXIT_SIGN_IN
+        with contextlib.suppress(OSError):
+            known.remember(client.server, server)
+        async with SignIn(
+            client.server,
+            client_id=settings.oauth_client_id,
+            store=store,
+            known=known,
+            allow_private_http=allow_private_http,
+            warn=lambda message: err.write(f"talkie: {message}\n"),
+        ) as sign_in:
+            try:
+                url = await sign_in.start()
+            except TalkieError as error:
+                return _failed(error, err)
+            name = clean_text(client.server.manifest.name)
+            issuer = sign_in.auth_server.issuer if sign_in.auth_server else "its sign-in server"
+            err.write(f"Signing in to {name} through {issuer}.\n")
+            opened = False
+            if not no_browser and graphical_browser_available():
+                opened = await asyncio.to_thread(open_url, url)
+            err.write(
+                "Your browser should show the sign-in page now; if not, open this address:\n"
+                if opened
+                else "Open this address in a browser (on any computer) and sign in:\n"
+            )
+            out.write(url + "\n")
+            out.flush()
+            err.write(
+                "Then come back here. If the browser ends on a page that cannot be reached "
+                "(common over SSH), copy the whole address from its address bar and paste it "
+                "here, then press Enter.\nWaiting for the sign-in (Ctrl+C cancels)…\n"
+            )
+            err.flush()
+            pastes = asyncio.create_task(_take_pastes(sign_in, stdin, err))
+            try:
+                tokens = await sign_in.wait()
+            except TalkieError as error:
+                return _failed(error, err)
+            finally:
+                pastes.cancel()
+            client.tokens = tokens
+            who = ""
+            with contextlib.suppress(TalkieError):
+                status = await client.status()
+                if status.user is not None:
+                    who = f" as {clean_text(status.user.name or status.user.id)}"
+            err.write(f"Signed in to {name}{who}. The sign-in is kept in {store.describe()}.\n")
+    return EXIT_OK
+
+
+def _failed(error: TalkieError, err: TextIO) -> int:
+    err.write(f"talkie: sign-in failed: {error.message}\n  {error.retry_hint}\n")
+    return EXIT_SIGN_IN if isinstance(error, SignInError) else EXIT_ERROR
+
+
+async def logout(server: str, *, allow_private_http: bool = False, err: TextIO = sys.stderr) -> int:
+    """Revoke and forget the sign-in of `server` (known by address, or discovered)."""
+    known = KnownServers.load()
+    entry = known.find(server)
+    server_id = entry.server_id if entry else None
+    if server_id is None:
+        try:
+            async with await TalkieClient.connect(
+                server, allow_private_http=allow_private_http
+            ) as client:
+                server_id = client.server.server_id
+        except TalkieError as error:
+            err.write(
+                f"talkie: {server} is not a known server and could not be reached "
+                f"({error.message}); nothing was changed.\n"
+            )
+            return EXIT_ERROR
+    result = await sign_out(server_id, known=known, allow_private_http=allow_private_http)
+    err.write(
+        f"Signed out of {clean_text(entry.label if entry else server_id)}. {result.describe()}\n"
+    )
+    return EXIT_OK
+
+
+def list_servers(out: TextIO = sys.stdout) -> int:
+    """Print the known servers and whether a sign-in is kept for each."""
+    known = KnownServers.load()
+    entries = known.all()
+    if not entries:
+        out.write("No known servers yet: connect with `talkie connect SERVER`.\n")
+        return EXIT_OK
+    rows = []
+    for entry in entries:
+        found = find_grant(entry.server_id)
+        state = f"signed in ({found[1].kind})" if found else "not signed in"
+        rows.append(
+            (clean_text(entry.label), clean_text(entry.address), state, entry.last_used[:16])
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for name, address, state, used in rows:
+        out.write(
+            f"{name:<{widths[0]}}  {address:<{widths[1]}}  {state:<{widths[2]}}  {used}\n".rstrip()
+            + "\n"
+        )
+    for warning in known.warnings:
+        out.write(f"talkie: {warning}\n")
+    return EXIT_OK
