@@ -35,7 +35,27 @@ def talkie_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """Every test gets its own TALKIE_HOME: nothing reads or writes the real config folders."""
     home = tmp_path_factory.mktemp("talkie-home")
     monkeypatch.setenv("TALKIE_HOME", str(home))
+    # No test (nor a talkie it starts) may touch the real keyring of the machine: tests that
+    # need one install an in-memory backend (tests/auth/memory_keyring.py) or run their own
+    # Secret Service (tests/auth/test_secret_service.py).
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return home
+
+
+@pytest.fixture(autouse=True)
+def _forget_session_sign_ins() -> Iterator[None]:
+    """Sign-ins kept "for this session only" live in the process: not from one test to the next."""
+    from talkie_tui.auth.store import MemoryStore
+
+    yield
+    for server_id in list(_session_grants()):
+        MemoryStore().delete(server_id)
+
+
+def _session_grants() -> dict[str, Any]:
+    from talkie_tui.auth import store
+
+    return store._SESSION_GRANTS
 
 
 @pytest.fixture

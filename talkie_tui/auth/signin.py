@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -23,6 +23,7 @@ from .flow import PendingSignIn, begin_sign_in, read_callback
 from .loopback import CallbackOutcome, LoopbackReceiver
 from .metadata import AuthServer, discover_auth_server
 from .store import (
+    ForgetIncomplete,
     StoredGrant,
     TokenStore,
     TokenStoreError,
@@ -160,7 +161,7 @@ class SignIn:
             verifier=pending.verifier,
             redirect_uri=pending.redirect_uri,
         )
-        self._keep(tokens, pending)
+        await asyncio.to_thread(self._keep, tokens, pending)
         return OAuthTokens(
             server_id=self.server.server_id,
             issuer=pending.auth_server.issuer,
@@ -275,10 +276,13 @@ class SignOutResult:
     revoked: bool
     forgotten_from: list[str]
     problem: str = ""
+    """Why the server did not revoke the sign-in, if it did not."""
+    leftovers: list[str] = field(default_factory=list)
+    """Stores that could not be cleared, with the reason."""
 
     def describe(self) -> str:
         """One or two sentences for the person."""
-        if not self.forgotten_from and not self.revoked and not self.problem:
+        if not (self.forgotten_from or self.revoked or self.problem or self.leftovers):
             return "You were not signed in there."
         parts = []
         if self.revoked:
@@ -287,8 +291,10 @@ class SignOutResult:
             parts.append(f"The server could not revoke the sign-in: {self.problem}")
         if self.forgotten_from:
             parts.append("The tokens were removed from " + " and ".join(self.forgotten_from) + ".")
-        else:
+        elif not self.leftovers:
             parts.append("No tokens were stored on this computer.")
+        if self.leftovers:
+            parts.append("Could not remove them from " + "; ".join(self.leftovers) + ".")
         return " ".join(parts)
 
 
@@ -302,7 +308,9 @@ async def sign_out(
     allow_private_http: bool = False,
 ) -> SignOutResult:
     """Revoke the grant where the server allows it (RFC 7009), then forget it whatever happened."""
-    found = find_grant(server_id, store or (tokens.store if tokens else None))
+    found = await asyncio.to_thread(
+        find_grant, server_id, store or (tokens.store if tokens else None)
+    )
     access = tokens.forget_access_token() if tokens else None
     revoked, problem = False, ""
     if found is not None or access:
@@ -339,8 +347,12 @@ async def sign_out(
         finally:
             if own_http:
                 await client.aclose()
-    forgotten = forget_everywhere(server_id)
+    leftovers: list[str] = []
+    try:
+        forgotten = await asyncio.to_thread(forget_everywhere, server_id)
+    except ForgetIncomplete as error:
+        forgotten, leftovers = error.removed, error.failures
     if known is not None:
         with contextlib.suppress(OSError):
             known.set_signed_in(server_id, False)
-    return SignOutResult(revoked=revoked, forgotten_from=forgotten, problem=problem)
+    return SignOutResult(revoked, forgotten, problem, leftovers)

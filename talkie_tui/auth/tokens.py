@@ -105,7 +105,8 @@ class OAuthTokens:
                 ) from None
 
     async def _refresh_locked(self) -> str | None:
-        grant = self._grant()
+        # Keyring calls may block on D-Bus (or an unlock prompt): keep them off the event loop.
+        grant = await asyncio.to_thread(self._grant)
         if grant is None:
             self._tokens = None
             return None
@@ -124,12 +125,13 @@ class OAuthTokens:
             )
         except GrantInvalid:
             self._tokens = None
-            self._forget(grant)
+            await asyncio.to_thread(self._forget, grant)
             return None
         self._spent.add(grant.refresh_token)
         self._tokens = fresh
         if fresh.refresh_token and fresh.refresh_token != grant.refresh_token:
-            self._save(StoredGrant(fresh.refresh_token, grant.issuer, grant.client_id, grant.scope))
+            rotated = StoredGrant(fresh.refresh_token, grant.issuer, grant.client_id, grant.scope)
+            await asyncio.to_thread(self._save, rotated)
         return fresh.access_token
 
     def _grant(self) -> StoredGrant | None:

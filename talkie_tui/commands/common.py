@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from typing import TextIO
 
 from talkie_tui.auth.signin import tokens_for
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
+from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import Settings
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import ServerError, TalkieError, UnauthorizedError
@@ -57,13 +59,19 @@ async def connect(
     )
     if token is None:
         settings = settings or Settings.load()
-        client.tokens = tokens_for(
-            client.server,
-            client_id=settings.oauth_client_id,
-            store=preferred_store(settings),
-            allow_private_http=allow_private_http,
-            warn=_warn,
-        )
+        chosen = settings
+
+        def stored_sign_in() -> OAuthTokens | None:
+            return tokens_for(
+                client.server,
+                client_id=chosen.oauth_client_id,
+                store=preferred_store(chosen),
+                allow_private_http=allow_private_http,
+                warn=_warn,
+            )
+
+        # Keyring look-ups may block on D-Bus: off the event loop.
+        client.tokens = await asyncio.to_thread(stored_sign_in)
     return client
 
 
