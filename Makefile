@@ -15,6 +15,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The authorization server of the sign-in tests (npm oidc-provider, pinned by the lockfile).
+OAUTH_SERVER := tests/oauth_server
+OAUTH_STAMP  := $(OAUTH_SERVER)/node_modules/.installed-stamp
+
+$(OAUTH_STAMP): $(OAUTH_SERVER)/package-lock.json
+	npm ci --prefix $(OAUTH_SERVER) --no-audit --no-fund
+	touch $(OAUTH_STAMP)
+
 system-deps:
 	bash scripts/install-system-deps.sh
 
@@ -31,12 +39,12 @@ lint: setup
 # the suite runs without the tracer, which slows the Textual tests several times over.
 CORE_TESTS := tests/protocol tests/chat tests/integration
 
-test: system-deps setup lint
+test: system-deps setup lint $(OAUTH_STAMP)
 	$(BIN)/pytest -q --cov=talkie_tui.protocol --cov=talkie_tui.chat --cov-report= $(CORE_TESTS)
 	$(BIN)/coverage report --fail-under=90
 	$(BIN)/pytest $(foreach d,$(CORE_TESTS),--ignore=$(d)) $(PYTEST_ARGS)
 
-test-fast: setup
+test-fast: setup $(OAUTH_STAMP)
 	$(BIN)/pytest -x -q $(PYTEST_ARGS)
 
 bench: setup

@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .auth import BearerAuth
+from .auth import BearerAuth, OAuthIntrospection
 from .config import ServerConfig
 from .errors import ApiError, CatchInternalErrors, error_response
 from .routes import ROUTES
@@ -53,7 +53,9 @@ def create_app(config: ServerConfig) -> Starlette:
         routes=ROUTES,
         middleware=[
             Middleware(CatchInternalErrors),
-            Middleware(BearerAuth, token=config.dev_token),
+            Middleware(
+                BearerAuth, token=config.dev_token, oauth=OAuthIntrospection.from_config(config)
+            ),
         ],
         exception_handlers={ApiError: _api_error, HTTPException: _http_error},
         lifespan=lifespan,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -18,6 +18,12 @@ class ServerConfig:
     dev_token: str | None = None
     db_path: Path | None = None
     oauth_issuer: str | None = None
+    # RFC 7662 introspection credentials of this server at the issuer; without them only the
+    # dev token is accepted. The secret stays out of repr so it never reaches a log.
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = field(default=None, repr=False)
+    # When set, an access token's `aud` must contain it.
+    oauth_audience: str | None = None
     fake_voice: bool = False
     ping_interval: float = 15.0
     undo_seconds: float = 10.0

@@ -13,6 +13,7 @@ from starlette.routing import Route
 from . import clock, sse
 from .accounts import DEV_USER, usage_items
 from .assets import logo_png, sample_files
+from .auth import USER_STATE_KEY
 from .errors import describe_validation_error, invalid_request, not_found
 from .manifest import LOGO_PATH, build_manifest
 from .run_input import RunRequest, UserInput, parse_json_body, parse_run_request, thread_title
@@ -28,9 +29,15 @@ def _services(request: Request) -> Services:
     return services
 
 
+def _user(request: Request) -> dict[str, str]:
+    """The signed-in user: the one BearerAuth found for an OAuth token, else the dev user."""
+    user: dict[str, str] | None = request.scope.get("state", {}).get(USER_STATE_KEY)
+    return dict(user) if user is not None else dict(DEV_USER)
+
+
 def _user_id(request: Request) -> str:
-    # One development user; a real server would map the bearer token to a user here.
-    return DEV_USER["id"]
+    # Each OAuth subject gets its own threads and usage; the dev token (or no auth) is one user.
+    return _user(request)["id"]
 
 
 def _origin(request: Request) -> str:
@@ -84,7 +91,7 @@ async def crm_page(request: Request) -> Response:
 async def status(request: Request) -> JSONResponse:
     """GET status"""
     usage = usage_items(_services(request).storage, _user_id(request))
-    return JSONResponse({"user": dict(DEV_USER), "chat": True, "voice": False, "usage": usage})
+    return JSONResponse({"user": _user(request), "chat": True, "voice": False, "usage": usage})
 
 
 async def download(request: Request) -> Response:
