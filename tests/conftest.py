@@ -79,3 +79,29 @@ def devserver(tmp_path: Path) -> Iterator[Callable[..., str]]:
 def server_url(devserver: Callable[..., str]) -> str:
     """A reference server in test mode with the demo agent and dev token `TEST_TOKEN`."""
     return devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True)
+
+
+# --- the real authorization server (oidc-provider on node), shared by every sign-in test ------
+
+# Short enough that a test can wait for an access token to expire.
+OAUTH_ACCESS_TTL = 4
+
+
+@pytest.fixture(scope="session")
+def oidc_provider() -> Iterator[Any]:
+    """oidc-provider with the talkie client pre-registered; access tokens live 4 s."""
+    from tests.oauth_provider import start_oidc_provider
+
+    provider = start_oidc_provider(access_ttl=OAUTH_ACCESS_TTL)
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture(scope="session")
+def cimd_provider() -> Iterator[Any]:
+    """oidc-provider that knows the talkie client only through the shipped `oauth/client.json`."""
+    from tests.oauth_provider import SHIPPED_CIMD, start_oidc_provider
+
+    provider = start_oidc_provider(access_ttl=OAUTH_ACCESS_TTL, cimd_file=SHIPPED_CIMD)
+    yield provider
+    provider.stop()

@@ -355,3 +355,14 @@ def introspect(provider: OidcProvider, token: str, hint: str = "access_token") -
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+def oauth_config(provider: OidcProvider, **overrides: Any) -> dict[str, Any]:
+    """ServerConfig overrides for a reference server that checks `provider`'s tokens."""
+    return {
+        "oauth_issuer": provider.issuer,
+        "oauth_client_id": provider.resource_client_id,
+        "oauth_client_secret": provider.resource_client_secret,
+        "oauth_audience": provider.audience,
+        **overrides,
+    }

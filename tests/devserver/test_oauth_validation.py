@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.helpers import AUTH, TEST_TOKEN, assert_error, run_body
 from tests.oauth_provider import (
     OidcProvider,
+    oauth_config,
     revoke,
     sign_in,
     start_oidc_provider,
@@ -21,25 +21,6 @@ pytestmark = pytest.mark.oauth
 
 ACCESS_TTL = 4
 STATUS = "/api/talkie/status"
-
-
-@pytest.fixture(scope="module")
-def oidc_provider() -> Iterator[OidcProvider]:
-    """The real oidc-provider; access tokens live ACCESS_TTL seconds."""
-    provider = start_oidc_provider(access_ttl=ACCESS_TTL)
-    yield provider
-    provider.stop()
-
-
-def oauth_config(provider: OidcProvider, **overrides: Any) -> dict[str, Any]:
-    """ServerConfig overrides for a reference server that checks `provider`'s tokens."""
-    return {
-        "oauth_issuer": provider.issuer,
-        "oauth_client_id": provider.resource_client_id,
-        "oauth_client_secret": provider.resource_client_secret,
-        "oauth_audience": provider.audience,
-        **overrides,
-    }
 
 
 @pytest.fixture
