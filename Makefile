@@ -35,12 +35,13 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Coverage is measured where it is a target (protocol/ and chat/, at least 90 %); the rest of
-# the suite runs without the tracer, which slows the Textual tests several times over.
-CORE_TESTS := tests/protocol tests/chat tests/integration
+# Coverage is measured where it is a target (protocol/, chat/ and auth/, at least 90 %); the
+# rest of the suite runs without the tracer, which slows the Textual tests several times over.
+CORE_TESTS := tests/protocol tests/chat tests/integration tests/auth tests/oauth
+COVERED    := --cov=talkie_tui.protocol --cov=talkie_tui.chat --cov=talkie_tui.auth
 
 test: system-deps setup lint $(OAUTH_STAMP)
-	$(BIN)/pytest -q --cov=talkie_tui.protocol --cov=talkie_tui.chat --cov-report= $(CORE_TESTS)
+	$(BIN)/pytest -q $(COVERED) --cov-report= $(CORE_TESTS)
 	$(BIN)/coverage report --fail-under=90
 	$(BIN)/pytest $(foreach d,$(CORE_TESTS),--ignore=$(d)) $(PYTEST_ARGS)
 
