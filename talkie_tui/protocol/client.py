@@ -23,11 +23,21 @@ from .events import (
 from .manifest import (
     DiscoveredServer,
     ManifestCache,
+    check_signaling_url,
     describe_transport_error,
     manifest_url_for,
     origin_of,
 )
-from .models import Action, DecisionResult, Status, Thread, ThreadHistory
+from .models import (
+    Action,
+    DecisionResult,
+    Status,
+    Thread,
+    ThreadHistory,
+    VoiceSession,
+    VoiceToolResult,
+    VoiceUsage,
+)
 from .sanitize import clean_text
 
 __all__ = [
@@ -333,6 +343,52 @@ class TalkieClient:
         body = {"decision": decision, "paramsHash": action.params_hash, "method": method}
         response = await self._request("POST", "decision", {"actionId": action.id}, body)
         return _parse(DecisionResult, response, "decision")
+
+    # --- §10 voice ----------------------------------------------------------------------
+
+    async def voice_session(
+        self,
+        thread_id: str | None = None,
+        locale: str | None = None,
+        *,
+        allow_http_signaling: bool = False,
+    ) -> VoiceSession:
+        """Start a voice session (§10.1); its signaling URL is checked before it is returned."""
+        body = {k: v for k, v in (("threadId", thread_id), ("locale", locale)) if v}
+        response = await self._request("POST", "voiceSessions", None, body)
+        session = _parse(VoiceSession, response, "voiceSessions")
+        check_signaling_url(
+            session.signaling.url,
+            self.server.manifest.voice.get("signalingHosts"),
+            allow_http=allow_http_signaling,
+        )
+        return session
+
+    async def voice_tool(
+        self, session: VoiceSession, name: str, call_id: str, arguments: str
+    ) -> VoiceToolResult:
+        """Run a tool the provider asked for (§10.2); 409 means this callId was already used."""
+        params = {"voiceSessionId": session.voice_session_id, "name": name}
+        body = {"callId": call_id, "arguments": arguments}
+        response = await self._request("POST", "voiceTool", params, body)
+        return _parse(VoiceToolResult, response, "voiceTool")
+
+    async def voice_transcript(
+        self, session: VoiceSession, role: Literal["user", "assistant"], text: str, item_id: str
+    ) -> None:
+        """Store a final transcript in the thread (§10.3)."""
+        params = {"voiceSessionId": session.voice_session_id}
+        body = {"role": role, "text": text, "itemId": item_id}
+        await self._request("POST", "voiceTranscript", params, body)
+
+    async def voice_usage(
+        self, session: VoiceSession, seconds: float, *, final: bool = False
+    ) -> VoiceUsage:
+        """Report the seconds of the call so far (§10.3); the answer says how many are left."""
+        params = {"voiceSessionId": session.voice_session_id}
+        body = {"seconds": round(seconds), "final": final}
+        response = await self._request("POST", "voiceUsage", params, body)
+        return _parse(VoiceUsage, response, "voiceUsage")
 
     # --- §5 runs -------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ __all__ = [
     "DiscoveredServer",
     "ForeignEndpointError",
     "ManifestCache",
+    "check_signaling_url",
     "fetch_manifest",
     "is_loopback_host",
     "manifest_url_for",
@@ -104,6 +105,42 @@ def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:
         )
     raise DiscoveryError(
         f"{origin_of(url)} uses plain http. Talkie needs https outside this computer."
+    )
+
+
+def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = False) -> None:
+    """Refuse a voice signaling URL that is not https on a host the manifest lists (§10.1).
+
+    The client secret goes to this URL and nowhere else; plain http is accepted only for a
+    loopback provider behind the development switch (`allow_http`).
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        raise DiscoveryError(f"The voice signaling address {url!r} is not valid.") from None
+    hosts = (
+        [h.lower() for h in allowed_hosts if isinstance(h, str)]
+        if isinstance(allowed_hosts, list)
+        else []
+    )
+    host = parsed.host.lower()
+    if not host or host not in hosts:
+        listed = ", ".join(hosts) or "none"
+        raise DiscoveryError(
+            f"The voice provider {host or url!r} is not one the server lists for voice "
+            f"(signalingHosts: {listed}); voice was not started."
+        )
+    if parsed.scheme == "https":
+        return
+    if parsed.scheme == "http" and is_loopback_host(host) and allow_http:
+        return
+    raise DiscoveryError(
+        f"The voice provider address {origin_of(parsed)} is not https; voice was not started."
+        + (
+            " (A provider on this computer needs the development switch.)"
+            if is_loopback_host(host)
+            else ""
+        )
     )
 
 
@@ -190,7 +227,7 @@ class DiscoveredServer:
         """True when the server declares the endpoint."""
         return name in self.manifest.endpoints
 
-    def endpoint(self, name: str, **params: str) -> str:
+    def endpoint(self, name: str, /, **params: str) -> str:
         """The absolute URL of an endpoint; a foreign one only after the user accepted it."""
         template = self.manifest.endpoints.get(name)
         if template is None:
