@@ -1,0 +1,732 @@
+"""The §10.4 voice-consent window: a pure classifier and a pure state machine.
+
+Nothing here touches audio, the network, a clock or an event loop. The caller feeds in
+provider events and timestamps (any monotonic clock, in seconds) and gets back at most one
+`Decision` per window, which it then sends as `POST decision` (method "voice" or "button").
+
+The classifier is deliberately conservative. Confirming voice is a convenience, and a wrongly
+heard "yes" performs an operation, while a wrongly ignored one only costs another sentence or a
+key press. So anything ambiguous is `neither`: the action stays pending and the conversation goes
+on. A cancel is also irreversible (the opposite decision is a `409`), so contradictory sentences
+("ne, ano", "no yes") are `neither` too, not `cancel`.
+
+Rules where §10.4 is silent (the tests pin each one):
+
+- Words compare case-folded and accent-folded ("zrus" == "zruš"); apostrophes vanish ("don't" ==
+  "dont"); a hyphen inside a word joins it ("ne-e" == "nee"); other punctuation only splits
+  clauses. A "?" anywhere, a question word opening a clause, or a Czech "-li" makes a question.
+- Besides the spec's negation, question and hesitation, two more guards keep `confirm` honest:
+  a condition or change request ("ale", "but", "jen", "only", "change", "instead", "nebo"…) means
+  the person wants something other than the proposal as read, and both languages' negations count
+  (Czech verbs negated by the "ne-" prefix: "nepotvrzuji", "neposílej"). Session words
+  (`ConsentWords`) can add confirm and refuse words but never weaken these guards: a session word
+  that is also a built-in hesitation, negation or opposite word simply cannot decide.
+- An explicit refusal is a refuse word in a sentence of at most six words with no question,
+  hesitation, condition or confirm word: "ne" and "neposílej to" cancel; "ne, ano", "no yes" and
+  "ne, potvrzuji" are contradictions (`conflict`, `neither`); "ještě ne"/"not yet" is a deferral
+  (`hesitation`, `neither`), because a person who wants to wait has not refused.
+- English negators ("not", "don't", "never"…) negate the confirm words after them in the same
+  clause, which turns "don't do it" and "I do not confirm" into refusals.
+- Polite additions carry no weight: "ano prosím", "yes please", "ano, pošli to", "yes thanks"
+  confirm. Czech colloquial "no jo" is a `conflict` (English "no" + "jo"): harmless, just not a
+  decision.
+- Czech and English only; both vocabularies are always active, whatever the session's locale.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
+from typing import Final, Literal
+
+__all__ = [
+    "CONFIRM_WORDS",
+    "DEFAULT_TIMEOUT",
+    "HESITATION_WORDS",
+    "MAX_CHARS",
+    "MAX_WORDS",
+    "NEGATION_WORDS",
+    "QUESTION_WORDS",
+    "REFUSE_WORDS",
+    "ClosedReason",
+    "ConsentWindow",
+    "ConsentWords",
+    "Decision",
+    "Heard",
+    "IgnoredReason",
+    "Method",
+    "Outcome",
+    "Reason",
+    "Verdict",
+    "VerdictOutcome",
+    "WindowState",
+    "classify",
+]
+
+Outcome = Literal["confirm", "cancel"]
+VerdictOutcome = Literal["confirm", "cancel", "neither"]
+Method = Literal["voice", "button"]
+Reason = Literal[
+    "confirmed",  # confirm: every §10.4 condition holds
+    "refusal",  # cancel: an explicit refuse word and nothing that contradicts it
+    "empty",  # neither: no words at all (noise, emoji, punctuation)
+    "too_long",  # neither: more than MAX_WORDS words
+    "question",  # neither: "?", a clause opening with a question word, Czech "-li"
+    "hesitation",  # neither: hesitation, filler or deferral ("asi", "hmm", "wait", "not yet")
+    "condition",  # neither: a condition or change request ("ale", "only", "instead", "change")
+    "conflict",  # neither: confirm and refuse words together ("ne, ano", "no yes")
+    "negation",  # neither: a negation without an explicit refuse word ("not that one")
+    "no_confirm_word",  # neither: ordinary conversation
+    "keyword_missing",  # neither: a confirm word, but not the action's voice keyword
+]
+WindowState = Literal["waiting_for_assistant", "waiting_for_playback", "open", "closed"]
+ClosedReason = Literal["decided", "non_decisive", "timeout", "voice_not_allowed", "aborted"]
+IgnoredReason = Literal["closed", "duplicate", "not_in_window", "unknown_item", "empty"]
+
+MAX_WORDS: Final = 6  # §10.4: "a short sentence (≤ 6 words)"
+# Six spoken words never need more characters than this; longer text is too long without reading
+# it, which keeps a megabyte of garbage from costing more than a glance.
+MAX_CHARS: Final = 1000
+DEFAULT_TIMEOUT: Final = 15.0  # seconds of silence after which voice gives up (notes §1.6)
+NON_DECISIVE_LIMIT: Final = 2  # §10.4: "after two such utterances the voice window closes"
+
+# Session words come from the server; these caps keep a hostile or broken list harmless.
+_MAX_SESSION_WORDS: Final = 64
+_MAX_SESSION_WORD_CHARS: Final = 64
+_MAX_PHRASE_WORDS: Final = 16  # a longer session word or keyword is cut (it could never match)
+# No vocabulary entry is longer; longer tokens are counted but never folded or matched by rule.
+_MAX_TOKEN_CHARS: Final = 64
+
+# --- vocabularies (written naturally; compared after the same folding as utterances) -----------
+
+# Words and phrases that say "yes, do it". Intensifiers ("určitě", "definitely") are here because
+# alone they are a yes; next to a negation they merely make the sentence a non-decision.
+CONFIRM_WORDS: Final = frozenset(
+    {
+        # Czech
+        "ano", "jo", "jj", "jojo", "to jo", "jasně", "jistě", "určitě", "rozhodně", "samozřejmě",
+        "přesně", "správně", "klidně", "dobře", "dobrá", "v pořádku", "platí", "beru", "může být",
+        "souhlas", "souhlasím", "potvrzuji", "potvrzuju", "potvrzuji to", "potvrzuju to",
+        "potvrdit", "potvrzeno", "potvrď", "potvrďte", "pokračuj", "pokračujte", "do toho",
+        "jdi do toho", "udělej to", "udělejte to", "proveď", "proveďte", "proveď to", "pošli",
+        "pošli to", "pošlete", "pošlete to", "odešli", "odešli to", "odešlete", "okej", "oukej",
+        # English
+        "yes", "yeah", "yep", "yup", "yea", "sure", "for sure", "ok", "okay", "fine",
+        "confirm", "confirmed", "i confirm", "affirmative", "approve", "approved", "agreed",
+        "correct", "all right", "alright", "absolutely", "definitely", "certainly", "of course",
+        "go ahead", "go for it", "do it", "proceed", "send it", "please do", "sounds good",
+    }
+)  # fmt: skip
+
+# Explicit refusals. Negated Czech verbs are refusals of the action, not mere negations.
+REFUSE_WORDS: Final = frozenset(
+    {
+        # Czech
+        "ne", "nee", "nene", "nenene", "nikoliv", "nikoli", "ani náhodou", "v žádném případě",
+        "zruš", "zruš to", "zrušit", "zrušte", "zrušte to", "storno", "stornuj", "stornovat",
+        "nechci", "nesouhlasím", "nepotvrzuji", "nepotvrzuju", "neposílej", "neposílejte",
+        "neodesílej", "neodesílejte", "nedělej", "nedělejte", "neprováděj", "nepokračuj",
+        "odmítám", "zamítám", "přestaň", "zastav", "stůj", "nech to být", "nech toho",
+        "zapomeň", "zapomeň na to",
+        # English
+        "no", "nope", "nah", "no way", "cancel", "cancel it", "stop", "abort", "negative",
+        "never", "never mind", "nevermind", "reject", "decline", "forget it", "dont", "do not",
+        "not at all",
+    }
+)  # fmt: skip
+
+# Negations: any of these forbids a confirm; alone (without a refuse word) they are not a cancel.
+NEGATION_WORDS: Final = frozenset(
+    {
+        # Czech: the particles and the everyday "ne-" verbs ("ne-" + a confirm word or an action
+        # verb is caught by rule, see _NEGATABLE_CZECH_VERBS).
+        "ne", "nee", "nene", "nikoliv", "nikoli", "ani", "nic", "nikdy", "není", "nejsem",
+        "nemám", "nemůžu", "nemůžeš", "nemusíš", "nesmíš", "nejde", "nechci", "nechte", "nevadí",
+        "neposílej", "nedělej", "nesouhlasím", "nepotvrzuji", "nepotvrzuju",
+        # English (apostrophes are dropped before comparing, so "don't" is "dont")
+        "no", "not", "dont", "do not", "never", "nothing", "nobody", "none", "neither", "nor",
+        "cannot", "cant", "wont", "wouldnt", "shouldnt", "isnt", "arent", "wasnt", "didnt",
+        "doesnt", "havent", "hasnt",
+    }
+)  # fmt: skip
+
+# English negators scope over the rest of their clause: "don't do it", "I do not confirm".
+# (Czech negates the verb itself with "ne-", which the prefix rule handles.)
+_SCOPED_NEGATORS: Final = frozenset(
+    {
+        "not", "dont", "do not", "never", "cannot", "cant", "wont", "wouldnt", "shouldnt",
+        "didnt", "doesnt",
+    }
+)  # fmt: skip
+
+# Czech verbs a person is likely to negate when refusing ("ne" + verb, written as one word).
+_NEGATABLE_CZECH_VERBS: Final = frozenset(
+    {
+        "posílej", "posílejte", "posílat", "poslat", "odesílej", "odesílejte", "odesílat",
+        "odeslat", "dělej", "dělejte", "dělat", "prováděj", "provádět", "potvrzuj", "potvrzovat",
+        "pokračuj", "pokračovat", "chci", "chceme", "maž", "mazat", "plať", "platit", "objednávej",
+        "objednávat", "spouštěj", "spouštět", "ukládej", "ukládat",
+    }
+)  # fmt: skip
+
+# Hesitation, fillers and deferrals: the person has not made up their mind (yet).
+HESITATION_WORDS: Final = frozenset(
+    {
+        # Czech
+        "asi", "možná", "snad", "nevím", "ještě nevím", "třeba", "spíš", "spíše", "nejspíš",
+        "nejspíše", "pravděpodobně", "myslím", "uvidíme", "rozmyslím", "rozmyslet", "počkej",
+        "počkejte", "počkat", "počkám", "moment", "momentík", "momentek", "chvilku", "chviličku",
+        "vteřinku", "sekundu", "nejsem si jistý", "nejsem si jistá", "nejsem si jist",
+        "ještě ne", "zatím ne", "teď ne", "ne teď", "později", "ehm",
+        # English
+        "maybe", "perhaps", "probably", "possibly", "wait", "hold on", "hang on", "hold off",
+        "not sure", "unsure", "i guess", "guess", "i think", "i suppose", "suppose", "kind of",
+        "kinda", "sort of", "sorta", "let me think", "let me see", "not yet", "not now", "later",
+        "well", "um", "uh", "hmm",
+    }
+)  # fmt: skip
+
+# Fillers in any length: "hm", "hmmm", "ehm", "eee", "uhm", "umm", "erm", "mmm".
+_FILLER = re.compile(r"h+m+|e+h*m+|e+h+|e{2,}|u+h*m+|u+h+|e+r+m*|m{2,}|a{2,}h*")
+
+# A condition or a change: the person wants something other than the proposal as it was read.
+_CONDITION_WORDS: Final = frozenset(
+    {
+        # Czech
+        "ale", "až", "pokud", "jestli", "jestliže", "kdyby", "kdybys", "když", "jenže", "akorát",
+        "jen", "jenom", "pouze", "kromě", "místo", "bez", "nebo", "jinak", "jinam", "jiný",
+        "jinou", "jiné", "jinému", "druhý", "druhá", "druhé", "druhou", "změň", "změňte",
+        "změnit", "oprav", "opravit", "uprav", "upravit", "přidej", "přidat", "odeber", "odebrat",
+        # English
+        "but", "if", "unless", "except", "only", "instead", "however", "though", "although",
+        "without", "or", "other", "another", "different", "change", "edit", "modify", "fix",
+        "add", "remove", "update",
+    }
+)  # fmt: skip
+
+# Words that open a question when they open a clause ("co to je", "what is it"). "do" is left
+# out because "do it" confirms; "will" because "will do" does.
+QUESTION_WORDS: Final = frozenset(
+    {
+        # Czech
+        "co", "cože", "copak", "proč", "pročpak", "jak", "jakpak", "jaký", "jaká", "jaké",
+        "jakou", "kolik", "kdy", "kdo", "koho", "komu", "kde", "kam", "odkud", "kudy", "který",
+        "která", "které", "kterou", "čí", "pardon",
+        # English
+        "what", "whats", "why", "how", "hows", "which", "who", "whom", "whose", "when", "where",
+        "is", "are", "am", "was", "were", "does", "did", "can", "could", "should", "shall",
+        "would", "may", "might", "have", "has", "huh",
+    }
+)  # fmt: skip
+
+# Set phrases whose "no"/"not"/"bez" negates nothing about the action: they count as ordinary
+# words, so "no problem" neither cancels nor (being a negation, per §10.4) confirms by itself.
+_NEUTRAL_PHRASES: Final = frozenset(
+    {"no problem", "not a problem", "no worries", "bez problému", "bez obav"}
+)
+
+# Leading conjunctions skipped when looking for a clause's question word ("a kolik to stojí").
+_CLAUSE_LEAD_INS: Final = frozenset({"a", "and", "tak", "so"})
+
+
+# --- normalisation --------------------------------------------------------------------------
+
+_QUESTION_MARKS: Final = ("?", "¿", "؟")  # NFKC has already turned "？" into "?"
+_APOSTROPHES: Final = dict.fromkeys(map(ord, "'’‘ʼ`´"))
+_DOTTED_OK = re.compile(r"\bo\.\s*k\b\.?")  # "O.K." is one word, not two clauses
+_INNER_HYPHEN = re.compile(r"(?<=[^\W_])[-‐‑](?=[^\W_])")
+# "je-li", "chceš-li": a question or a condition. The lookbehind and the possessive "++" keep the
+# search linear on a megabyte-long "word" (a plain "+" backtracks from every letter: quadratic).
+_CZECH_LI = re.compile(r"(?<![^\W_])[^\W_]++[-‐‑]li\b")
+# A word, or a clause break: sentence punctuation or a free-standing dash. Anything else (emoji,
+# symbols) is neither and simply disappears.
+_TOKEN = re.compile(r"(?P<word>[^\W_]+)|[.,;:!?¿؟¡…–—\"“”„«»()\[\]{}/|]+|\s-+\s")
+
+
+def _fold(word: str) -> str:
+    """The word without diacritics (speech-to-text may drop them)."""
+    if word.isascii() or len(word) > _MAX_TOKEN_CHARS:
+        return word
+    decomposed = unicodedata.normalize("NFD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _prepare(text: str) -> str:
+    """NFKC, case-folded text without apostrophes ("don't" is "dont")."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
+    return _DOTTED_OK.sub("ok", folded)
+
+
+def _clauses(prepared: str, limit: int) -> tuple[list[list[str]], int]:
+    """Folded words per clause, and the word count; stops reading once it passes `limit`."""
+    clauses: list[list[str]] = [[]]
+    count = 0
+    for match in _TOKEN.finditer(_INNER_HYPHEN.sub("", prepared)):
+        word = match.group("word")
+        if word is None:
+            if clauses[-1]:
+                clauses.append([])
+            continue
+        count += 1
+        if count > limit:
+            break
+        clauses[-1].append(_fold(word))
+    return [words for words in clauses if words], count
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    """A vocabulary entry (or keyword) as the folded word sequence utterances are matched with."""
+    clauses, _ = _clauses(_prepare(text), limit=_MAX_PHRASE_WORDS)
+    return tuple(word for words in clauses for word in words)
+
+
+# --- the lexicon ----------------------------------------------------------------------------
+
+
+# What a matched word or phrase means, as bits: one phrase may mean several things ("ne" is a
+# refusal and a negation). Plain ints, because enum.Flag arithmetic doubled the classifier's time.
+_CONFIRM: Final = 1
+_REFUSE: Final = 2
+_NEGATION: Final = 4
+_SCOPED_NEGATOR: Final = 8
+_HESITATION: Final = 16
+_CONDITION: Final = 32
+_KEYWORD: Final = 64
+_NEUTRAL: Final = 128  # matched, so its words are consumed, but it means nothing
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    """Folded phrases with their categories, plus the single words negatable with "ne-"."""
+
+    phrases: Mapping[tuple[str, ...], int]
+    longest: int
+    negatable: frozenset[str]
+
+
+def _add(table: dict[tuple[str, ...], int], words: Iterable[str], cat: int) -> None:
+    for word in words:
+        phrase = _phrase(word)
+        if phrase:
+            table[phrase] = table.get(phrase, 0) | cat
+
+
+def _single_words(table: Mapping[tuple[str, ...], int], cat: int) -> set[str]:
+    return {phrase[0] for phrase, cats in table.items() if len(phrase) == 1 and cats & cat}
+
+
+def _builtin_table() -> dict[tuple[str, ...], int]:
+    table: dict[tuple[str, ...], int] = {}
+    _add(table, CONFIRM_WORDS, _CONFIRM)
+    _add(table, REFUSE_WORDS, _REFUSE)
+    _add(table, NEGATION_WORDS, _NEGATION)
+    _add(table, _SCOPED_NEGATORS, _NEGATION | _SCOPED_NEGATOR)
+    _add(table, HESITATION_WORDS, _HESITATION)
+    _add(table, _CONDITION_WORDS, _CONDITION)
+    _add(table, _NEUTRAL_PHRASES, _NEUTRAL)
+    return table
+
+
+_BUILTIN_TABLE: Final = _builtin_table()
+_NEGATABLE_VERBS: Final = frozenset(_fold(verb) for verb in _NEGATABLE_CZECH_VERBS)
+_QUESTION_STARTERS: Final = frozenset(p[0] for p in map(_phrase, QUESTION_WORDS) if len(p) == 1)
+_LEAD_INS: Final = frozenset(_fold(word) for word in _CLAUSE_LEAD_INS)
+
+
+@dataclass(frozen=True)
+class ConsentWords:
+    """Session words that extend the built-in vocabularies (§10.1 `consent`)."""
+
+    confirm: tuple[str, ...] = ()
+    refuse: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Tuples keep the words hashable (the compiled vocabulary is cached per ConsentWords).
+        object.__setattr__(self, "confirm", tuple(self.confirm))
+        object.__setattr__(self, "refuse", tuple(self.refuse))
+
+    @classmethod
+    def from_wire(cls, value: object) -> ConsentWords:
+        """Build from the session's `consent` object, dropping anything that is not a word list."""
+        if not isinstance(value, Mapping):
+            return cls()
+        return cls(
+            confirm=_wire_words(value.get("confirm")), refuse=_wire_words(value.get("refuse"))
+        )
+
+
+def _wire_words(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple):
+        return ()
+    words = (w for w in value if isinstance(w, str) and 0 < len(w) <= _MAX_SESSION_WORD_CHARS)
+    return tuple(islice(words, _MAX_SESSION_WORDS))
+
+
+@lru_cache(maxsize=64)
+def _lexicon(extra: ConsentWords | None, keyword: tuple[str, ...]) -> _Lexicon:
+    table = dict(_BUILTIN_TABLE)
+    if extra is not None:
+        _add(table, extra.confirm, _CONFIRM)
+        _add(table, extra.refuse, _REFUSE)
+    if keyword:
+        # The keyword is itself a confirm word: "odeslat" alone confirms when it is the keyword.
+        table[keyword] = table.get(keyword, 0) | _KEYWORD | _CONFIRM
+    negatable = _NEGATABLE_VERBS | _single_words(table, _CONFIRM)
+    return _Lexicon(table, max(len(p) for p in table), frozenset(negatable))
+
+
+def _categories(word: str, lexicon: _Lexicon) -> int:
+    """Categories of a word no phrase matched: fillers and Czech "ne-" + verb."""
+    if len(word) > _MAX_TOKEN_CHARS:
+        return 0
+    if _FILLER.fullmatch(word):
+        return _HESITATION
+    if word.startswith("ne") and word[2:] in lexicon.negatable:
+        # "nepotvrzuji", "neposílej", "neodeslat" (keyword): the action itself is refused.
+        return _REFUSE | _NEGATION
+    return 0
+
+
+# --- the classifier -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What an utterance means for the pending action, why, and the words that decided it."""
+
+    outcome: VerdictOutcome
+    reason: Reason
+    cue: str | None = None
+
+
+@dataclass
+class _Findings:
+    """The first word of each kind found in an utterance."""
+
+    confirm: str | None = None
+    refuse: str | None = None
+    negation: str | None = None
+    hesitation: str | None = None
+    condition: str | None = None
+    keyword: bool = False
+
+
+def _scan(clauses: list[list[str]], lexicon: _Lexicon) -> _Findings:
+    """Match the longest phrases left to right, clause by clause."""
+    found = _Findings()
+    for words in clauses:
+        negator: str | None = None  # an English negator earlier in this clause
+        i = 0
+        while i < len(words):
+            cats, size = 0, 1
+            for length in range(min(lexicon.longest, len(words) - i), 0, -1):
+                match = lexicon.phrases.get(tuple(words[i : i + length]))
+                if match is not None:
+                    cats, size = match, length
+                    break
+            if cats == 0:
+                cats = _categories(words[i], lexicon)
+            cue = " ".join(words[i : i + size])
+            i += size
+            if cats & _CONFIRM and negator is not None:
+                # "don't do it", "I do not confirm": a negated confirm word refuses.
+                cats = (cats & ~(_CONFIRM | _KEYWORD)) | _REFUSE
+                cue = f"{negator} {cue}"
+            if cats & _SCOPED_NEGATOR:
+                negator = negator or cue
+            if cats & _CONFIRM:
+                found.confirm = found.confirm or cue
+                found.keyword = found.keyword or bool(cats & _KEYWORD)
+            if cats & _REFUSE:
+                found.refuse = found.refuse or cue
+            if cats & _NEGATION:
+                found.negation = found.negation or cue
+            if cats & _HESITATION:
+                found.hesitation = found.hesitation or cue
+            if cats & _CONDITION:
+                found.condition = found.condition or cue
+    return found
+
+
+def _question_cue(prepared: str, clauses: list[list[str]]) -> str | None:
+    """The mark or word that makes the utterance a question, if any."""
+    for mark in _QUESTION_MARKS:
+        if mark in prepared:
+            return mark
+    li = _CZECH_LI.search(prepared)
+    if li is not None:
+        return li.group()
+    for words in clauses:
+        opening = next((w for w in words if w not in _LEAD_INS), None)
+        if opening in _QUESTION_STARTERS:
+            return opening
+    return None
+
+
+def classify(
+    text: str, *, keyword: str | None = None, extra: ConsentWords | None = None
+) -> Verdict:
+    """Classify one final transcript as confirm, cancel or neither (§10.4 step 3)."""
+    if len(text) > MAX_CHARS:
+        return Verdict("neither", "too_long")
+    prepared = _prepare(text)
+    clauses, count = _clauses(prepared, MAX_WORDS)
+    if count == 0:
+        return Verdict("neither", "empty")
+    if count > MAX_WORDS:
+        return Verdict("neither", "too_long")
+    question = _question_cue(prepared, clauses)
+    if question is not None:
+        return Verdict("neither", "question", question)
+
+    # A blank keyword is no keyword; one with no words in it ("👍") can never be said.
+    keyword_required = keyword is not None and bool(keyword.strip())
+    keyword_phrase = _phrase(keyword) if keyword_required and keyword is not None else ()
+    found = _scan(clauses, _lexicon(extra, keyword_phrase))
+    if found.hesitation is not None:
+        return Verdict("neither", "hesitation", found.hesitation)
+    if found.condition is not None:
+        return Verdict("neither", "condition", found.condition)
+    if found.refuse is not None and found.confirm is not None:
+        return Verdict("neither", "conflict", f"{found.refuse} / {found.confirm}")
+    if found.refuse is not None:
+        return Verdict("cancel", "refusal", found.refuse)
+    if found.negation is not None:
+        return Verdict("neither", "negation", found.negation)
+    if found.confirm is None:
+        return Verdict("neither", "no_confirm_word")
+    if keyword_required and not found.keyword:
+        return Verdict("neither", "keyword_missing", " ".join(keyword_phrase) or None)
+    return Verdict("confirm", "confirmed", found.confirm)
+
+
+# --- the window -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The one decision a window produces; the caller sends it as `POST decision`."""
+
+    action_id: str
+    outcome: Outcome
+    method: Method
+    transcript: str | None = None
+
+
+@dataclass(frozen=True)
+class Heard:
+    """The last final transcript the window received, and what it made of it (for the UI)."""
+
+    item_id: str
+    transcript: str
+    at: float
+    verdict: Verdict | None = None  # None when the transcript was ignored
+    ignored: IgnoredReason | None = None
+
+
+@dataclass
+class _Item:
+    """A user utterance the provider announced (`input_audio_buffer.speech_started`)."""
+
+    counts: bool  # its speech started while the window was open
+    handled: bool = False  # its final transcript has arrived
+
+
+class ConsentWindow:
+    """The §10.4 voice-consent window for one pending action.
+
+    Lifecycle: waiting_for_assistant → (assistant stopped) → waiting_for_playback →
+    (local playback drained) → open → closed. The two openers may come in either order, but a
+    drain counts only if it happened after the assistant last started speaking. If the assistant
+    speaks again while the window is open, the window goes back to waiting (nothing said over the
+    assistant counts) and reopens when it has finished; the non-decisive count and the items
+    heard are kept, and the silence timer restarts.
+
+    Which utterances count: only those whose `speech_started` came while the window was open. A
+    transcript for an item whose start the window never saw is ignored (`unknown_item`): nothing
+    proves it began inside the window, and with server VAD every item announces its start. An
+    item that counts may still decide while the window is paused, since it was said inside the
+    window; nothing decides once the window is closed. Empty transcripts (noise) are ignored.
+
+    Every event takes the caller's time `t` so that events form one uniform stream; only the
+    opening and speech-start times change behaviour (eligibility and the silence timer).
+
+    Exactly one `Decision` ever comes out: the first of a decisive utterance and a button press.
+    The window closes before a decision is returned, so a repeated transcript cannot decide
+    again. The button keeps working after voice has closed (two non-decisive utterances, timeout,
+    abort), because §10.4 leaves the action waiting for it.
+    """
+
+    def __init__(
+        self,
+        action_id: str,
+        *,
+        keyword: str | None = None,
+        methods: Iterable[str] = ("button", "voice"),
+        extra: ConsentWords | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.action_id = action_id
+        self.keyword = keyword if keyword and keyword.strip() else None
+        self.methods = tuple(methods)
+        self.extra = extra
+        self.timeout = timeout
+        self.closed_reason: ClosedReason | None = None
+        self.opened_at: float | None = None
+        self.non_decisive_count = 0
+        self.decision: Decision | None = None
+        self.last_heard: Heard | None = None
+        self._assistant_speaking = False
+        self._assistant_spoke = False  # since this window exists
+        self._assistant_done = False
+        self._drained = False
+        self._open = False
+        self._last_speech_at: float | None = None
+        self._items: dict[str, _Item] = {}
+        if "voice" not in self.methods:
+            # §10.4: only for actions whose confirm.methods includes voice; the button still works.
+            self.closed_reason = "voice_not_allowed"
+
+    def __repr__(self) -> str:
+        return f"ConsentWindow({self.action_id!r}, state={self.state!r})"
+
+    # --- state for the UI -------------------------------------------------------------------
+
+    @property
+    def state(self) -> WindowState:
+        """Waiting for the assistant, waiting for local playback, open, or closed."""
+        if self.closed_reason is not None or self.decision is not None:
+            return "closed"
+        if self._open:
+            return "open"
+        return "waiting_for_playback" if self._assistant_done else "waiting_for_assistant"
+
+    @property
+    def deadline(self) -> float | None:
+        """When `tick` will close the open window for silence, or None."""
+        if self.timeout is None or self.state != "open" or self.opened_at is None:
+            return None
+        quiet_since = self.opened_at if self._last_speech_at is None else self._last_speech_at
+        return quiet_since + self.timeout
+
+    # --- the assistant and local playback ---------------------------------------------------
+
+    def assistant_started_speaking(self, t: float) -> None:
+        """`output_audio_buffer.started`: the assistant talks, so the window waits (or pauses)."""
+        self._assistant_speaking = True
+        self._assistant_spoke = True
+        self._assistant_done = False
+        self._drained = False  # new audio is on its way to the local player
+        self._open = False
+
+    def assistant_stopped(self, t: float) -> bool:
+        """`output_audio_buffer.stopped` or `.cleared`; True if this opened the window."""
+        if not self._assistant_spoke:
+            # A stop without a start since this window exists belongs to an earlier response;
+            # taking it would open the window before the proposal has been read out.
+            return False
+        self._assistant_speaking = False
+        self._assistant_done = True
+        return self._open_if_ready(t)
+
+    def response_done_without_audio(self, t: float) -> bool:
+        """`response.done` for a response with no audio; True if this opened the window."""
+        if self._assistant_speaking:
+            return False  # audio is still playing; its stop will open the window
+        self._assistant_done = True
+        return self._open_if_ready(t)
+
+    def playback_started(self, t: float) -> None:
+        """Local playback has audio queued again, so an earlier drain no longer counts."""
+        self._drained = False
+
+    def playback_drained(self, t: float) -> bool:
+        """Local playback has played everything out; True if this opened the window."""
+        self._drained = True
+        return self._open_if_ready(t)
+
+    def _open_if_ready(self, t: float) -> bool:
+        if self.state != "waiting_for_playback" or not self._drained:
+            return False
+        self._open = True
+        self.opened_at = t
+        self._last_speech_at = None
+        return True
+
+    # --- the person -------------------------------------------------------------------------
+
+    def user_speech_started(self, t: float, item_id: str) -> None:
+        """`input_audio_buffer.speech_started`: note whether this item began inside the window."""
+        if item_id in self._items:
+            return  # the first report stands: a repeat must not make an early item count
+        counts = self.state == "open" and self.opened_at is not None and t >= self.opened_at
+        self._items[item_id] = _Item(counts=counts)
+        if counts:
+            self._last_speech_at = t
+
+    def final_transcript(self, item_id: str, text: str, t: float) -> Decision | None:
+        """A final user transcript; returns the decision if it made one (the window is closed)."""
+        ignored = self._why_ignored(item_id)
+        self._items.setdefault(item_id, _Item(counts=False)).handled = True
+        if ignored is not None:
+            self.last_heard = Heard(item_id, text, t, ignored=ignored)
+            return None
+        verdict = classify(text, keyword=self.keyword, extra=self.extra)
+        if verdict.reason == "empty":
+            # Noise that VAD took for speech is not an utterance and does not use up a turn.
+            self.last_heard = Heard(item_id, text, t, ignored="empty")
+            return None
+        self.last_heard = Heard(item_id, text, t, verdict=verdict)
+        if verdict.outcome == "neither":
+            self.non_decisive_count += 1
+            if self.non_decisive_count >= NON_DECISIVE_LIMIT:
+                self._close("non_decisive")
+            return None
+        return self._decide(verdict.outcome, "voice", text)
+
+    def _why_ignored(self, item_id: str) -> IgnoredReason | None:
+        item = self._items.get(item_id)
+        if self.state == "closed":
+            return "closed"
+        if item is None:
+            return "unknown_item"
+        if item.handled:
+            return "duplicate"
+        if not item.counts:
+            return "not_in_window"
+        return None
+
+    def button_pressed(self, outcome: Outcome) -> Decision | None:
+        """A button decision: returned if the button won, None if a decision already exists."""
+        if self.decision is not None:
+            return None
+        return self._decide(outcome, "button", None)
+
+    # --- closing ----------------------------------------------------------------------------
+
+    def tick(self, t: float) -> bool:
+        """Close the open window after `timeout` seconds without user speech; True if it closed."""
+        deadline = self.deadline
+        if deadline is None or t < deadline:
+            return False
+        self._close("timeout")
+        return True
+
+    def close(self, reason: ClosedReason = "aborted") -> None:
+        """Stop listening (the call ended, the action was resolved elsewhere)."""
+        self._close(reason)
+
+    def _close(self, reason: ClosedReason) -> None:
+        self._open = False
+        if self.closed_reason is None:
+            self.closed_reason = reason
+
+    def _decide(self, outcome: Outcome, method: Method, transcript: str | None) -> Decision:
+        # §10.4 step 4: close first, so that nothing after this can decide again.
+        self._close("decided")
+        self.decision = Decision(self.action_id, outcome, method, transcript)
+        return self.decision
