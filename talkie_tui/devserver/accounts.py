@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import clock
@@ -15,15 +16,28 @@ DEV_USER: dict[str, str] = {
 
 TOKENS_PER_DAY = 400_000
 RUNS_PER_DAY = 500
+VOICE_MINUTES_PER_DAY = 60
 
 
-def usage_items(storage: Storage, user_id: str) -> list[dict[str, Any]]:
-    """The status `usage` list, counted from today's runs."""
-    runs, tokens = storage.usage_since(user_id, clock.iso(clock.start_of_today()))
-    return [
+def usage_items(storage: Storage, user_id: str, *, voice: bool = False) -> list[dict[str, Any]]:
+    """The status `usage` list, counted from today's runs (and voice sessions, with voice)."""
+    today = clock.iso(clock.start_of_today())
+    runs, tokens = storage.usage_since(user_id, today)
+    items: list[dict[str, Any]] = [
         {"label": "Tokens today", "used": tokens, "limit": TOKENS_PER_DAY, "unit": "tokens"},
         {"label": "Runs today", "used": runs, "limit": RUNS_PER_DAY, "unit": "runs"},
     ]
+    if voice:
+        minutes = math.ceil(storage.voice_seconds_since(user_id, today) / 60)
+        items.append(
+            {
+                "label": "Voice today",
+                "used": minutes,
+                "limit": VOICE_MINUTES_PER_DAY,
+                "unit": "minutes",
+            }
+        )
+    return items
 
 
 def estimate_tokens(*texts: str) -> int:

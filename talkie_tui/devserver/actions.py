@@ -146,11 +146,17 @@ class ActionService:
                 f"This action was already decided ({previous}); it is now {record['status']}.",
             )
         logger.info("action %s: %s by %s", action_id, decision, method)
+        self._note_decision(row, decision, method)
         if decision == "cancel":
             record["status"] = "cancelled"
             self._storage.update_action(action_id, record, "cancel")
             return record, []
         return self._confirm(row, record)
+
+    def _note_decision(self, row: Row, decision: str, method: str) -> None:
+        """Append the decision and how it was made to the audit log (§8: `method` is for audit)."""
+        at = clock.iso(clock.now())
+        self._storage.add_decision(row["id"], row["user_id"], decision, method, at)
 
     def _load(self, user_id: str, action_id: str) -> Row:
         row = self._storage.get_action(user_id, action_id)
@@ -171,6 +177,7 @@ class ActionService:
 
     def _undo(self, row: Row, record: dict[str, Any], method: str) -> dict[str, Any]:
         logger.info("action %s: undone by %s", row["id"], method)
+        self._note_decision(row, "cancel", method)
         record["status"] = "cancelled"
         record.pop("undoUntil", None)
         self._storage.update_action(row["id"], record, "cancel")

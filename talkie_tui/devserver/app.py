@@ -16,6 +16,7 @@ from .config import ServerConfig
 from .errors import ApiError, CatchInternalErrors, error_response
 from .routes import ROUTES
 from .services import Services
+from .voice_routes import VOICE_ROUTES
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -45,12 +46,13 @@ def create_app(config: ServerConfig) -> Starlette:
         services = Services.open(config)
         app.state.services = services
         try:
+            await services.start_voice()
             yield
         finally:
             await services.close()
 
     app = Starlette(
-        routes=ROUTES,
+        routes=[*ROUTES, *VOICE_ROUTES],
         middleware=[
             Middleware(CatchInternalErrors),
             Middleware(

@@ -24,7 +24,14 @@ class ServerConfig:
     oauth_client_secret: str | None = field(default=None, repr=False)
     # When set, an access token's `aud` must contain it.
     oauth_audience: str | None = None
+    # The fake realtime voice provider (aiortc, on 127.0.0.1) and the §10 voice endpoints.
     fake_voice: bool = False
+    # A JSON script for the fake provider (`fake_voice/script.py`); None: the built-in demo.
+    fake_voice_script: Path | None = None
+    voice_max_seconds: int = 900
+    voice_warn_seconds: int = 60
+    # How long a voice session's client secret opens a provider call (it works once).
+    voice_secret_seconds: float = 60.0
     ping_interval: float = 15.0
     undo_seconds: float = 10.0
     action_ttl_seconds: float = 600.0

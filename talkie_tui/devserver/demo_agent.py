@@ -23,6 +23,7 @@ from .demo_data import (
     Company,
     Contact,
     Offer,
+    Text,
     company,
     contact,
     contacts_of,
@@ -101,6 +102,24 @@ def parse(text: str) -> Request:
         found_company = company(found_contact.company_id)
     found_offer = next((o for o in OFFERS if o.number.lower() in normalized), None)
     return Request(text, normalized, looks_czech(text), found_company, found_contact, found_offer)
+
+
+# The status labels of the agent's tools (English, Czech); voice sessions send them too (§10.1).
+TOOL_LABELS: dict[str, Text] = {
+    "list_meetings": ("Checking your calendar…", "Prohlížím kalendář…"),
+    "search_contacts": ("Searching contacts…", "Hledám v kontaktech…"),
+    "find_offer": ("Loading offers…", "Načítám nabídky…"),
+    "load_pipeline": ("Adding up the pipeline…", "Sčítám obchodní příležitosti…"),
+    "fetch_invoices": ("Contacting the accounting system…", "Spojuji se s účetnictvím…"),
+    "send_offer_email": ("Preparing the e-mail…", "Připravuji e-mail…"),
+    "add_note": ("Preparing the note…", "Připravuji poznámku…"),
+    "delete_contact": ("Checking the contact…", "Ověřuji kontakt…"),
+}
+
+
+def tool_label(name: str, czech: bool) -> str:
+    """The status label of a tool in the answer language."""
+    return pick(TOOL_LABELS[name], czech)
 
 
 def _tool_pause(ctx: RunContext) -> float:
@@ -184,7 +203,7 @@ async def meetings_answer(ctx: RunContext, req: Request) -> None:
     """Today's calendar as a list card."""
     async with ctx.tool(
         "list_meetings",
-        req.t("Checking your calendar…", "Prohlížím kalendář…"),
+        tool_label("list_meetings", req.czech),
         args={"day": "today"},
     ):
         await ctx.sleep(_tool_pause(ctx))
@@ -262,7 +281,7 @@ async def lookup_answer(ctx: RunContext, req: Request) -> None:
     found = req.contact or req.company
     async with ctx.tool(
         "search_contacts",
-        req.t("Searching contacts…", "Hledám v kontaktech…"),
+        tool_label("search_contacts", req.czech),
         args={"query": found.name if found else req.text},
     ):
         await ctx.sleep(_tool_pause(ctx))
@@ -326,7 +345,7 @@ def offer_card(offer: Offer, czech: bool) -> cards.Card:
 async def offer_answer(ctx: RunContext, req: Request) -> None:
     """One offer in detail, or the list of offers."""
     async with ctx.tool(
-        "find_offer", req.t("Loading offers…", "Načítám nabídky…"), args={"query": req.text}
+        "find_offer", tool_label("find_offer", req.czech), args={"query": req.text}
     ):
         await ctx.sleep(_tool_pause(ctx))
     offer = req.offer or (offer_for_company(req.company.id) if req.company else None)
@@ -382,9 +401,7 @@ async def offer_answer(ctx: RunContext, req: Request) -> None:
 
 async def pipeline_answer(ctx: RunContext, req: Request) -> None:
     """The sales pipeline summary."""
-    async with ctx.tool(
-        "load_pipeline", req.t("Adding up the pipeline…", "Sčítám obchodní příležitosti…")
-    ):
+    async with ctx.tool("load_pipeline", tool_label("load_pipeline", req.czech)):
         await ctx.sleep(_tool_pause(ctx))
     total = sum(deal.amount_czk for deal in DEALS)
     ranked = sorted(DEALS, key=lambda deal: deal.amount_czk, reverse=True)
@@ -439,7 +456,7 @@ async def invoices_answer(ctx: RunContext, req: Request) -> None:
     """The accounting system is down: a tool that fails, and a helpful answer."""
     async with ctx.tool(
         "fetch_invoices",
-        req.t("Contacting the accounting system…", "Spojuji se s účetnictvím…"),
+        tool_label("fetch_invoices", req.czech),
         args={"status": "unpaid"},
     ) as call:
         await ctx.sleep(_tool_pause(ctx) * 2)
@@ -486,7 +503,7 @@ async def send_offer_answer(ctx: RunContext, req: Request) -> None:
     await ctx.propose(
         kind="send_offer_email",
         tool_name="send_offer_email",
-        label=req.t("Preparing the e-mail…", "Připravuji e-mail…"),
+        label=tool_label("send_offer_email", req.czech),
         summary=req.t(
             f"Send offer {offer.number} to {person.email}",
             f"Odeslat nabídku {offer.number} na {person.email}",
@@ -528,7 +545,7 @@ async def add_note_answer(ctx: RunContext, req: Request) -> None:
     await ctx.propose(
         kind="add_note",
         tool_name="add_note",
-        label=req.t("Preparing the note…", "Připravuji poznámku…"),
+        label=tool_label("add_note", req.czech),
         summary=req.t(
             f"Add a note to {firm.name}: “{note}”", f"Přidat poznámku k {firm.name}: „{note}“"
         ),
@@ -558,7 +575,7 @@ async def delete_contact_answer(ctx: RunContext, req: Request) -> None:
     await ctx.propose(
         kind="delete_contact",
         tool_name="delete_contact",
-        label=req.t("Checking the contact…", "Ověřuji kontakt…"),
+        label=tool_label("delete_contact", req.czech),
         summary=req.t(
             f"Delete contact {person.name} ({firm.name})",
             f"Smazat kontakt {person.name} ({firm.name})",

@@ -90,8 +90,10 @@ async def crm_page(request: Request) -> Response:
 
 async def status(request: Request) -> JSONResponse:
     """GET status"""
-    usage = usage_items(_services(request).storage, _user_id(request))
-    return JSONResponse({"user": _user(request), "chat": True, "voice": False, "usage": usage})
+    services = _services(request)
+    voice = services.voice is not None
+    usage = usage_items(services.storage, _user_id(request), voice=voice)
+    return JSONResponse({"user": _user(request), "chat": True, "voice": voice, "usage": usage})
 
 
 async def download(request: Request) -> Response:

@@ -166,13 +166,17 @@ class RunContext:
         """Emit a `talkie.open` suggestion (the client opens it only on a tap)."""
         self.emit(CustomEvent(name="talkie.open", value={"url": url, "label": label}))
 
+    def new_tool_call_id(self) -> str:
+        """The id of the next tool call (a voice tool call reuses the provider's call id)."""
+        return new_id("call")
+
     @asynccontextmanager
     async def tool(
         self, name: str, label: str, *, args: dict[str, Any] | None = None
     ) -> AsyncIterator[ToolCall]:
         """A tool call with a human status label; ends with `metadata.ok` (and `error`)."""
         self.check_cancelled()
-        call = ToolCall(new_id("call"))
+        call = ToolCall(self.new_tool_call_id())
         self.emit(
             ToolCallStartEvent(tool_call_id=call.id, tool_call_name=name, metadata={"label": label})
         )

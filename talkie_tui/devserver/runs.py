@@ -232,7 +232,7 @@ class RunManager:
                 thread_id=ctx.thread_id, run_id=ctx.run_id, outcome=RunFinishedCancelledOutcome()
             )
         else:
-            usage = usage_items(self._storage, ctx.user_id)
+            usage = usage_items(self._storage, ctx.user_id, voice=self._config.fake_voice)
             ctx.emit(CustomEvent(name="talkie.usage", value={"usage": usage}))
             terminal = RunFinishedEvent(
                 thread_id=ctx.thread_id, run_id=ctx.run_id, outcome=RunFinishedSuccessOutcome()

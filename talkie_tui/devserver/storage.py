@@ -1,4 +1,4 @@
-"""SQLite persistence: threads, messages, runs (with their event logs), actions, meta."""
+"""SQLite persistence: threads, messages, runs (with their event logs), actions, voice, meta."""
 
 from __future__ import annotations
 
@@ -62,6 +62,42 @@ CREATE TABLE IF NOT EXISTS actions (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS actions_thread ON actions(thread_id, seq);
+CREATE TABLE IF NOT EXISTS decisions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    action_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    method TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS voice_sessions (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    locale TEXT NOT NULL,
+    max_seconds INTEGER NOT NULL,
+    used_seconds REAL NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    ended_at TEXT
+);
+CREATE TABLE IF NOT EXISTS voice_tool_calls (
+    voice_session_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    ok INTEGER,
+    output TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (voice_session_id, call_id)
+);
+CREATE TABLE IF NOT EXISTS voice_usage (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    voice_session_id TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    final INTEGER NOT NULL,
+    remaining REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
 """
 
 
@@ -139,6 +175,11 @@ class Storage:
             user_id,
             limit,
         )
+
+    def set_thread_title(self, thread_id: str, title: str) -> None:
+        """Rename a thread (a voice thread gets its first user sentence as title)."""
+        with self._transaction() as db:
+            db.execute("UPDATE threads SET title = ? WHERE id = ?", (title, thread_id))
 
     def delete_thread(self, user_id: str, thread_id: str) -> bool:
         """Delete a thread and its messages; False when it did not exist."""
@@ -297,6 +338,126 @@ class Storage:
                 "UPDATE actions SET record = ?, decision = ? WHERE id = ?",
                 (json.dumps(record, ensure_ascii=False), decision, action_id),
             )
+
+    def add_decision(
+        self, action_id: str, user_id: str, decision: str, method: str, created_at: str
+    ) -> None:
+        """Append to the audit log of human decisions (with how they were made)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO decisions (action_id, user_id, decision, method, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (action_id, user_id, decision, method, created_at),
+            )
+
+    def list_decisions(self, user_id: str) -> list[Row]:
+        """The user's decisions, oldest first."""
+        return self._all(
+            "SELECT action_id, decision, method, created_at FROM decisions"
+            " WHERE user_id = ? ORDER BY seq",
+            user_id,
+        )
+
+    # voice
+
+    def create_voice_session(
+        self,
+        session_id: str,
+        user_id: str,
+        thread_id: str,
+        locale: str,
+        max_seconds: int,
+        created_at: str,
+    ) -> None:
+        """Record a new voice session."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO voice_sessions"
+                " (id, user_id, thread_id, locale, max_seconds, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, user_id, thread_id, locale, max_seconds, created_at),
+            )
+
+    def get_voice_session(self, user_id: str, session_id: str) -> Row | None:
+        """A voice session of this user, or None."""
+        return self._one(
+            "SELECT * FROM voice_sessions WHERE id = ? AND user_id = ?", session_id, user_id
+        )
+
+    def find_voice_session(self, session_id: str) -> Row | None:
+        """A voice session of any user (for the provider, which knows no user)."""
+        return self._one("SELECT * FROM voice_sessions WHERE id = ?", session_id)
+
+    def update_voice_usage(
+        self, session_id: str, used_seconds: float, ended_at: str | None
+    ) -> None:
+        """Store the seconds used so far and, once it ended, when."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE voice_sessions SET used_seconds = ?,"
+                " ended_at = COALESCE(ended_at, ?) WHERE id = ?",
+                (used_seconds, ended_at, session_id),
+            )
+
+    def add_voice_usage_report(
+        self, session_id: str, seconds: float, final: bool, remaining: float, created_at: str
+    ) -> None:
+        """Append one `POST voiceUsage` report as received."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO voice_usage (voice_session_id, seconds, final, remaining, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, seconds, int(final), remaining, created_at),
+            )
+
+    def voice_usage_reports(self, session_id: str) -> list[Row]:
+        """The usage reports of a session, oldest first."""
+        return self._all(
+            "SELECT seconds, final, remaining, created_at FROM voice_usage"
+            " WHERE voice_session_id = ? ORDER BY seq",
+            session_id,
+        )
+
+    def voice_seconds_since(self, user_id: str, since: str) -> float:
+        """Seconds of voice the user used in sessions started since the timestamp."""
+        row = self._one(
+            "SELECT COALESCE(SUM(used_seconds), 0) AS seconds FROM voice_sessions"
+            " WHERE user_id = ? AND created_at >= ?",
+            user_id,
+            since,
+        )
+        assert row is not None
+        return float(row["seconds"])
+
+    def add_voice_tool_call(
+        self, session_id: str, call_id: str, name: str, arguments: str, created_at: str
+    ) -> bool:
+        """Claim a tool call id for the session; False when it was used before."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO voice_tool_calls"
+                " (voice_session_id, call_id, name, arguments, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, call_id, name, arguments, created_at),
+            )
+            return cursor.rowcount > 0
+
+    def finish_voice_tool_call(self, session_id: str, call_id: str, ok: bool, output: str) -> None:
+        """Store the outcome of a tool call."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE voice_tool_calls SET ok = ?, output = ?"
+                " WHERE voice_session_id = ? AND call_id = ?",
+                (int(ok), output, session_id, call_id),
+            )
+
+    def voice_tool_calls(self, session_id: str) -> list[Row]:
+        """The tool calls of a session in the order they were made."""
+        return self._all(
+            "SELECT call_id, name, arguments, ok, output, created_at FROM voice_tool_calls"
+            " WHERE voice_session_id = ? ORDER BY rowid",
+            session_id,
+        )
 
 
 def _decode_action(row: Row) -> Row:
