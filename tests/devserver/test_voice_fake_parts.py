@@ -23,7 +23,6 @@ from talkie_tui.devserver.fake_voice.call import (
     _wanted_turn_detection,
     speakable,
 )
-from talkie_tui.devserver.fake_voice.ice import loopback_ice
 from talkie_tui.devserver.fake_voice.provider import FakeRealtimeProvider
 from talkie_tui.devserver.fake_voice.script import (
     DEMO_LINES,
@@ -36,6 +35,7 @@ from talkie_tui.devserver.fake_voice.script import (
     parse_lines,
 )
 from talkie_tui.devserver.voice import VoiceGrant
+from talkie_tui.voice.ice import loopback_ice
 
 
 def _wav(samples: np.ndarray, rate: int, channels: int = 1, *, piped: bool = False) -> bytes:

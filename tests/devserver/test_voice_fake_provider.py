@@ -21,8 +21,8 @@ from aiortc import RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 from talkie_tui.devserver.config import ServerConfig
-from talkie_tui.devserver.fake_voice.ice import loopback_ice, rtc_configuration
 from talkie_tui.devserver.runner import serve_in_thread
+from talkie_tui.voice.ice import loopback_ice, rtc_configuration
 from tests.helpers import AUTH, TEST_TOKEN
 
 pytestmark = pytest.mark.voice

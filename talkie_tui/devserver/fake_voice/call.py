@@ -22,6 +22,8 @@ import av
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
+from talkie_tui.voice.ice import loopback_ice, rtc_configuration
+
 from ..voice import VoiceGrant
 from .audio import (
     SAMPLE_RATE,
@@ -32,7 +34,6 @@ from .audio import (
     rms_threshold,
     synthesize,
 )
-from .ice import loopback_ice, rtc_configuration
 from .script import Line, Script
 
 logger = logging.getLogger(__name__)

@@ -24,10 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from talkie_tui.voice.ice import LOOPBACK
+
 from ..auth import bearer_token
 from ..voice import VoiceGrant
 from .call import FakeCall
-from .ice import LOOPBACK
 from .script import Line, Script, ScriptError, default_lines, parse_lines
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,664 @@
+"""VoiceCall: one voice conversation, from the session to the hang-up (§10).
+
+It ties the parts together: the Talkie server (session, tools, transcripts, usage, decisions),
+the WebRTC peer to the speech provider, the microphone and speaker, and the consent window of
+§10.4. It knows nothing of the screen: everything the person should see is reported as a
+`CallUpdate` through one callback, and the UI calls `press`/`release`/`hang_up`/`decide_by_button`.
+
+Push-to-talk is the default (turn detection off: a press clears the provider's buffer, a
+release keeps ~250 ms of tail, then commits and asks for an answer). Hands-free uses the
+provider's voice detection. A decision by voice is sent with `method: "voice"`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
+
+from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.errors import ConflictError, TalkieError
+from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecoder
+from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
+
+from .audio import AudioLevel, AudioSink, AudioSource
+from .consent import ConsentWindow, ConsentWords, Decision, Heard
+from .realtime import (
+    AssistantTranscript,
+    AssistantTranscriptDelta,
+    FunctionCall,
+    InputCommitted,
+    OutputAudioCleared,
+    OutputAudioStarted,
+    OutputAudioStopped,
+    ProviderError,
+    RealtimeEvent,
+    ResponseCreated,
+    ResponseDone,
+    SpeechStarted,
+    UserTranscript,
+    cancel_response,
+    clear_input,
+    clear_output_audio,
+    commit_input,
+    create_response,
+    function_call_output,
+    turn_detection_update,
+)
+from .rtc import RealtimePeer, VoiceConnectionError
+
+__all__ = [
+    "AssistantSaid",
+    "CallEnded",
+    "CallState",
+    "CallStatus",
+    "CallUpdate",
+    "ConsentHeard",
+    "Notice",
+    "ToolFinished",
+    "ToolStarted",
+    "UserSaid",
+    "VoiceCall",
+    "VoiceConnectionError",
+    "VoiceDecided",
+]
+
+CallState = Literal["connecting", "listening", "talking", "assistant_speaking", "consent", "ended"]
+TalkMode = Literal["push_to_talk", "hands_free"]
+
+USAGE_INTERVAL = 30.0
+RELEASE_TAIL = 0.25
+MIN_PRESS = 0.15  # shorter presses hold no speech; committing them is a provider error
+PROVIDER_NOTICE = (
+    "Voice audio goes directly to the speech provider of this server "
+    "({host}); the server keeps the transcript in the thread."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CallStatus:
+    """What the voice bar shows."""
+
+    state: CallState
+    mode: TalkMode
+    elapsed: float = 0.0
+    remaining: float | None = None
+    consent_deadline: float | None = None
+    """Monotonic time when the open consent window closes, if one is open."""
+    consent_action: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserSaid:
+    """A final transcript of the person (already stored in the thread)."""
+
+    item_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantSaid:
+    """A final transcript of the assistant (already stored in the thread)."""
+
+    item_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A tool the provider asked for is running on the server."""
+
+    call_id: str
+    name: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool ended: its AG-UI events (cards, actions) go into the thread like in chat."""
+
+    call_id: str
+    events: list[DecodedEvent] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConsentHeard:
+    """What the consent window made of an utterance (for a one-line explanation)."""
+
+    heard: Heard
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceDecided:
+    """An action was decided by voice; `result` is the server's answer."""
+
+    decision: Decision
+    result: DecisionResult
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something to tell the person (a warning, the provider notice, an error)."""
+
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class CallEnded:
+    """The call is over; `reason` says why in words."""
+
+    reason: str
+
+
+CallUpdate = (
+    CallStatus
+    | UserSaid
+    | AssistantSaid
+    | ToolStarted
+    | ToolFinished
+    | ConsentHeard
+    | VoiceDecided
+    | Notice
+    | CallEnded
+)
+Listener = Callable[[CallUpdate], None]
+Clock = Callable[[], float]
+
+
+class VoiceCall:
+    """One voice call on one Talkie server."""
+
+    def __init__(
+        self,
+        client: TalkieClient,
+        *,
+        microphone: AudioSource,
+        speaker: AudioSink,
+        listener: Listener,
+        thread_id: str | None = None,
+        locale: str | None = None,
+        mode: TalkMode = "push_to_talk",
+        allow_http_signaling: bool = False,
+        clock: Clock = time.monotonic,
+        usage_interval: float = USAGE_INTERVAL,
+        release_tail: float = RELEASE_TAIL,
+    ) -> None:
+        self.client = client
+        self.microphone = microphone
+        self.speaker = speaker
+        self.thread_id = thread_id
+        self.locale = locale
+        self.mode: TalkMode = mode
+        self.session: VoiceSession | None = None
+        self.peer: RealtimePeer | None = None
+        self._listener = listener
+        self._allow_http_signaling = allow_http_signaling
+        self._clock = clock
+        self._usage_interval = usage_interval
+        self._release_tail = release_tail
+        self._status = CallStatus("connecting", mode)
+        self._started_at: float | None = None
+        self._pressed_at: float | None = None
+        self._last_press_started: float | None = None
+        self._press_serial = 0
+        self._response_in_flight = False
+        self._answer_wanted = False
+        self._held_for_consent = False
+        self._calls_seen: set[str] = set()
+        self._window: ConsentWindow | None = None
+        self._window_action: Action | None = None
+        self._extra_words = ConsentWords()
+        self._warned = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._ended = False
+
+    # --- what the UI reads -------------------------------------------------------------------
+
+    @property
+    def status(self) -> CallStatus:
+        """The current status (also sent to the listener on every change)."""
+        return replace(self._status, elapsed=self.elapsed)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the provider accepted the call."""
+        return 0.0 if self._started_at is None else self._clock() - self._started_at
+
+    @property
+    def level(self) -> AudioLevel:
+        """The microphone level, for the meter."""
+        return self.microphone.level
+
+    @property
+    def consent_window(self) -> ConsentWindow | None:
+        """The consent window of the action being read out, if any."""
+        return self._window
+
+    # --- starting and ending -----------------------------------------------------------------
+
+    async def start(self) -> VoiceSession:
+        """Open the session on the server, the audio devices and the call; raises on failure."""
+        session = self.session = await self.client.voice_session(
+            self.thread_id, self.locale, allow_http_signaling=self._allow_http_signaling
+        )
+        self.thread_id = session.thread_id
+        self._extra_words = ConsentWords(
+            tuple(session.consent.confirm), tuple(session.consent.refuse)
+        )
+        self.microphone.muted = self.mode == "push_to_talk"
+        try:
+            await self.speaker.start()
+            await self.microphone.start()
+            self.peer = RealtimePeer(session, self.microphone, self.speaker, self._on_event)
+            await self.peer.connect()
+        except BaseException:
+            await self._release_devices()
+            raise
+        self._started_at = self._clock()
+        self._send_turn_detection()
+        host = _host(session.signaling.url)
+        self._emit(Notice(PROVIDER_NOTICE.format(host=host)))
+        self._set_state("listening")
+        self._spawn(self._report_usage())
+        return session
+
+    async def hang_up(self, reason: str = "You hung up.") -> None:
+        """End the call: the final usage report, then close everything; safe to call twice."""
+        if self._ended:
+            return
+        self._ended = True
+        if self._window is not None:
+            self._window.close("aborted")
+        current = asyncio.current_task()
+        for task in list(self._tasks):
+            if task is not current:  # hang_up itself may run as one of the call's tasks
+                task.cancel()
+        if self.session is not None and self._started_at is not None:
+            with contextlib.suppress(TalkieError, TimeoutError):
+                await asyncio.wait_for(
+                    self.client.voice_usage(self.session, self.elapsed, final=True), 5
+                )
+        if self.peer is not None:
+            await self.peer.close()
+        await self._release_devices()
+        self._set_state("ended")
+        self._emit(CallEnded(reason))
+
+    async def _release_devices(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.microphone.stop()
+        with contextlib.suppress(Exception):
+            await self.speaker.stop()
+
+    # --- talking -----------------------------------------------------------------------------
+
+    def set_mode(self, mode: TalkMode) -> None:
+        """Switch between push-to-talk and hands-free (the provider's voice detection)."""
+        self.mode = mode
+        self.microphone.muted = mode == "push_to_talk"
+        self._status = replace(self._status, mode=mode)
+        self._send_turn_detection()
+        self._emit(self.status)
+
+    def press(self) -> None:
+        """Start talking (push-to-talk): stop the assistant if it speaks, clear old audio."""
+        if self.peer is None or self._ended or self._pressed_at is not None:
+            return
+        if self._status.state == "assistant_speaking" or self._response_in_flight:
+            self.barge_in()
+        self.peer.send(clear_input())
+        self._pressed_at = self._clock()
+        self._press_serial += 1
+        self.microphone.muted = False
+        self._set_state("talking")
+
+    def release(self) -> None:
+        """Stop talking: keep a short tail of audio flowing, then commit and ask for an answer."""
+        if self._pressed_at is None:
+            return
+        pressed_at, self._pressed_at = self._pressed_at, None
+        held = self._clock() - pressed_at
+        self._spawn(self._finish_turn(held, self._press_serial))
+
+    def toggle_talk(self) -> None:
+        """One key for push-to-talk: terminals report no key release (Textual 8)."""
+        if self._pressed_at is None:
+            self.press()
+        else:
+            self.release()
+
+    async def _finish_turn(self, held: float, serial: int) -> None:
+        # RTP audio and data-channel events travel apart: without a tail the commit can
+        # overtake the last words (notes §1.5).
+        await asyncio.sleep(self._release_tail)
+        if self._pressed_at is not None or serial != self._press_serial or self.peer is None:
+            return  # pressed again meanwhile
+        if self.mode == "push_to_talk":
+            self.microphone.muted = True
+        if held < MIN_PRESS:
+            self.peer.send(clear_input())
+            self._emit(Notice("Too short to hear anything; hold the talk key while you speak."))
+            self._set_state(self._resting_state())
+            return
+        self._last_press_started = self._clock() - held - self._release_tail
+        self.peer.send(commit_input())
+        self._set_state(self._resting_state())
+        if self._window is not None and self._window.state != "closed":
+            self._held_for_consent = True  # the transcript decides first, then the answer
+        else:
+            self._want_answer()
+
+    def barge_in(self) -> None:
+        """Stop the assistant: cancel its response and drop the audio still on its way."""
+        if self.peer is None:
+            return
+        if self._response_in_flight:
+            self.peer.send(cancel_response())
+        self.peer.send(clear_output_audio())
+        self.speaker.clear()
+
+    def _want_answer(self) -> None:
+        """Ask for a response now, or as soon as the one in flight is done (one at a time)."""
+        if self._response_in_flight:
+            self._answer_wanted = True
+            return
+        self._answer_wanted = False
+        if self.peer is not None and self.peer.send(create_response()):
+            self._response_in_flight = True
+
+    def _send_turn_detection(self) -> None:
+        if self.peer is None:
+            return
+        if self.mode == "push_to_talk":
+            self.peer.send(turn_detection_update("push_to_talk"))
+        else:
+            # While an action waits for a spoken answer, the model must not answer by itself.
+            automatic = self._window is None or self._window.state == "closed"
+            self.peer.send(
+                turn_detection_update(
+                    "server_vad", create_response=automatic, interrupt_response=automatic
+                )
+            )
+
+    # --- provider events ---------------------------------------------------------------------
+
+    def _on_event(self, event: RealtimeEvent) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    def _on_speech_started(self, event: SpeechStarted) -> None:
+        if self._window is not None:
+            self._window.user_speech_started(self._clock(), event.item_id)
+        if self.mode == "hands_free":
+            self._set_state("talking")
+
+    def _on_committed(self, event: InputCommitted) -> None:
+        # With push-to-talk the provider hears no speech start: the press was the start.
+        started = self._last_press_started
+        if self._window is not None and self.mode == "push_to_talk" and started is not None:
+            self._window.user_speech_started(started, event.item_id)
+
+    def _on_user_transcript(self, event: UserTranscript) -> None:
+        if not event.text:
+            return
+        self._emit(UserSaid(event.item_id, event.text))
+        self._spawn(self._store_transcript("user", event.text, event.item_id))
+        window = self._window
+        if window is not None and window.state != "closed":
+            decision = window.final_transcript(event.item_id, event.text, self._clock())
+            if window.last_heard is not None:
+                self._emit(ConsentHeard(window.last_heard))
+            if decision is not None:
+                self._spawn(self._send_decision(decision))
+                return
+            if window.closed_reason is not None:  # two non-decisive utterances closed it
+                self._window_closed()
+        if self._held_for_consent:
+            self._held_for_consent = False
+            self._want_answer()
+
+    def _on_assistant_delta(self, event: AssistantTranscriptDelta) -> None:
+        if self._status.state != "assistant_speaking":
+            self._set_state("assistant_speaking")
+
+    def _on_assistant_transcript(self, event: AssistantTranscript) -> None:
+        if event.text:
+            self._emit(AssistantSaid(event.item_id or event.response_id, event.text))
+            key = event.item_id or event.response_id
+            self._spawn(self._store_transcript("assistant", event.text, key))
+
+    def _on_function_call(self, event: FunctionCall) -> None:
+        if event.call_id in self._calls_seen:
+            return  # announced twice (arguments.done and output_item.done)
+        self._calls_seen.add(event.call_id)
+        self._spawn(self._run_tool(event))
+
+    def _on_response_created(self, event: ResponseCreated) -> None:
+        self._response_in_flight = True
+
+    def _on_response_done(self, event: ResponseDone) -> None:
+        self._response_in_flight = False
+        if not event.has_audio and self._window is not None:
+            self._window.response_done_without_audio(self._clock())
+            self._spawn(self._after_playback())
+        if self._answer_wanted:
+            self._want_answer()
+        elif self._status.state == "assistant_speaking" and not self.speaker.playing:
+            self._set_state(self._resting_state())
+
+    def _on_audio_started(self, event: OutputAudioStarted) -> None:
+        if self._window is not None:
+            self._window.assistant_started_speaking(self._clock())
+        self._set_state("assistant_speaking")
+
+    def _on_audio_stopped(self, event: OutputAudioStopped | OutputAudioCleared) -> None:
+        if self._window is not None:
+            self._window.assistant_stopped(self._clock())
+        self._spawn(self._after_playback())
+
+    def _on_provider_error(self, event: ProviderError) -> None:
+        if event.code in ("connection_closed", "session_expired"):
+            self._spawn(self.hang_up(event.message))
+        else:
+            self._emit(Notice(f"The voice provider says: {event.message}", "warning"))
+
+    _handlers: ClassVar[dict[type, Callable[[VoiceCall, Any], None]]] = {
+        SpeechStarted: _on_speech_started,
+        InputCommitted: _on_committed,
+        UserTranscript: _on_user_transcript,
+        AssistantTranscriptDelta: _on_assistant_delta,
+        AssistantTranscript: _on_assistant_transcript,
+        FunctionCall: _on_function_call,
+        ResponseCreated: _on_response_created,
+        ResponseDone: _on_response_done,
+        OutputAudioStarted: _on_audio_started,
+        OutputAudioStopped: _on_audio_stopped,
+        OutputAudioCleared: _on_audio_stopped,
+        ProviderError: _on_provider_error,
+    }
+
+    # --- the work behind events --------------------------------------------------------------
+
+    async def _after_playback(self) -> None:
+        """When local playback has drained: the assistant is done, a consent window may open."""
+        await self.speaker.drained()
+        window = self._window
+        if window is not None and window.playback_drained(self._clock()):
+            # Whatever the microphone caught while the assistant spoke is echo, not an answer.
+            if self.peer is not None:
+                self.peer.send(clear_input())
+            self._status = replace(
+                self._status, consent_deadline=window.deadline, consent_action=window.action_id
+            )
+            self._set_state("consent")
+            self._spawn(self._watch_window(window))
+        elif self._status.state == "assistant_speaking" and not self._response_in_flight:
+            self._set_state(self._resting_state())
+
+    async def _watch_window(self, window: ConsentWindow) -> None:
+        while window.state != "closed":
+            await asyncio.sleep(0.25)
+            if window.tick(self._clock()):
+                break
+        if window is self._window and window.decision is None:
+            self._window_closed()
+
+    def _window_closed(self) -> None:
+        window, self._window = self._window, None
+        self._window_action = None
+        self._status = replace(self._status, consent_deadline=None, consent_action=None)
+        if window is not None and window.closed_reason in ("non_decisive", "timeout"):
+            self._emit(Notice("The action waits for your decision: use the buttons on its card."))
+        if self.mode == "hands_free":
+            self._send_turn_detection()
+        self._set_state(self._resting_state())
+
+    async def _run_tool(self, call: FunctionCall) -> None:
+        session = self.session
+        if session is None or self.peer is None:
+            return
+        label = session.labels.get(call.name) or f"Running {call.name}…"
+        self._emit(ToolStarted(call.call_id, call.name, label))
+        try:
+            result = await self.client.voice_tool(session, call.name, call.call_id, call.arguments)
+        except ConflictError:
+            self._emit(ToolFinished(call.call_id))  # §10.2: this callId was already relayed
+            return
+        except TalkieError as error:
+            self._emit(ToolFinished(call.call_id, error=error.message))
+            self.peer.send(function_call_output(call.call_id, f"Error: {error.message}"))
+            self._want_answer()
+            return
+        decoder = EventDecoder()
+        events = [decoded for raw in result.events for decoded in decoder.decode_object(raw)]
+        self._emit(ToolFinished(call.call_id, events))
+        for event in events:
+            if isinstance(event, ActionProposed):
+                self._consider_consent(event.action)
+        self.peer.send(function_call_output(call.call_id, result.output))
+        # The window exists before the response that reads the proposal out is asked for, so
+        # a stale `response.done` cannot open it early.
+        self._want_answer()
+
+    def _consider_consent(self, action: Action) -> None:
+        if action.status != "pending" or "voice" not in action.confirm.methods:
+            return
+        if self._window is not None:
+            self._window.close("aborted")  # a newer proposal replaces an older one
+        keyword = action.confirm.voice.keyword if action.confirm.voice else None
+        self._window = ConsentWindow(
+            action.id, keyword=keyword, methods=action.confirm.methods, extra=self._extra_words
+        )
+        self._window_action = action
+        if self.mode == "hands_free":
+            self._send_turn_detection()
+
+    async def _send_decision(self, decision: Decision) -> None:
+        action = self._window_action
+        self._window_closed()
+        if action is None:
+            return
+        try:
+            result = await self.client.decide(action, decision.outcome, method=decision.method)
+        except TalkieError as error:
+            self._emit(Notice(f"The decision was not accepted: {error.message}", "error"))
+        else:
+            self._emit(VoiceDecided(decision, result))
+        if self.peer is not None:
+            self._want_answer()  # let the model acknowledge the decision
+
+    def decide_by_button(self, outcome: Literal["confirm", "cancel"]) -> bool:
+        """A button press while the window is open: True when it wins (then voice cannot)."""
+        window = self._window
+        if window is None:
+            return True
+        decision = window.button_pressed(outcome)
+        if decision is None:
+            return False
+        self._window_closed()
+        return True
+
+    async def _store_transcript(
+        self, role: Literal["user", "assistant"], text: str, item_id: str
+    ) -> None:
+        if self.session is None:
+            return
+        try:
+            await self.client.voice_transcript(self.session, role, text, item_id)
+        except TalkieError as error:
+            self._emit(Notice(f"A transcript could not be saved: {error.message}", "warning"))
+
+    async def _report_usage(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        while not self._ended:
+            await asyncio.sleep(min(self._usage_interval, self._seconds_to_warning()))
+            try:
+                usage = await self.client.voice_usage(session, self.elapsed)
+            except TalkieError as error:
+                self._emit(Notice(f"Usage could not be reported: {error.message}", "warning"))
+                continue
+            remaining = usage.remaining_seconds
+            if session.max_seconds is not None:
+                left = session.max_seconds - self.elapsed
+                remaining = left if remaining is None else min(remaining, left)
+            self._status = replace(self._status, remaining=remaining)
+            self._emit(self.status)
+            if remaining is not None and remaining <= 0:
+                self._spawn(self.hang_up("The voice time of this session is used up."))
+                return
+            warn = session.warn_seconds
+            if (
+                remaining is not None
+                and warn is not None
+                and remaining <= warn
+                and not self._warned
+            ):
+                self._warned = True
+                self._emit(Notice(f"About {int(remaining)} seconds of voice left.", "warning"))
+
+    def _seconds_to_warning(self) -> float:
+        session = self.session
+        if session is None or session.max_seconds is None or self._warned:
+            return self._usage_interval
+        until = session.max_seconds - (session.warn_seconds or 0) - self.elapsed
+        return max(1.0, until) if until > 0 else self._usage_interval
+
+    # --- plumbing ----------------------------------------------------------------------------
+
+    def _resting_state(self) -> CallState:
+        if self._window is not None and self._window.state == "open":
+            return "consent"
+        return "listening"
+
+    def _set_state(self, state: CallState) -> None:
+        self._status = replace(self._status, state=state)
+        self._emit(self.status)
+
+    def _emit(self, update: CallUpdate) -> None:
+        # A broken listener (the screen) must not break the call itself.
+        with contextlib.suppress(Exception):
+            self._listener(update)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+            self._emit(Notice(f"Voice: {message}", "error"))
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).hostname or url
