@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import ag_ui.core as agui
 
@@ -238,13 +238,30 @@ class Conversation:
         """Show a decision's outcome: the action's new state and its result events."""
         changes: list[Change] = [self.update_action(result.action)]
         if result.events:
-            self.begin_answer()
             decoder = EventDecoder()
-            for raw in result.events:
-                for event in decoder.decode_object(raw):
-                    changes.append(self.apply(event))
-            self.end_answer("done")
+            events = [event for raw in result.events for event in decoder.decode_object(raw)]
+            changes.extend(self.add_answer(events))
         return changes
+
+    # --- voice (§10) ---------------------------------------------------------------------
+
+    def add_answer(self, events: list[DecodedEvent]) -> list[Change]:
+        """A finished assistant turn made of already decoded events (a decision, a voice tool)."""
+        self.begin_answer()
+        changes = [self.apply(event) for event in events]
+        self.end_answer("done")
+        return changes
+
+    def add_spoken(self, role: Literal["user", "assistant"], item_id: str, text: str) -> Turn:
+        """A final voice transcript, shown like a typed message or a written answer."""
+        if role == "user":
+            turn = self.add_user_message(item_id, text)
+        else:
+            turn = Turn(item_id, "assistant", [TextPart(item_id, [text], done=True)])
+            self.turns.append(turn)
+            self._current = None
+        turn.channel = "voice"
+        return turn
 
 
 def conversation_from_history(history: ThreadHistory) -> Conversation:
@@ -257,9 +274,11 @@ def conversation_from_history(history: ThreadHistory) -> Conversation:
             last_user = conversation.add_user_message(
                 message.id, message.content, message.created_at
             )
+            last_user.channel = message.channel or "chat"
             continue
         turn = conversation.begin_answer()
         turn.id, turn.created_at = message.id, message.created_at
+        turn.channel = message.channel or "chat"
         if last_user is not None:
             answered.setdefault(last_user.id, turn)
         conversation.apply(

@@ -95,6 +95,8 @@ class Turn:
     state: TurnState = "done"
     run_id: str | None = None
     created_at: datetime | None = None
+    channel: str = "chat"
+    """"voice" for what was said in a voice call (§10.3), "chat" for typed messages."""
 
     @property
     def text(self) -> str:

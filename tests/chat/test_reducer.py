@@ -335,3 +335,35 @@ def test_a_decision_without_events_only_updates_the_action() -> None:
 def test_updating_an_unknown_action_changes_nothing() -> None:
     """A fresh GET action for an action this conversation never showed is ignored."""
     assert Conversation().update_action(Action.model_validate(ACTION)) is None
+
+
+# --- voice (§10) -----------------------------------------------------------------------------
+
+
+def test_spoken_words_become_turns_marked_as_voice() -> None:
+    from talkie_tui.chat.reducer import Conversation
+
+    conversation = Conversation("t_1")
+    said = conversation.add_spoken("user", "item_1", "Kdo je Petr Novák?")
+    answer = conversation.add_spoken("assistant", "item_2", "Jednatel firmy Alfa.")
+    assert [t.role for t in conversation.turns] == ["user", "assistant"]
+    assert said.text == "Kdo je Petr Novák?" and answer.text == "Jednatel firmy Alfa."
+    assert said.channel == answer.channel == "voice" and answer.state == "done"
+
+
+def test_a_voice_tool_result_is_an_answer_with_its_cards_and_actions() -> None:
+    from talkie_tui.chat.reducer import Conversation
+    from talkie_tui.chat.turns import ActionPart, CardPart
+    from talkie_tui.protocol.events import ActionProposed, CardReceived
+    from talkie_tui.protocol.models import Action, Card
+
+    conversation = Conversation("t_1")
+    card = Card.model_validate({"fallbackText": "Alfa", "title": "Alfa"})
+    action = Action.model_validate(
+        {"id": "a_1", "summary": "Send", "status": "pending", "paramsHash": "h"}
+    )
+    conversation.add_answer([CardReceived(card), ActionProposed(action)])
+    [turn] = conversation.turns
+    assert turn.state == "done"
+    assert [type(p) for p in turn.parts] == [CardPart, ActionPart]
+    assert "a_1" in conversation.actions
