@@ -7,6 +7,11 @@ packages=(
   # Each capability adds its packages here.
   python3-venv
   gnome-keyring dbus-daemon  # a real Secret Service for the keyring test (dbus-run-session)
+  # Real audio without a sound card (tests/voice/pulse.py): PortAudio for sounddevice, a private
+  # PulseAudio daemon with null sinks, its pactl/paplay/parec tools, the ALSA "pulse" plugin
+  # through which Debian's PortAudio (an ALSA client) reaches it, and espeak-ng to speak into
+  # the null-sink "microphone".
+  libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins espeak-ng
 )
 # The authorization server of the sign-in tests (oidc-provider) runs on Node.js; machines of
 # this kind usually have it, so Debian's node is installed only when none is on the PATH.

@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         "conformance", help="run the talkie/1 conformance checks (§11) against a server"
     )
     _add_server(conformance)
+
+    commands.add_parser(
+        "devices",
+        help="list the audio input and output devices for voice calls",
+        description="Exit codes: 0 listed, 1 audio unavailable (no PortAudio, or no devices).",
+    )
     return parser
 
 
@@ -232,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.server, token=args.token, allow_private_http=args.allow_private_http
             )
         )
+    if command == "devices":
+        from talkie_tui.commands.devices import list_audio_devices
+
+        return list_audio_devices()
     parser.error(f"unknown command {command}")  # pragma: no cover
     return EXIT_USAGE  # pragma: no cover
 

@@ -162,6 +162,12 @@ class Settings:
     config folder) or "session" (memory only: sign in on every run)."""
     oauth_client_id: str = DEFAULT_CLIENT_ID
     """The URL of the OAuth Client ID Metadata Document this build signs in as (forks change it)."""
+    audio_input: str | None = None
+    """The microphone: a device name (or a unique part of it) or index; None for the default."""
+    audio_output: str | None = None
+    """The speaker, likewise."""
+    half_duplex: bool = False
+    """Mute the microphone while the assistant speaks (laptop speakers: no echo to the model)."""
     dev_tokens: bool = False
     """Development switch (§2.2): offer to paste a bearer token when the server allows it."""
     warnings: list[str] = field(default_factory=list, compare=False)
@@ -198,7 +204,7 @@ class Settings:
 
     def _set(self, key: str, value: object) -> str | None:
         """Set one field from TOML; returns what is wrong with the value, or None."""
-        if key in ("show_sidebar", "allow_private_http", "dev_tokens"):
+        if key in ("show_sidebar", "allow_private_http", "dev_tokens", "half_duplex"):
             if not isinstance(value, bool):
                 return "must be true or false"
             setattr(self, key, value)
@@ -210,6 +216,12 @@ class Settings:
             if not isinstance(value, str) or not _KEY.match(value.strip().lower()):
                 return 'must be a key name such as "ctrl+j"'
             self.newline_key = value.strip().lower()
+        elif key in ("audio_input", "audio_output"):
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                value = str(value)
+            if not isinstance(value, str) or not value.strip():
+                return "must be a device name or number (see `talkie devices`)"
+            setattr(self, key, value.strip())
         elif key == "token_storage":
             if value not in TOKEN_STORAGES:
                 return "must be one of " + ", ".join(f'"{name}"' for name in TOKEN_STORAGES)
