@@ -191,7 +191,8 @@ class SignIn:
                     f"Signed in, but the sign-in could not be kept in {self.store.describe()} "
                     f"({message}); you will need to sign in again next time."
                 )
-        if self.known is not None:
+        # A session-only sign-in ends with the process: the list on disk must not claim it.
+        if self.known is not None and self.store.kind != "session":
             with contextlib.suppress(OSError):
                 self.known.set_signed_in(self.server.server_id, tokens.refresh_token is not None)
 

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
+from talkie_tui.auth.signin import SignOutResult, sign_out
+from talkie_tui.auth.store import TokenStoreError
+from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
+from talkie_tui.protocol.sanitize import clean_text
 
 from .commands import TalkieCommands
 from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
+from .signing import Signer, dev_tokens_refused, offer_of
 
 __all__ = ["TalkieApp"]
 
@@ -60,6 +68,8 @@ class TalkieApp(App[None]):
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
         self._connect_fn = connect
+        self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
+        self._declined: TalkieClient | None = None  # cancelled: do not push the screen again
         if self.settings.theme:
             self.theme = self.settings.theme
 
@@ -83,7 +93,11 @@ class TalkieApp(App[None]):
             known=self.known,
             allow_private_http=self._allow_private_http,
             connect=self._connect_fn,
+            settings=self.settings,
         )
+
+    def _signer(self) -> Signer:
+        return Signer(self, self.settings, self.known, self._allow_private_http)
 
     @on(ConnectScreen.Connected)
     def _connected(self, event: ConnectScreen.Connected) -> None:
@@ -136,12 +150,151 @@ class TalkieApp(App[None]):
         await self._disconnect()
         self.switch_screen(self._connect_screen(None))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Sign in and sign out only while connected (sign in where the server offers it)."""
+        if action == "sign_out":
+            return self.client is not None
+        if action == "sign_in":
+            client = self.client
+            return client is not None and offer_of(client.server, self.settings) in (
+                "oauth",
+                "dev_token",
+            )
+        return True
+
+    def action_sign_in(self) -> None:
+        """Sign in to this server again (in the browser)."""
+        if chat := self._chat():
+            self._offer_sign_in(chat, "", asked=True)
+
+    @on(ChatScreen.SignInRequired)
+    def _sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
+        event.stop()
+        if isinstance(event.chat, ChatScreen) and event.chat.client is self.client:
+            self._offer_sign_in(event.chat, event.message, asked=False)
+
+    def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
+        """Push the sign-in screen over the chat (the conversation and the draft stay)."""
+        if self._signing_in:
+            return
+        client = chat.client
+        name = clean_text(client.server.manifest.name)
+        offer = offer_of(client.server, self.settings)
+        if offer not in ("oauth", "dev_token"):
+            advice = dev_tokens_refused(client.server) if offer == "dev_token_off" else ""
+            self.notify(
+                f"{name} did not accept the sign-in: {message} {advice}".strip(),
+                severity="error",
+                markup=False,
+            )
+            return
+        if not asked and self._declined is client:
+            # The person said "not now": say what is wrong, but do not push the screen again.
+            self.notify(
+                f"Not signed in to {name}: {message} Sign in with Ctrl+P → Sign in.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        reason = (
+            ""
+            if asked
+            else f"{name} did not accept your sign-in: {message} Sign in again to go on; "
+            "the conversation and what you typed are kept."
+        )
+        self._signing_in = True
+        self.run_worker(self._sign_in_again(chat, reason), group="sign-in", exit_on_error=False)
+
+    async def _sign_in_again(self, chat: ChatScreen, reason: str) -> None:
+        client = chat.client
+        name = clean_text(client.server.manifest.name)
+        try:
+            tokens = await self._signer().ask(client.server, reason=reason)
+        except Exception as error:  # a store that failed: words, never a crash
+            message = getattr(error, "message", None) or str(error)
+            self.notify(f"Could not sign in: {message}", severity="error", markup=False)
+            return
+        finally:
+            self._signing_in = False
+        if tokens is None:
+            self._declined = client
+            self.notify(
+                f"Not signed in to {name}. Sign in later with Ctrl+P → Sign in.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._declined = None
+        await self._attach_tokens(client, tokens)
+        if chat.is_attached:
+            chat.signed_in_again()
+        self.notify(
+            f"Signed in to {name} again. What failed meanwhile can be retried.", markup=False
+        )
+
+    @staticmethod
+    async def _attach_tokens(client: TalkieClient, tokens: TokenSource) -> None:
+        """Give `client` a new token source, closing the old one's connections."""
+        old, client.tokens = client.tokens, tokens
+        close = getattr(old, "aclose", None)
+        if old is not tokens and close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+
     async def action_sign_out(self) -> None:
-        """Forget the session's token and return to the connect screen."""
+        """Sign out: revoke the sign-in at the server, forget its tokens; back to the list."""
+        client = self.client
+        tokens = client.tokens if client is not None else None
         self._token = None
         await self._disconnect()
-        self.switch_screen(self._connect_screen(None))
-        self.notify("Signed out.", markup=False)
+        screen = self._connect_screen(None)
+        await self.switch_screen(screen)
+        if client is None:
+            return
+        name = clean_text(client.server.manifest.name)
+        if isinstance(tokens, OAuthTokens):
+            screen.show_status(f"Signing out of {name}…", kind="busy", busy=True)
+            self.run_worker(
+                self._sign_out(client.server.server_id, name, tokens, screen),
+                group="sign-out",
+                exit_on_error=False,
+            )
+        elif isinstance(tokens, StaticToken):
+            self.notify("Signed out: the development token is forgotten.", markup=False)
+        else:
+            self.notify("Signed out.", markup=False)
+
+    async def _sign_out(
+        self, server_id: str, name: str, tokens: OAuthTokens, screen: ConnectScreen
+    ) -> None:
+        """Revoke, then forget (whatever revocation did), off the event loop: stores may block."""
+        allow_private_http = self._allow_private_http
+
+        def run() -> SignOutResult:
+            return asyncio.run(
+                sign_out(
+                    server_id,
+                    tokens=tokens,
+                    store=tokens.store,
+                    allow_private_http=allow_private_http,
+                )
+            )
+
+        severity: SeverityLevel = "information"
+        try:
+            result = await asyncio.to_thread(run)
+        except TokenStoreError as error:
+            text, severity = f"Signed out of {name}, but {error.message}.", "error"
+        else:
+            text = f"Signed out of {name}. {result.describe()}"
+            if result.problem:
+                severity = "warning"
+        with contextlib.suppress(OSError):
+            self.known.set_signed_in(server_id, False)
+        self.notify(text, severity=severity, markup=False)
+        if screen.is_attached:
+            screen.refresh_known()
+            screen.show_status(text, kind="info" if severity == "information" else "warning")
 
     async def _disconnect(self) -> None:
         if self.client is not None:

@@ -24,7 +24,10 @@ class PaletteCommand:
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("New thread", "Start a new conversation", "new_thread"),
     PaletteCommand("Switch server", "Go back to the list of servers", "switch_server"),
-    PaletteCommand("Sign out", "Sign out of this server and forget its tokens", "sign_out"),
+    PaletteCommand("Sign in", "Sign in to this server again, in the browser", "sign_in"),
+    PaletteCommand(
+        "Sign out", "Revoke the sign-in at this server and forget its tokens", "sign_out"
+    ),
     PaletteCommand("Export thread", "Save the open thread as a Markdown file", "export_thread"),
     PaletteCommand("Toggle sidebar", "Show or hide the thread list", "toggle_sidebar"),
     PaletteCommand("Help", "Every key, and how links and actions work", "help"),

@@ -11,6 +11,7 @@ from talkie_tui.protocol.manifest import origin_of
 
 __all__ = ["LinkTarget", "check_link", "open_in_browser"]
 
+
 @dataclass(frozen=True, slots=True)
 class LinkTarget:
     """A server-given URL made absolute, and whether opening it is allowed."""

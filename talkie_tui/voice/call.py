@@ -59,6 +59,7 @@ __all__ = [
     "CallUpdate",
     "ConsentHeard",
     "Notice",
+    "TalkMode",
     "ToolFinished",
     "ToolStarted",
     "UserSaid",

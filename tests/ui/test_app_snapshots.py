@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
+from talkie_tui import browser
+from talkie_tui.auth.loopback import CallbackOutcome
+from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.protocol.manifest import DiscoveredServer
+from talkie_tui.protocol.models import Manifest
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.screens.sign_in import SignInScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.header import TalkieHeader
-from tests.ui.fake_server import ORIGIN, connect_fixed
+from tests.ui.fake_server import MANIFEST, ORIGIN, connect_fixed
 
 SIZE = (120, 40)
 
@@ -21,6 +29,7 @@ def fixed_app(tmp_path: Path) -> TalkieApp:
     """The real app connected to the fixed in-process server."""
     return TalkieApp(
         ORIGIN,
+        token="dev-token",  # the fixed server offers only development tokens (§2.2)
         settings=Settings(downloads_dir=tmp_path),
         known=KnownServers.load(),
         connect=connect_fixed,
@@ -122,3 +131,67 @@ def test_small_terminal(snap_compare, app: TalkieApp) -> None:
         await ask(pilot, "Show me Alfa")
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+# --- the sign-in screen ----------------------------------------------------------------------
+
+AUTH_ISSUER = "https://login.example.com"
+AUTH_URL = (
+    f"{AUTH_ISSUER}/authorize?response_type=code&client_id=https%3A%2F%2Ftalkie.firemni-crm.cz"
+    "%2Foauth%2Fterminal.json&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback"
+    "&scope=talkie+offline_access&state=Zm9yIHNuYXBzaG90cyBvbmx5&code_challenge="
+    "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&prompt=consent"
+)
+
+
+class FixedFlow:
+    """A sign-in flow with a fixed address that waits for ever (a screen to draw, not to use)."""
+
+    async def start(self) -> str:
+        return AUTH_URL
+
+    def submit(self, url: str) -> CallbackOutcome:
+        return CallbackOutcome(False, "This answer does not belong to this sign-in.", False)
+
+    async def wait(self, timeout: float = 600.0) -> OAuthTokens:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def oauth_server() -> DiscoveredServer:
+    """The fixed server's manifest, offering OAuth sign-in."""
+    document = MANIFEST | {"auth": {"oauth": {"issuer": AUTH_ISSUER}}}
+    return DiscoveredServer(
+        manifest=Manifest.model_validate(document),
+        manifest_url=f"{ORIGIN}/.well-known/talkie.json",
+        origin=ORIGIN,
+        fetched_at=0.0,
+        max_age=0.0,
+    )
+
+
+def test_sign_in(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sign-in screen over SSH: the address, why no browser opens, the paste box."""
+    monkeypatch.setattr(browser, "graphical_browser_available", lambda: False)
+    monkeypatch.setattr(
+        browser,
+        "browser_description",
+        lambda: "none: this is an SSH session, so the browser would open on the wrong machine",
+    )
+    app = TalkieApp(settings=Settings(downloads_dir=tmp_path), known=KnownServers.load())
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = SignInScreen(oauth_server(), FixedFlow, clock=lambda: 42.0)
+        await pilot.app.push_screen(screen)
+        for _ in range(200):
+            if screen.url and "Waiting" in screen.status_text:
+                break
+            await pilot.pause(0.02)
+        for box in screen.query(Input):
+            box.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

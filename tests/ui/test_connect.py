@@ -210,7 +210,7 @@ async def test_escape_stops_a_slow_discovery(serve: Serve, known: KnownServers) 
 
 async def test_foreign_endpoint_accepted_is_remembered(serve: Serve, known: KnownServers) -> None:
     stub = serve(talkie_app(manifest=foreign_manifest))
-    app = ConnectApp(stub.origin, known=known)
+    app = ConnectApp(stub.origin, known=known, token="any")
     async with app.run_test() as pilot:
         await settle(app, pilot)
         dialog = app.screen
@@ -225,7 +225,7 @@ async def test_foreign_endpoint_accepted_is_remembered(serve: Serve, known: Know
     assert KnownServers.load(known.path).accepted_origins("foreign.test") == {FOREIGN}
 
     # The second time nothing is asked.
-    again = ConnectApp(stub.origin, known=KnownServers.load(known.path))
+    again = ConnectApp(stub.origin, known=KnownServers.load(known.path), token="any")
     async with again.run_test() as pilot:
         await until(pilot, lambda: again.connected or isinstance(again.screen, ConfirmScreen))
         assert again.connected and not isinstance(again.screen, ConfirmScreen)

@@ -14,6 +14,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
@@ -24,7 +25,7 @@ from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, LinkPart, NoticePart, Turn
 from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import RateLimitedError, TalkieError
+from talkie_tui.protocol.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
 from talkie_tui.protocol.models import Action, FileBlock
 
@@ -59,6 +60,14 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+r", "refresh_threads", "Refresh threads", show=False),
         Binding("ctrl+l", "focus_composer", "Composer", show=False),
     ]
+
+    class SignInRequired(Message):
+        """The server refused the sign-in (401) after the token source could not refresh."""
+
+        def __init__(self, chat: ChatScreen, message: str) -> None:
+            super().__init__()
+            self.chat = chat
+            self.message = message
 
     def __init__(
         self,
@@ -140,6 +149,20 @@ class ChatScreen(Screen[None]):
             if event.worker.group == "run":
                 self.header.state = "connected"
 
+    # --- sign-in -------------------------------------------------------------------------
+
+    def _sign_in_needed(self, error: TalkieError) -> bool:
+        """On a 401 ask the app to offer a new sign-in; True when it was asked."""
+        if not isinstance(error, UnauthorizedError):
+            return False
+        self.post_message(self.SignInRequired(self, error.message))
+        return True
+
+    def signed_in_again(self) -> None:
+        """A new sign-in is attached to the client: reload who is signed in and the threads."""
+        self.load_status()
+        self.refresh_threads()
+
     # --- status and threads --------------------------------------------------------------
 
     @work(exit_on_error=False, exclusive=True, group="status")
@@ -149,7 +172,8 @@ class ChatScreen(Screen[None]):
             status = await self.client.status()
         except TalkieError as error:
             self.header.state = "offline"
-            self.notify(f"{error.message} {error.retry_hint}", severity="error", markup=False)
+            if not self._sign_in_needed(error):
+                self.notify(f"{error.message} {error.retry_hint}", severity="error", markup=False)
             return
         self.header.state = "connected"
         self.header.set_user(status.user)
@@ -169,6 +193,8 @@ class ChatScreen(Screen[None]):
         try:
             threads = await self.client.threads()
         except TalkieError as error:
+            if self._sign_in_needed(error):
+                return
             self.notify(
                 f"Threads could not be loaded: {error.message}", severity="warning", markup=False
             )
@@ -181,6 +207,8 @@ class ChatScreen(Screen[None]):
         try:
             conversation = await self.session.load(thread_id)
         except TalkieError as error:
+            if self._sign_in_needed(error):
+                return
             self.notify(
                 f"The thread could not be opened: {error.message}", severity="error", markup=False
             )
@@ -234,6 +262,8 @@ class ChatScreen(Screen[None]):
         try:
             await self.client.delete_thread(thread_id)
         except TalkieError as error:
+            if self._sign_in_needed(error):
+                return
             self.notify(
                 f"Not deleted: {error.message} {error.retry_hint}", severity="error", markup=False
             )
@@ -307,7 +337,7 @@ class ChatScreen(Screen[None]):
         )
         if turn is not None:
             self.transcript.notice_for(turn, notice)
-        if not error.retryable:
+        if not self._sign_in_needed(error) and not error.retryable:
             self.notify(error.message, severity="error", markup=False)
 
     def _user_turn(self, request: RunRequest) -> Turn | None:
@@ -345,6 +375,8 @@ class ChatScreen(Screen[None]):
         try:
             await self.client.cancel_run(run_id)
         except TalkieError as error:
+            if self._sign_in_needed(error):
+                return
             self.notify(
                 f"Could not stop the answer: {error.message}", severity="warning", markup=False
             )
@@ -366,6 +398,7 @@ class ChatScreen(Screen[None]):
         try:
             result = await self.client.decide(event.action, event.decision, "button")
         except TalkieError as error:
+            self._sign_in_needed(error)
             if card is not None:
                 card.set_busy(False)
                 card.show_error(explain_decision_error(error))
@@ -467,6 +500,8 @@ class ChatScreen(Screen[None]):
         except (TalkieError, OSError, httpx.HTTPError) as error:
             # A connection lost mid-file is an httpx error: no half file is left behind.
             target.unlink(missing_ok=True)
+            if isinstance(error, TalkieError):
+                self._sign_in_needed(error)
             message = error.message if isinstance(error, TalkieError) else str(error) or "failed"
             self.notify(
                 f"{block.name} was not downloaded: {message}", severity="error", markup=False

@@ -1,4 +1,8 @@
-"""The connect screen: type an address or pick a known server; discovery runs in a worker."""
+"""The connect screen: type an address or pick a known server; discovery runs in a worker.
+
+After discovery the screen attaches a sign-in: the development token given on the command
+line, else the stored OAuth sign-in, else it asks (the sign-in screen, see `..signing`).
+"""
 
 from __future__ import annotations
 
@@ -17,12 +21,14 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from talkie_tui.config import KnownServer, KnownServers, load_logo
+from talkie_tui.auth.store import TokenStoreError
+from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import TalkieError, TransportError
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.protocol.sanitize import clean_text
 from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of, session_signed_in
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
@@ -49,7 +55,9 @@ def _known_row(entry: KnownServer) -> SplitRow:
     name = one_line(clean_text(entry.label)) or entry.server_id
     address = one_line(clean_text(entry.address))
     left = Content.assemble((name, "bold"), "  ", (address, "$text-muted"))
-    return SplitRow(left, "signed in" if entry.signed_in else "not signed in")
+    # servers.json records lasting sign-ins; one kept for this session only is asked for.
+    signed_in = entry.signed_in or session_signed_in(entry.server_id)
+    return SplitRow(left, "signed in" if signed_in else "not signed in")
 
 
 class ConnectScreen(Screen[None]):
@@ -76,6 +84,7 @@ class ConnectScreen(Screen[None]):
         known: KnownServers,
         allow_private_http: bool,
         connect: ConnectFunction | None = None,
+        settings: Settings | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -85,6 +94,7 @@ class ConnectScreen(Screen[None]):
         self.token = token
         self.known = known
         self.allow_private_http = allow_private_http
+        self.settings = settings or Settings()
         self._connect_fn: ConnectFunction = connect or TalkieClient.connect
         self._worker: Worker[None] | None = None
         self._spinner_timer: Timer | None = None
@@ -152,6 +162,10 @@ class ConnectScreen(Screen[None]):
         if self.initial_address:
             self.start_connect(self.initial_address)
 
+    def refresh_known(self) -> None:
+        """Show the known servers (and their sign-in state) as they are now."""
+        self._refresh_known()
+
     def _refresh_known(self) -> None:
         known_list = self.known_list
         keep = known_list.highlighted_option.id if known_list.highlighted_option else None
@@ -166,6 +180,10 @@ class ConnectScreen(Screen[None]):
             known_list.highlighted = known_list.get_option_index(keep)
 
     # --- status line -------------------------------------------------------------------
+
+    def show_status(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
+        """Say something on the status line (kind: info, error, warning or busy)."""
+        self._set_status(text, kind=kind, busy=busy)
 
     def _set_status(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
         status = self.query_one("#connect-status", Static)
@@ -189,6 +207,8 @@ class ConnectScreen(Screen[None]):
     def _show_error(self, error: BaseException) -> None:
         if isinstance(error, TalkieError):
             parts = [error.message, f"{_hint_for(error)} {error.retry_hint}".strip()]
+        elif isinstance(error, TokenStoreError):
+            parts = [f"The sign-in could not be read or kept: {error.message}."]
         else:
             # A bug, not a server problem: say so rather than pretend to know the cause.
             parts = [
@@ -229,12 +249,62 @@ class ConnectScreen(Screen[None]):
                 await client.aclose()
                 return
             self._remember(client.server, address)
+            try:
+                signed_in = await self._authenticate(client)
+            except Exception as error:  # words on the status line, never a crash
+                self._show_error(error)
+                signed_in = False
+            if not signed_in:
+                await client.aclose()
+                return
         except BaseException:
             # Cancelled (Esc, or a newer attempt) or failed: never leak the connection.
             await client.aclose()
             raise
         self._set_status(f"Connected to {client.server.manifest.name}.", kind="info")
         self.post_message(self.Connected(client))
+
+    async def _authenticate(self, client: TalkieClient) -> bool:
+        """Attach a sign-in to `client`; False (the reason on the status line) when there is none.
+
+        A token given on the command line wins. Otherwise OAuth: the stored sign-in when it
+        still works, else the sign-in screen. A pasted token is offered only behind the
+        development switch (§2.2).
+        """
+        if self.token:
+            return True
+        server = client.server
+        name = clean_text(server.manifest.name)
+        offer = offer_of(server, self.settings)
+        if offer == "open":
+            return True
+        if offer == "dev_token_off":
+            self._set_status("✗ " + dev_tokens_refused(server), kind="error")
+            return False
+        signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
+        if offer == "oauth":
+            self._set_status(f"Checking your sign-in to {name}…", kind="busy", busy=True)
+            try:
+                stored = await signer.stored(server)
+            except TalkieError as error:
+                self._set_status(
+                    f"✗ Your sign-in to {name} could not be checked: {error.message}\n"
+                    f"{error.retry_hint}",
+                    kind="error",
+                )
+                return False
+            if stored is not None:
+                client.tokens = stored
+                return True
+        self._set_status(f"Signing in to {name}…", kind="busy", busy=True)
+        tokens = await signer.ask(server)
+        if tokens is None:
+            self._set_status("Sign-in cancelled.", kind="info")
+            self._refresh_known()
+            return False
+        client.tokens = tokens
+        self._refresh_known()
+        return True
 
     async def _accept_foreign_endpoints(self, server: DiscoveredServer) -> bool:
         """Ask about endpoints on other origins not accepted before; True when all are allowed."""

@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from talkie_tui.protocol.models import UsageMeter, User
+from talkie_tui.protocol.sanitize import clean_text
 
 from .logo import LogoView
 
@@ -84,8 +85,16 @@ class TalkieHeader(Horizontal):
     def set_user(self, user: User) -> None:
         """Show who is signed in."""
         self._user = user
-        label = user.name or user.email or user.id
+        # name and email are cleaned by the model; the id is not: clean it all once more.
+        label = " ".join(clean_text(user.name or user.email or user.id).split())
         self.query_one("#header-user", Static).update(Text(label))
+
+    @property
+    def user_label(self) -> str:
+        """Who the header says is signed in (plain text; empty until status arrived)."""
+        for widget in self.query("#header-user").results(Static):
+            return str(widget.content)
+        return ""
 
     def set_usage(self, usage: tuple[UsageMeter, ...] | list[UsageMeter]) -> None:
         """Show usage meters (§4 status and talkie.usage)."""

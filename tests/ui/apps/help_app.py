@@ -40,7 +40,14 @@ class HelpApp(App[None]):
         Binding("f1,question_mark", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
-    ACTIONS = ("new_thread", "switch_server", "sign_out", "export_thread", "toggle_sidebar")
+    ACTIONS = (
+        "new_thread",
+        "switch_server",
+        "sign_in",
+        "sign_out",
+        "export_thread",
+        "toggle_sidebar",
+    )
 
     def __init__(self, *, hidden: frozenset[str] = frozenset()) -> None:
         super().__init__()
@@ -66,6 +73,9 @@ class HelpApp(App[None]):
 
     def action_switch_server(self) -> None:
         self._record("switch_server")
+
+    def action_sign_in(self) -> None:
+        self._record("sign_in")
 
     def action_sign_out(self) -> None:
         self._record("sign_out")
