@@ -81,7 +81,17 @@ def build_parser() -> argparse.ArgumentParser:
         "$TALKIE_OAUTH_CLIENT_SECRET (secrets don't belong on a command line), the required "
         "token audience from $TALKIE_OAUTH_AUDIENCE (optional)",
     )
-    serve.add_argument("--fake-voice", action="store_true", help="fake realtime voice provider")
+    serve.add_argument(
+        "--fake-voice",
+        action="store_true",
+        help="voice endpoints with a fake realtime provider on 127.0.0.1 (no account needed)",
+    )
+    serve.add_argument(
+        "--fake-voice-script",
+        type=Path,
+        metavar="PATH",
+        help="JSON script of what the fake provider 'hears' and does (default: the demo's)",
+    )
 
     ask = commands.add_parser(
         "ask",
@@ -148,7 +158,8 @@ def _serve(args: argparse.Namespace) -> int:
         oauth_client_id=os.environ.get("TALKIE_OAUTH_CLIENT_ID") or None,
         oauth_client_secret=os.environ.get("TALKIE_OAUTH_CLIENT_SECRET") or None,
         oauth_audience=os.environ.get("TALKIE_OAUTH_AUDIENCE") or None,
-        fake_voice=args.fake_voice,
+        fake_voice=args.fake_voice or args.fake_voice_script is not None,
+        fake_voice_script=args.fake_voice_script,
     )
     if config.oauth_issuer and not (config.oauth_client_id and config.oauth_client_secret):
         print(
