@@ -57,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"talkie {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="write a debug log (secrets redacted) to the state folder; its path is printed",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     connect = commands.add_parser("connect", help="open the chat TUI on a server")
@@ -136,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server(conformance)
 
     commands.add_parser(
+        "doctor",
+        help="check this machine: settings, keyring, browser, audio, proxies, known servers",
+        description="A report in plain words; always exits 0.",
+    )
+    commands.add_parser(
         "devices",
         help="list the audio input and output devices for voice calls",
         description="Exit codes: 0 listed, 1 audio unavailable (no PortAudio, or no devices).",
@@ -185,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:
         parser.print_help()
         return EXIT_USAGE
+    if args.debug:
+        _start_debug_log(args)
     if command == "serve":
         return _serve(args)
     if command == "demo":
@@ -249,12 +261,46 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.server, token=args.token, allow_private_http=args.allow_private_http
             )
         )
+    if command == "doctor":
+        from talkie_tui.commands.doctor import doctor
+
+        return _run(doctor())
     if command == "devices":
         from talkie_tui.commands.devices import list_audio_devices
 
         return list_audio_devices()
     parser.error(f"unknown command {command}")  # pragma: no cover
     return EXIT_USAGE  # pragma: no cover
+
+
+def _start_debug_log(args: argparse.Namespace) -> None:
+    """Open the debug log, say where it is, and record what the network looks like."""
+    import logging
+    import platform
+
+    from talkie_tui.logs import add_secret, setup_logging
+    from talkie_tui.protocol.http import proxy_settings, trust_store
+
+    add_secret(getattr(args, "token", None))  # a --token would otherwise be logged verbatim
+    try:
+        path = setup_logging(True)
+    except OSError as error:
+        print(f"talkie: cannot write the debug log: {error}", file=sys.stderr)
+        return
+    print(f"talkie: writing a debug log to {path}", file=sys.stderr, flush=True)
+    log = logging.getLogger("talkie_tui")
+    log.info(
+        "talkie %s, Python %s on %s", __version__, platform.python_version(), platform.platform()
+    )
+    log.info("command: %s", args.command)
+    proxies = proxy_settings()
+    for scheme, proxy in (("https", proxies.https), ("http", proxies.http)):
+        log.info("%s proxy: %s", scheme, f"{proxy.shown} ({proxy.source})" if proxy else "none")
+    log.info("no proxy for: loopback, %s", ", ".join(proxies.no_proxy) or "nothing else")
+    trust = trust_store()
+    log.info("certificates: %s", trust.system)
+    for extra in trust.extra:
+        log.info("%s: %s %s", extra.variable, extra.path, extra.problem or "(loaded)")
 
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:

@@ -16,6 +16,7 @@ import httpx
 
 from talkie_tui.config import KnownServers
 from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import DiscoveredServer
 
 from .errors import CallbackRejected, SignInCancelled, SignInError
@@ -78,7 +79,7 @@ class SignIn:
         self.store = store
         self.known = known
         self._own_http = http is None
-        self._http = http or httpx.AsyncClient(follow_redirects=False)
+        self._http = http or make_http_client()
         self._allow_private_http = allow_private_http
         self._warn = warn or (lambda message: None)
         self._receiver = LoopbackReceiver(self.submit)
@@ -318,7 +319,7 @@ async def sign_out(
         issuer = found[0].issuer if found else tokens.issuer if tokens else ""
         client_id = found[0].client_id if found else tokens.client_id if tokens else ""
         own_http = http is None
-        client = http or httpx.AsyncClient(follow_redirects=False)
+        client = http or make_http_client()
         try:
             auth_server = await discover_auth_server(
                 client, issuer, allow_private_http=allow_private_http

@@ -19,6 +19,7 @@ from filelock import AsyncFileLock
 from filelock import Timeout as LockTimeout
 
 from talkie_tui.config import ensure_private_dir, state_dir
+from talkie_tui.protocol.http import make_http_client
 
 from .errors import GrantInvalid, SignInError
 from .metadata import AuthServer, discover_auth_server
@@ -174,8 +175,8 @@ class OAuthTokens:
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
-            # Plain client: no cookies kept, no redirects followed, no bearer ever attached.
-            self._http = httpx.AsyncClient(follow_redirects=False)
+            # No redirects followed, proxies and CAs as everywhere; it never attaches a bearer.
+            self._http = make_http_client()
         return self._http
 
     async def aclose(self) -> None:

@@ -20,6 +20,7 @@ from .events import (
     StreamTruncated,
     iter_event_data,
 )
+from .http import make_http_client
 from .manifest import (
     DiscoveredServer,
     ManifestCache,
@@ -482,16 +483,6 @@ class TalkieClient:
 
 _AFTER_END = (agui.RunErrorEvent, agui.RunStartedEvent)
 _LIFECYCLE = (agui.RunStartedEvent, agui.RunFinishedEvent, agui.RunErrorEvent)
-
-
-def make_http_client() -> httpx.AsyncClient:
-    """The shared HTTP client: no redirects followed, proxies from the environment."""
-    return httpx.AsyncClient(
-        follow_redirects=False,
-        timeout=DEFAULT_TIMEOUT,
-        headers={"User-Agent": USER_AGENT},
-        trust_env=True,
-    )
 
 
 async def _checked_stream(response: httpx.Response) -> httpx.Response:

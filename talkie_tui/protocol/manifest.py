@@ -14,6 +14,7 @@ import httpx
 from pydantic import ValidationError
 
 from .errors import DiscoveryError, TransportError, error_from_response
+from .http import describe_failure
 from .models import Manifest
 
 __all__ = [
@@ -322,20 +323,9 @@ async def _read_capped(response: httpx.Response, limit: int) -> bytes:
 
 
 def describe_transport_error(error: httpx.HTTPError, where: str) -> TransportError:
-    """A TransportError naming the real cause of a network failure."""
-    cause = str(error) or type(error).__name__
-    if isinstance(error, httpx.TimeoutException):
-        text = f"{where} did not answer in time ({type(error).__name__})."
-    elif "CERTIFICATE_VERIFY_FAILED" in cause or "certificate" in cause.lower():
-        text = f"The TLS certificate of {where} is not trusted: {cause}"
-        return TransportError(text, retryable=False)
-    elif isinstance(error, httpx.ConnectError):
-        text = f"Could not connect to {where}: {cause}"
-    elif isinstance(error, httpx.ProxyError):
-        text = f"The proxy refused the connection to {where}: {cause}"
-    else:
-        text = f"The connection to {where} failed: {cause}"
-    return TransportError(text)
+    """A TransportError naming the real cause of a network failure (TLS, proxy, DNS…)."""
+    text, retryable = describe_failure(error, where)
+    return TransportError(text, retryable=retryable)
 
 
 async def fetch_manifest(

@@ -29,6 +29,7 @@ from aiortc import (
 from aiortc import rtp as aiortc_rtp
 from aiortc.mediastreams import MediaStreamError
 
+from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import describe_transport_error, is_loopback_host
 from talkie_tui.protocol.models import VoiceSession
 from talkie_tui.protocol.sanitize import clean_text
@@ -174,7 +175,7 @@ class RealtimePeer:
 
     async def _post_offer(self, sdp: str) -> str:
         own = self._http is None
-        http = self._http or httpx.AsyncClient()
+        http = self._http or make_http_client()
         url = self.session.signaling.url
         try:
             response = await http.post(
