@@ -52,6 +52,8 @@ bench: setup
 	$(BIN)/python benchmarks/stream_core.py
 	$(BIN)/python benchmarks/open_thread.py
 	$(BIN)/python benchmarks/render_stream.py
+	$(BIN)/python benchmarks/voice_call.py
+	$(BIN)/python benchmarks/soak.py
 
 screenshots: setup
 	bash scripts/install-system-deps.sh screenshots
