@@ -28,15 +28,20 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
 
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="talkie-demo-") as folder:
-        config = ServerConfig(test_mode=True, dev_token=token, db_path=Path(folder) / "demo.db")
+        # The fake voice provider (on 127.0.0.1) lets voice be tried without any account.
+        config = ServerConfig(
+            test_mode=True, dev_token=token, db_path=Path(folder) / "demo.db", fake_voice=True
+        )
         with serve_in_thread(config) as url:
             if sys.stdin.isatty() and sys.stdout.isatty():
                 from talkie_tui.config import KnownServers
                 from talkie_tui.ui.app import TalkieApp
 
                 # The demo server lives for this run only: keep it out of the known servers.
+                # `demo=True` is the development switch: its voice provider speaks plain http
+                # on 127.0.0.1, which a real server's provider may never do.
                 known = KnownServers(Path(folder) / "servers.json")
-                TalkieApp(url, token=token, known=known).run()
+                TalkieApp(url, token=token, known=known, demo=True).run()
                 return 0
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None

@@ -7,6 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import ClassVar
 
+import httpx
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -17,6 +18,7 @@ from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
+from talkie_tui.protocol.manifest import is_loopback_host
 from talkie_tui.protocol.sanitize import clean_text
 
 from .commands import TalkieCommands
@@ -24,6 +26,7 @@ from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
 from .signing import Signer, dev_tokens_refused, offer_of
+from .voice import VoiceOptions
 
 __all__ = ["TalkieApp"]
 
@@ -58,6 +61,7 @@ class TalkieApp(App[None]):
         allow_private_http: bool = False,
         client: TalkieClient | None = None,
         connect: ConnectFunction | None = None,
+        demo: bool = False,
     ) -> None:
         self.client = client  # set first: the stylesheet asks for the server's accent
         super().__init__()
@@ -67,6 +71,7 @@ class TalkieApp(App[None]):
         self._token = token
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
+        self._demo = demo  # started by `talkie demo`: its voice provider is on this computer
         self._connect_fn = connect
         self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
         self._declined: TalkieClient | None = None  # cancelled: do not push the screen again
@@ -113,6 +118,7 @@ class TalkieApp(App[None]):
             downloads_dir=self.settings.downloads_dir,
             show_sidebar=self.settings.show_sidebar,
             newline_key=self.settings.newline_key,
+            voice=self._voice_options(client),
         )
         self._initial_thread_id = None
         if isinstance(self.screen, ConnectScreen):
@@ -120,8 +126,26 @@ class TalkieApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def _voice_options(self, client: TalkieClient) -> VoiceOptions:
+        """Audio settings, and the development switch for a provider over plain http."""
+        settings = self.settings
+        on_this_computer = is_loopback_host(httpx.URL(client.server.origin).host)
+        return VoiceOptions(
+            input_device=settings.audio_input,
+            output_device=settings.audio_output,
+            half_duplex=settings.half_duplex,
+            allow_http_signaling=self._allow_private_http or (self._demo and on_this_computer),
+        )
+
     def _chat(self) -> ChatScreen | None:
         return self.screen if isinstance(self.screen, ChatScreen) else None
+
+    def _chat_below(self) -> ChatScreen | None:
+        """The chat screen, also under a modal (help, the palette, a confirmation)."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ChatScreen):
+                return screen
+        return None
 
     # --- actions (bindings and the command palette) --------------------------------------
 
@@ -145,6 +169,21 @@ class TalkieApp(App[None]):
         if chat := self._chat():
             chat.action_toggle_sidebar()
 
+    def action_voice_call(self) -> None:
+        """Start a voice call."""
+        if chat := self._chat():
+            chat.action_voice_call()
+
+    def action_hang_up(self) -> None:
+        """End the voice call."""
+        if chat := self._chat():
+            chat.action_hang_up()
+
+    def action_voice_mode(self) -> None:
+        """Switch the call between push-to-talk and hands-free."""
+        if chat := self._chat():
+            chat.action_voice_mode()
+
     async def action_switch_server(self) -> None:
         """Go back to the connect screen."""
         await self._disconnect()
@@ -154,6 +193,9 @@ class TalkieApp(App[None]):
         """Sign in and sign out only while connected (sign in where the server offers it)."""
         if action == "sign_out":
             return self.client is not None
+        if action in ("voice_call", "hang_up", "voice_mode"):
+            chat = self._chat_below()
+            return chat is not None and chat.check_action(action, parameters) is True
         if action == "sign_in":
             client = self.client
             return client is not None and offer_of(client.server, self.settings) in (
@@ -297,6 +339,9 @@ class TalkieApp(App[None]):
             screen.show_status(text, kind="info" if severity == "information" else "warning")
 
     async def _disconnect(self) -> None:
+        if chat := self._chat_below():
+            # Before the client closes: the call's final usage report still goes out.
+            await chat.end_call("You left the server.")
         if self.client is not None:
             await self.client.aclose()
             self.client = None

@@ -30,6 +30,11 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand("Export thread", "Save the open thread as a Markdown file", "export_thread"),
     PaletteCommand("Toggle sidebar", "Show or hide the thread list", "toggle_sidebar"),
+    PaletteCommand("Voice call", "Talk with the agent in this thread (F5)", "voice_call"),
+    PaletteCommand("Hang up", "End the voice call (F5)", "hang_up"),
+    PaletteCommand(
+        "Hands-free or push-to-talk", "Switch how the voice call listens (F7)", "voice_mode"
+    ),
     PaletteCommand("Help", "Every key, and how links and actions work", "help"),
 )
 

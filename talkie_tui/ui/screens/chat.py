@@ -1,12 +1,21 @@
-"""The chat screen: header, thread list, transcript and composer; all network work in workers."""
+"""The chat screen: header, thread list, transcript and composer; all network work in workers.
+
+Voice (§10): F5 starts a call in the open thread and hangs up; while it is on, a voice bar sits
+above the composer. Textual reports no key release, so push-to-talk is a toggle: F6 (or
+Ctrl+Space) starts talking and F6 again sends. F7 switches to hands-free, Esc interrupts the
+assistant. The call (talkie_tui.voice) is imported only when one starts; it reports through a
+listener that posts `VoiceUpdate` messages, so widgets change only in this screen's handlers.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import ag_ui.core as agui
 import httpx
@@ -15,7 +24,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -27,8 +38,10 @@ from talkie_tui.config import save_logo
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
-from talkie_tui.protocol.models import Action, FileBlock
+from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
+from talkie_tui.protocol.sanitize import clean_text
 
+from .. import voice as voice_ui
 from ..links import check_link, open_in_browser
 from ..logo import fetch_logo
 from ..markdown import code_blocks, render_markdown
@@ -38,19 +51,46 @@ from ..widgets.composer import Composer
 from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
+from ..widgets.voice_bar import VoiceBar
 from .confirm import ConfirmScreen
 from .picker import PickerScreen, PickItem
+
+if TYPE_CHECKING:
+    from talkie_tui.voice.call import CallStatus, CallUpdate, TalkMode, VoiceCall
+    from talkie_tui.voice.call import Notice as VoiceNotice
+    from talkie_tui.voice.call import ToolFinished as ToolFinishedUpdate
 
 __all__ = ["ChatScreen"]
 
 FOLLOW_CHECKS = 10  # how often a still-running action is asked for before we stop asking
+VOICE_TICK = 0.1  # the voice bar's meter and clocks: 10 redraws a second, only during a call
+_NOTICE_SEVERITY: dict[str, SeverityLevel] = {
+    "info": "information",
+    "warning": "warning",
+    "error": "error",
+}
 
 
 class ChatScreen(Screen[None]):
     """Chat with one server's agent."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Before "Stop answer": while the assistant speaks in a call, Esc interrupts it.
+        Binding(voice_ui.BARGE_IN_KEY, "barge_in", "Interrupt the assistant"),
         Binding("escape", "cancel_run", "Stop answer", show=True),
+        Binding(voice_ui.CALL_KEY, "voice_call", "Voice call"),
+        Binding(voice_ui.CALL_KEY, "hang_up", "Hang up"),
+        # Priority: the composer (a TextArea) binds F6/F7 itself; these apply only in a call.
+        Binding(voice_ui.TALK_KEYS, "talk", "Talk / send", priority=True),
+        Binding(
+            voice_ui.TALK_KEY_LEGACY,
+            "talk",
+            "Talk / send",
+            key_display="Ctrl+Space",
+            show=False,
+            priority=True,
+        ),
+        Binding(voice_ui.MODE_KEY, "voice_mode", "Hands-free on/off", priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Threads"),
         Binding("ctrl+n", "new_thread", "New thread"),
         Binding("ctrl+o", "focus_pending", "Next pending action"),
@@ -77,10 +117,19 @@ class ChatScreen(Screen[None]):
         downloads_dir: Path | None = None,
         show_sidebar: bool = True,
         newline_key: str = "ctrl+j",
+        voice: voice_ui.VoiceOptions | None = None,
     ) -> None:
         super().__init__()
         self.client = client
         self.session = ChatSession(client)
+        self._voice = voice or voice_ui.VoiceOptions()
+        self._voice_allowed = False  # `status.voice`: the signed-in person may use voice
+        self._call: VoiceCall | None = None
+        self._call_conversation: Conversation | None = None  # where the call's turns go
+        self._voice_bar: VoiceBar | None = None
+        self._voice_timer: Timer | None = None
+        self._voice_tools: dict[str, tuple[str, str]] = {}  # callId -> (name, label)
+        self._provider_notice_shown = False
         self._initial_thread = thread_id
         self._downloads_dir = downloads_dir or Path.home() / "Downloads"
         self._show_sidebar = show_sidebar
@@ -178,6 +227,8 @@ class ChatScreen(Screen[None]):
         self.header.state = "connected"
         self.header.set_user(status.user)
         self.header.set_usage(status.usage)
+        self._voice_allowed = status.voice
+        self.refresh_bindings()
 
     @work(exit_on_error=False, exclusive=True, group="logo")
     async def load_logo(self) -> None:
@@ -236,6 +287,8 @@ class ChatScreen(Screen[None]):
 
     @on(ThreadList.Selected)
     def _thread_selected(self, event: ThreadList.Selected) -> None:
+        if self._in_call_explain():
+            return
         self.open_thread(event.thread_id)
 
     @on(ThreadList.NewRequested)
@@ -277,6 +330,15 @@ class ChatScreen(Screen[None]):
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
+        if self._call is not None:
+            # Two agents writing into one thread at once would interleave their turns.
+            self.notify(
+                "You are in a voice call: say it, or hang up (F5) to send written messages. "
+                "What you typed is kept.",
+                severity="warning",
+                markup=False,
+            )
+            return
         if self.answering:
             self.notify(
                 "Wait for the answer, or press Esc to stop it.", severity="warning", markup=False
@@ -387,6 +449,19 @@ class ChatScreen(Screen[None]):
     def _decision_requested(self, event: DecisionRequested) -> None:
         event.stop()
         card = event.control if isinstance(event.control, ActionCard) else None
+        call = self._call
+        window = call.consent_window if call is not None else None
+        # The button and the voice window race for the same action: only one decides.
+        if (
+            call is not None
+            and window is not None
+            and window.action_id == event.action.id
+            and not call.decide_by_button(event.decision)
+        ):
+            if card is not None:
+                card.set_busy(False)
+            self.notify("This action was already decided by voice.", markup=False)
+            return
         self.decide(event, card)
 
     @work(exit_on_error=False, group="decisions")
@@ -404,9 +479,16 @@ class ChatScreen(Screen[None]):
                 card.show_error(explain_decision_error(error))
             await self._refresh_pending_actions(conversation)
             return
+        self._show_decision(conversation, result, card)
+
+    def _show_decision(
+        self, conversation: Conversation, result: DecisionResult, card: ActionCard | None
+    ) -> None:
+        """Show a decision's outcome (by button or by voice): the card, and result cards."""
         changes = conversation.apply_decision(result)
-        self.transcript.sync_turns()  # result cards come as a new answer
-        self.transcript.apply(changes[0])
+        if conversation is self.session.conversation:
+            self.transcript.sync_turns()  # result cards come as a new answer
+            self.transcript.apply(changes[0])
         if card is not None:
             card.set_busy(False)
             card.update_action(result.action)
@@ -456,6 +538,311 @@ class ChatScreen(Screen[None]):
         card = pending[index % len(pending)]
         card.focus()
         card.scroll_visible()
+
+    # --- voice (§10) ---------------------------------------------------------------------
+
+    @property
+    def voice_offered(self) -> bool:
+        """True when this server has voice endpoints and lets the signed-in person use them."""
+        return self.client.server.has_endpoint("voiceSessions") and self._voice_allowed
+
+    @property
+    def call(self) -> VoiceCall | None:
+        """The voice call that is on (or connecting), if any."""
+        return self._call
+
+    @property
+    def voice_bar(self) -> VoiceBar | None:
+        """The voice bar, while a call is on."""
+        return self._voice_bar
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Voice keys only where they do something (the footer shows just those)."""
+        call = self._call
+        if action == "voice_call":
+            return call is None and self.voice_offered
+        if action == "hang_up":
+            return call is not None
+        if action in ("talk", "voice_mode", "barge_in"):
+            if call is None:
+                return False
+            state = call.status.state
+            if state in ("connecting", "ended"):
+                return False
+            if action == "talk":
+                return call.mode == "push_to_talk"
+            if action == "barge_in":
+                return state == "assistant_speaking"
+        return True
+
+    def _in_call_explain(self) -> bool:
+        """True (after saying so) when a call is on: its thread stays open until hang-up."""
+        if self._call is None:
+            return False
+        self.notify(
+            "The voice call belongs to this thread: hang up (F5) first.",
+            severity="warning",
+            markup=False,
+        )
+        return True
+
+    def action_voice_call(self) -> None:
+        """Start a voice call in the open thread (a new voice thread when none is open)."""
+        if self._call is not None or not self.voice_offered:
+            return
+        if self.answering:
+            self.notify(
+                "Wait for the answer, or press Esc to stop it, then call.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.start_call()
+
+    @work(exit_on_error=False, exclusive=True, group="voice")
+    async def start_call(self) -> None:
+        """Open the audio devices and the call; any failure is said plainly, chat goes on."""
+        from talkie_tui.voice.audio import AudioUnavailable
+        from talkie_tui.voice.call import VoiceCall, VoiceConnectionError
+
+        conversation = self.session.conversation
+        try:
+            audio = voice_ui.make_audio(self._voice)
+        except AudioUnavailable as error:
+            self._voice_failed(f"Voice is disabled: {error.reason}")
+            return
+
+        def listener(update: CallUpdate) -> None:
+            # Called from the call's tasks and aiortc callbacks: hand over to the message queue.
+            self.post_message(voice_ui.VoiceUpdate(call, update))
+
+        call = VoiceCall(
+            self.client,
+            microphone=audio.microphone,
+            speaker=audio.speaker,
+            listener=listener,
+            thread_id=conversation.thread_id,
+            locale=self.client.server.manifest.locale,
+            allow_http_signaling=self._voice.allow_http_signaling,
+        )
+        self._call, self._call_conversation = call, conversation
+        self._voice_tools.clear()
+        self._show_voice_bar()
+        try:
+            session = await call.start()
+        except asyncio.CancelledError:
+            self._call_over(call, "The call was not started.")
+            raise
+        except AudioUnavailable as error:
+            self._call_over(call)
+            self._voice_failed(f"Voice is disabled: {error.reason}")
+            return
+        except VoiceConnectionError as error:
+            self._call_over(call)
+            self._voice_failed(f"The call could not be set up: {error.message}")
+            return
+        except TalkieError as error:
+            self._call_over(call)
+            if not self._sign_in_needed(error):
+                self._voice_failed(f"Voice could not start: {error.message} {error.retry_hint}")
+            return
+        except Exception as error:  # an unforeseen failure: words, and chat goes on
+            self._call_over(call)
+            self._voice_failed(f"Voice could not start: {type(error).__name__}: {error}")
+            return
+        if conversation.thread_id is None:
+            conversation.thread_id = session.thread_id  # typed messages continue this thread
+        self.refresh_threads()
+        self.query_one(ThreadList).highlight_thread(session.thread_id)
+
+    def _voice_failed(self, text: str) -> None:
+        self.notify(
+            f"{text.rstrip()} Chat works as before.", severity="error", markup=False, timeout=10
+        )
+
+    def _show_voice_bar(self) -> None:
+        bar = self._voice_bar = VoiceBar(id="voice-bar")
+        self.query_one("#main").mount(bar, before=self.composer)
+        self._voice_timer = self.set_interval(VOICE_TICK, self._voice_tick)
+        self.refresh_bindings()
+
+    def _voice_tick(self) -> None:
+        call, bar = self._call, self._voice_bar
+        if call is not None and bar is not None:
+            bar.tick(call.level.fraction, call.elapsed, time.monotonic())
+
+    def _call_over(self, call: VoiceCall, reason: str | None = None) -> None:
+        """The call ended (or never started): remove the bar, free the keys; idempotent."""
+        if self._call is not call:
+            return
+        self._call = self._call_conversation = None
+        if self._voice_timer is not None:
+            self._voice_timer.stop()
+            self._voice_timer = None
+        if self._voice_bar is not None:
+            self._voice_bar.remove()
+            self._voice_bar = None
+        self.refresh_bindings()
+        if reason:
+            self.notify(reason, markup=False)
+
+    def action_hang_up(self) -> None:
+        """End the voice call (while it connects: stop connecting)."""
+        call = self._call
+        if call is None:
+            return
+        if call.session is None or call.status.state == "connecting":
+            for worker in self.workers:
+                if worker.group == "voice":
+                    worker.cancel()
+            return
+        self.run_worker(self.end_call(), group="voice-end", exit_on_error=False)
+
+    async def end_call(self, reason: str = "You hung up.") -> None:
+        """Hang up: the final usage report, then the peer and audio closed; safe without a call."""
+        call = self._call
+        if call is None:
+            return
+        for worker in self.workers:
+            if worker.group == "voice" and worker.is_running:
+                worker.cancel()  # still connecting: start() cleans up after itself
+        try:
+            await call.hang_up(reason)
+        except Exception as error:  # hang_up stopped half-way: close what it may have left
+            self.log.error(f"hang-up failed: {error!r}")
+            if call.peer is not None:
+                with contextlib.suppress(Exception):
+                    await call.peer.close()
+            for device in (call.microphone, call.speaker):
+                with contextlib.suppress(Exception):
+                    await device.stop()
+        self._call_over(call, f"The voice call ended: {reason}")
+
+    async def on_unmount(self) -> None:
+        """Leaving the screen (another server, quitting) hangs up: no peer or stream is left."""
+        await self.end_call("The chat was closed.")
+
+    def action_talk(self) -> None:
+        """Push-to-talk: start talking; press again when done (terminals report no release)."""
+        if self._call is not None:
+            self._call.toggle_talk()
+
+    def action_barge_in(self) -> None:
+        """Interrupt the assistant while it speaks."""
+        if self._call is not None:
+            self._call.barge_in()
+
+    def action_voice_mode(self) -> None:
+        """Switch between push-to-talk and hands-free (the provider detects speech)."""
+        call = self._call
+        if call is None:
+            return
+        if call.status.state == "talking":
+            call.release()  # what was said so far still counts
+        mode: TalkMode = "hands_free" if call.mode == "push_to_talk" else "push_to_talk"
+        call.set_mode(mode)
+        words = "Hands-free: just speak." if mode == "hands_free" else "Push-to-talk: F6 talks."
+        self.notify(words, markup=False)
+
+    @on(voice_ui.VoiceUpdate)
+    def _voice_update(self, message: voice_ui.VoiceUpdate) -> None:
+        message.stop()
+        call, update = message.call, message.update
+        conversation = self._call_conversation
+        if call is not self._call or conversation is None:
+            return  # a late update of a call that is over
+        from talkie_tui.voice import call as voice_call
+
+        shown = conversation is self.session.conversation
+        if isinstance(update, voice_call.CallStatus):
+            self._voice_status(call, conversation, update)
+        elif isinstance(update, voice_call.UserSaid | voice_call.AssistantSaid):
+            role: Literal["user", "assistant"] = (
+                "user" if isinstance(update, voice_call.UserSaid) else "assistant"
+            )
+            conversation.add_spoken(role, update.item_id, update.text)
+            if shown:
+                self.transcript.sync_turns()
+        elif isinstance(update, voice_call.ToolStarted):
+            label = clean_text(update.label)
+            self._voice_tools[update.call_id] = (update.name, label)
+            if self._voice_bar is not None:
+                self._voice_bar.show_tool(label)
+        elif isinstance(update, voice_call.ToolFinished):
+            self._voice_tool_finished(conversation, update, shown=shown)
+        elif isinstance(update, voice_call.ConsentHeard):
+            line = voice_ui.describe_heard(update.heard)
+            if line and self._voice_bar is not None:
+                self._voice_bar.show_heard(line)
+        elif isinstance(update, voice_call.VoiceDecided):
+            if self._voice_bar is not None:
+                self._voice_bar.show_heard("")
+            self._show_decision(conversation, update.result, None)
+            done = "Confirmed" if update.decision.outcome == "confirm" else "Cancelled"
+            self.notify(f"{done} by voice.", markup=False)
+        elif isinstance(update, voice_call.Notice):
+            self._voice_notice(update)
+        elif isinstance(update, voice_call.CallEnded):
+            self._call_over(call, f"The voice call ended: {update.reason}")
+            self.refresh_threads()  # the thread's title may have changed
+
+    def _voice_status(
+        self, call: VoiceCall, conversation: Conversation, status: CallStatus
+    ) -> None:
+        bar = self._voice_bar
+        if bar is None:
+            return
+        words = None
+        if status.state == "consent":
+            part = conversation.actions.get(status.consent_action or "")
+            locale = call.session.locale if call.session is not None else None
+            words = voice_ui.consent_phrase(part.action if part else None, locale)
+        if bar.status is None and call.session is not None:
+            bar.max_seconds = call.session.max_seconds
+        changed = bar.status is None or bar.status.state != status.state
+        bar.show_status(status, words)
+        if changed or bar.status is None or bar.status.mode != status.mode:
+            self.refresh_bindings()
+
+    def _voice_tool_finished(
+        self, conversation: Conversation, update: ToolFinishedUpdate, *, shown: bool
+    ) -> None:
+        """A voice tool's cards and actions, shown as an answer like in chat (§10.2)."""
+        if self._voice_bar is not None:
+            self._voice_bar.show_tool("")
+        name, label = self._voice_tools.pop(update.call_id, ("tool", "Running a tool…"))
+        if update.error is None and not update.events:
+            return  # nothing to show (e.g. a call id the server had already seen)
+        end = {"ok": False, "error": update.error} if update.error else {"ok": True}
+        events = [
+            agui.ToolCallStartEvent(
+                tool_call_id=update.call_id, tool_call_name=name, metadata={"label": label}
+            ),
+            agui.ToolCallEndEvent(tool_call_id=update.call_id, metadata=end),
+            *update.events,
+        ]
+        changes = conversation.add_answer(events)
+        conversation.turns[-1].channel = "voice"
+        if not shown:
+            return
+        self.transcript.sync_turns()
+        for change in changes:
+            if isinstance(change, ActionPart):
+                self._count_pending()
+                self.call_after_refresh(self._offer_focus, change)
+
+    def _voice_notice(self, notice: VoiceNotice) -> None:
+        from talkie_tui.voice.call import PROVIDER_NOTICE
+
+        if notice.text.startswith(PROVIDER_NOTICE.split("{")[0]):
+            if self._provider_notice_shown:
+                return  # where the audio goes is said once per session
+            self._provider_notice_shown = True
+        self.notify(
+            clean_text(notice.text),
+            severity=_NOTICE_SEVERITY.get(notice.level, "information"),
+            markup=False,
+        )
 
     # --- links and files -----------------------------------------------------------------
 
@@ -520,6 +907,8 @@ class ChatScreen(Screen[None]):
 
     def action_new_thread(self) -> None:
         """Start a new thread."""
+        if self._in_call_explain():
+            return
         if self.answering:
             self.notify("Stop the answer first (Esc).", severity="warning", markup=False)
             return

@@ -143,6 +143,21 @@ def collect_help(app: App[object], screen: Screen[object] | None) -> list[HelpGr
     return [group for group in groups if group.rows]
 
 
+def _voice_note() -> str:
+    from ..voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
+
+    call, mode, interrupt = (describe_key(k) for k in (CALL_KEY, MODE_KEY, BARGE_IN_KEY))
+    talk, *other = (describe_key(k) for k in TALK_KEYS.split(","))
+    also = f" (or {', '.join(other)})" if other else ""
+    return (
+        f"Where the server offers voice, {call} starts a call and hangs up. Terminals report "
+        f"no key release, so push-to-talk is a toggle: {talk}{also} starts talking, {talk} "
+        f"again sends. {mode} switches hands-free on and off, {interrupt} interrupts the "
+        "assistant. An action is confirmed by voice only after it was read out; its buttons "
+        "work too."
+    )
+
+
 class HelpScreen(ModalScreen[None]):
     """Every binding of the app and the current screen, grouped, plus a few fixed notes."""
 
@@ -181,6 +196,7 @@ class HelpScreen(ModalScreen[None]):
                     "What the agent proposes waits for your Confirm or Cancel. Keys pressed just "
                     "before a card appears are ignored; a high-risk action asks once more.",
                 ),
+                ("Voice", _voice_note()),
                 ("↑ ↓ PgUp PgDn", "Move in lists and in the conversation."),
             ],
         )

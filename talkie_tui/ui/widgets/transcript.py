@@ -61,13 +61,16 @@ class TurnView(Vertical):
     """A message of the person, or an answer of the agent with its cards and actions."""
 
     def __init__(self, turn: Turn) -> None:
-        super().__init__(classes=f"turn -{turn.role}")
+        voice = " -voice" if turn.channel == "voice" else ""
+        super().__init__(classes=f"turn -{turn.role}{voice}")
         self.turn = turn
         self.views: dict[int, Widget] = {}
         self._state_note = Static(classes="turn-state")
 
     def compose(self) -> ComposeResult:
         role = "You" if self.turn.role == "user" else "Agent"
+        if self.turn.channel == "voice":
+            role += " · ♪ voice"  # the mark of voice threads in the thread list
         yield Static(Text(role), classes="turn-role")
         for part in self.turn.parts:
             view = _part_view(part)

@@ -47,6 +47,9 @@ class HelpApp(App[None]):
         "sign_out",
         "export_thread",
         "toggle_sidebar",
+        "voice_call",
+        "hang_up",
+        "voice_mode",
     )
 
     def __init__(self, *, hidden: frozenset[str] = frozenset()) -> None:
@@ -85,3 +88,12 @@ class HelpApp(App[None]):
 
     def action_toggle_sidebar(self) -> None:
         self._record("toggle_sidebar")
+
+    def action_voice_call(self) -> None:
+        self._record("voice_call")
+
+    def action_hang_up(self) -> None:
+        self._record("hang_up")
+
+    def action_voice_mode(self) -> None:
+        self._record("voice_mode")
