@@ -244,23 +244,33 @@ class VoiceCall:
     # --- starting and ending -----------------------------------------------------------------
 
     async def start(self) -> VoiceSession:
-        """Open the session on the server, the audio devices and the call; raises on failure."""
-        session = self.session = await self.client.voice_session(
-            self.thread_id, self.locale, allow_http_signaling=self._allow_http_signaling
-        )
-        self.thread_id = session.thread_id
-        self._extra_words = ConsentWords(
-            tuple(session.consent.confirm), tuple(session.consent.refuse)
-        )
+        """Open the audio devices, the session on the server and the call; raises on failure.
+
+        The devices come first: without a microphone no session (nor an empty voice thread)
+        is opened on the server.
+        """
         self.microphone.muted = self.mode == "push_to_talk"
         try:
             await self.speaker.start()
             await self.microphone.start()
-            self.peer = RealtimePeer(session, self.microphone, self.speaker, self._on_event)
-            await self.peer.connect()
         except BaseException:
             await self._release_devices()
             raise
+        try:
+            session = self.session = await self.client.voice_session(
+                self.thread_id, self.locale, allow_http_signaling=self._allow_http_signaling
+            )
+            self.thread_id = session.thread_id
+            self._extra_words = ConsentWords(
+                tuple(session.consent.confirm), tuple(session.consent.refuse)
+            )
+            self.peer = RealtimePeer(session, self.microphone, self.speaker, self._on_event)
+            await self.peer.connect()
+        except BaseException:
+            await self._close_everything()
+            raise
+        if self._ended:
+            return session  # hung up while connecting: hang_up already closed everything
         self._started_at = self._clock()
         self._send_turn_detection()
         host = _host(session.signaling.url)
@@ -280,16 +290,27 @@ class VoiceCall:
         for task in list(self._tasks):
             if task is not current:  # hang_up itself may run as one of the call's tasks
                 task.cancel()
-        if self.session is not None and self._started_at is not None:
-            with contextlib.suppress(TalkieError, TimeoutError):
-                await asyncio.wait_for(
-                    self.client.voice_usage(self.session, self.elapsed, final=True), 5
-                )
-        if self.peer is not None:
-            await self.peer.close()
-        await self._release_devices()
-        self._set_state("ended")
-        self._emit(CallEnded(reason))
+        try:
+            await self._close_everything()
+        finally:
+            self._set_state("ended")
+            self._emit(CallEnded(reason))
+
+    async def _close_everything(self) -> None:
+        """The final usage report (so the server closes the session), the peer, the devices."""
+        try:
+            if self.session is not None:
+                # A report that fails (server gone, client closed) must not keep devices open.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        self.client.voice_usage(self.session, self.elapsed, final=True), 5
+                    )
+        finally:
+            try:
+                if self.peer is not None:
+                    await self.peer.close()
+            finally:
+                await self._release_devices()
 
     async def _release_devices(self) -> None:
         with contextlib.suppress(Exception):
@@ -344,7 +365,11 @@ class VoiceCall:
             self.microphone.muted = True
         if held < MIN_PRESS:
             self.peer.send(clear_input())
-            self._emit(Notice("Too short to hear anything; hold the talk key while you speak."))
+            self._emit(
+                Notice(
+                    "Too short to hear anything: press the talk key, speak, then press it again."
+                )
+            )
             self._set_state(self._resting_state())
             return
         self._last_press_started = self._clock() - held - self._release_tail

@@ -415,7 +415,15 @@ class _Findings:
     keyword: bool = False
 
 
-def _scan(clauses: list[list[str]], lexicon: _Lexicon) -> _Findings:
+def _contains(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """True when `phrase` occurs as consecutive words of `words`."""
+    size = len(phrase)
+    return size > 0 and any(
+        tuple(words[i : i + size]) == phrase for i in range(len(words) - size + 1)
+    )
+
+
+def _scan(clauses: list[list[str]], lexicon: _Lexicon, keyword: tuple[str, ...] = ()) -> _Findings:
     """Match the longest phrases left to right, clause by clause."""
     found = _Findings()
     for words in clauses:
@@ -440,7 +448,9 @@ def _scan(clauses: list[list[str]], lexicon: _Lexicon) -> _Findings:
                 negator = negator or cue
             if cats & _CONFIRM:
                 found.confirm = found.confirm or cue
-                found.keyword = found.keyword or bool(cats & _KEYWORD)
+                # The keyword may sit inside a longer confirm phrase ("send it" for "send").
+                inside = _contains(words[i - size : i], keyword)
+                found.keyword = found.keyword or bool(cats & _KEYWORD) or inside
             if cats & _REFUSE:
                 found.refuse = found.refuse or cue
             if cats & _NEGATION:
@@ -486,7 +496,7 @@ def classify(
     # A blank keyword is no keyword; one with no words in it ("👍") can never be said.
     keyword_required = keyword is not None and bool(keyword.strip())
     keyword_phrase = _phrase(keyword) if keyword_required and keyword is not None else ()
-    found = _scan(clauses, _lexicon(extra, keyword_phrase))
+    found = _scan(clauses, _lexicon(extra, keyword_phrase), keyword_phrase)
     if found.hesitation is not None:
         return Verdict("neither", "hesitation", found.hesitation)
     if found.condition is not None:

@@ -532,3 +532,20 @@ def test_close_stops_listening_but_keeps_the_button() -> None:
 def test_repr_shows_the_action_and_state() -> None:
     """The repr is short and useful in logs."""
     assert repr(ConsentWindow("a_77")) == "ConsentWindow('a_77', state='waiting_for_assistant')"
+
+
+@pytest.mark.parametrize(
+    ("text", "keyword", "outcome"),
+    [
+        ("Yes, send it.", "send", "confirm"),
+        ("send it", "send", "confirm"),
+        ("yes", "send", "neither"),
+        ("don't send it", "send", "cancel"),
+        ("go ahead", "ahead", "confirm"),
+    ],
+)
+def test_the_keyword_counts_inside_a_longer_confirm_phrase(
+    text: str, keyword: str, outcome: str
+) -> None:
+    """§10.4 keyword: "send it" is one confirm phrase, and it contains the keyword "send"."""
+    assert classify(text, keyword=keyword).outcome == outcome
