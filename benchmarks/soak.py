@@ -142,8 +142,8 @@ async def soak_tui(url: str, runs: int) -> dict[str, Any]:
     after_100: dict[str, float] = {}
     failures = 0
 
-    async def until(pilot: Pilot[None], condition: Any, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
+    async def until(pilot: Pilot[None], condition: Any, limit: float = 30) -> None:
+        deadline = time.monotonic() + limit
         while not condition():
             if time.monotonic() > deadline:
                 raise SystemExit("the app stopped answering")
@@ -163,12 +163,12 @@ async def soak_tui(url: str, runs: int) -> dict[str, Any]:
             screen.composer.insert("talkie-test:" + MIX[n % len(MIX)].format(n=n))
             before = len(screen.session.conversation.turns)
             await pilot.press("enter")
-            await until(
-                pilot,
-                lambda: (
-                    not screen.answering and len(screen.session.conversation.turns) >= before + 2
-                ),
-            )
+
+            def answered(before: int = before) -> bool:
+                turns = screen.session.conversation.turns
+                return not screen.answering and len(turns) >= before + 2
+
+            await until(pilot, answered)
             turn = screen.session.conversation.turns[-1]
             failures += turn.state != "done"
             if n + 1 == 100:
