@@ -37,7 +37,7 @@ lint: setup
 
 # Coverage is measured where it is a target (protocol/, chat/ and auth/, at least 90 %); the
 # rest of the suite runs without the tracer, which slows the Textual tests several times over.
-CORE_TESTS := tests/protocol tests/chat tests/integration tests/auth tests/oauth
+CORE_TESTS := tests/protocol tests/chat tests/integration tests/auth tests/oauth tests/test_network.py
 COVERED    := --cov=talkie_tui.protocol --cov=talkie_tui.chat --cov=talkie_tui.auth
 
 test: system-deps setup lint $(OAUTH_STAMP)
