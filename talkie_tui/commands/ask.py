@@ -26,13 +26,18 @@ class _TextPrinter:
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out, self.err = out, err
         self.at_line_start = True
-        self.printed = ""
+        self._printed: list[str] = []  # joined only when needed: += would be quadratic
+
+    @property
+    def printed(self) -> str:
+        """Everything printed so far."""
+        return "".join(self._printed)
 
     def write(self, text: str) -> None:
         if text:
             self.out.write(text)
             self.out.flush()
-            self.printed += text
+            self._printed.append(text)
             self.at_line_start = text.endswith("\n")
 
     def line(self, text: str) -> None:
@@ -122,8 +127,9 @@ def _print_recovered(session: ChatSession, printer: _TextPrinter) -> None:
     if answer is None:
         return
     text = answer.text
-    if text.startswith(printer.printed.rstrip("\n")):
-        printer.write(text[len(printer.printed.rstrip("\n")) :])
+    printed = printer.printed.rstrip("\n")
+    if text.startswith(printed):
+        printer.write(text[len(printed) :])
     else:
         printer.line(text)
     for part in answer.parts:

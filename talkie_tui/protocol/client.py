@@ -531,7 +531,7 @@ def _error_for(response: httpx.Response) -> ServerError:
 def _json(response: httpx.Response, what: str) -> Any:
     try:
         return response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         raise TalkieError(f"The server's answer to '{what}' is not JSON.") from None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import httpx
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 # Statuses where trying again later may help even when the body does not say so.
+MAX_RETRY_AFTER = 3600.0
 _RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
@@ -149,7 +151,7 @@ def _envelope(body: bytes) -> dict[str, Any] | None:
     """Return the `error` object of a §3 body, or None when the body is something else."""
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         error: dict[str, Any] = data["error"]
@@ -160,9 +162,13 @@ def _envelope(body: bytes) -> dict[str, Any] | None:
 def _retry_after(response: httpx.Response) -> float | None:
     value = response.headers.get("retry-after", "")
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         return None
+    if not math.isfinite(seconds):
+        return None
+    # A server may ask for patience, not for ever: an hour at most keeps Retry reachable.
+    return min(max(0.0, seconds), MAX_RETRY_AFTER)
 
 
 def error_from_response(response: httpx.Response, body: bytes | None = None) -> ServerError:

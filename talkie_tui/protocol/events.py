@@ -8,6 +8,7 @@ their START/CONTENT/END form, and every piece of server text is cleaned of contr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -138,7 +139,7 @@ async def iter_event_data(
 def _is_json(data: str) -> bool:
     try:
         json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -196,7 +197,8 @@ def _custom(event: agui.CustomEvent) -> DecodedEvent | None:
 def _first_problem(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])
+    # pydantic's message may quote the server's value: it reaches the screen, so it is cleaned.
+    return clean_text(f"{where}: {first['msg']}" if where else str(first["msg"]))
 
 
 def _repair(obj: dict[str, Any]) -> dict[str, Any]:
@@ -271,7 +273,7 @@ class EventDecoder:
     def _tolerant(self, data: str) -> DecodedEvent | None:
         try:
             obj = json.loads(data, strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser
             return MalformedEvent("?", "not JSON")
         return _parse_object(obj)
 
@@ -363,7 +365,7 @@ _CLOSES_LANE_PREFIXES = ("TEXT_", "TOOL_CALL_", "STATE_", "CUSTOM", "STEP_", "RE
 def event_to_json(event: DecodedEvent) -> str:
     """One JSON line for `talkie ask --json`: AG-UI events in wire form, talkie events as CUSTOM."""
     if isinstance(event, agui.BaseEvent):
-        return event.model_dump_json(by_alias=True, exclude_none=True)
+        return _escape_c1(event.model_dump_json(by_alias=True, exclude_none=True))
     if isinstance(event, CardReceived):
         payload: dict[str, Any] = _custom_json("talkie.card", event.card)
     elif isinstance(event, ActionProposed):
@@ -377,7 +379,15 @@ def event_to_json(event: DecodedEvent) -> str:
         payload = {"type": "talkie.malformed", "eventType": event.type, "reason": event.reason}
     else:
         payload = {"type": "talkie.truncated", "reason": event.reason}
-    return json.dumps(payload, ensure_ascii=False)
+    return _escape_c1(json.dumps(payload, ensure_ascii=False))
+
+
+_C1 = re.compile("[\x7f-\x9f]")
+
+
+def _escape_c1(line: str) -> str:
+    """JSON escapes only C0 controls; DEL and C1 (8-bit CSI…) would reach the terminal raw."""
+    return _C1.sub(lambda match: f"\\u{ord(match.group()):04x}", line)
 
 
 def _custom_json(name: str, model: Card | Action | OpenLink) -> dict[str, Any]:

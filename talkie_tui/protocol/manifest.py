@@ -234,7 +234,12 @@ class DiscoveredServer:
         if template is None:
             raise DiscoveryError(f"This server does not offer '{name}'.")
         url = resolve_endpoint(self.origin, template, params)
-        target = origin_of(url)
+        try:
+            target = origin_of(url)
+        except (httpx.InvalidURL, TypeError):
+            raise DiscoveryError(
+                f"The server's '{name}' endpoint is not a usable address ({template!r})."
+            ) from None
         if target != self.origin and target not in self.accepted_origins:
             raise ForeignEndpointError(name, target)
         return url
@@ -375,7 +380,7 @@ async def fetch_manifest(
         raise DiscoveryError(f"{start_origin} redirects too many times.")
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise DiscoveryError(
             f"{start_origin} is not a Talkie server (its manifest is not JSON)."
         ) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 from typing import Any, Literal
@@ -159,6 +160,17 @@ class UsageMeter(WireModel):
     used: float = 0
     limit: float | None = None
     unit: SafeStr = ""
+
+    @field_validator("used", "limit", mode="after")
+    @classmethod
+    def _finite_or_unknown(cls, value: float | None) -> float | None:
+        # Infinity/NaN from a sloppy server: an unknown figure, not a broken status.
+        return value if value is None or math.isfinite(value) else None
+
+    @field_validator("used", mode="after")
+    @classmethod
+    def _used_defaults_to_zero(cls, value: float | None) -> float:
+        return 0.0 if value is None else value
 
 
 class Status(WireModel):

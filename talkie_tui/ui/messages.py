@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from textual.message import Message
+from textual.widget import Widget
 
 from talkie_tui.protocol.models import Action, FileBlock
 
@@ -31,10 +32,21 @@ class DownloadRequested(Message):
 class DecisionRequested(Message):
     """A person decided an action by a deliberate gesture (never a key already in flight)."""
 
-    def __init__(self, action: Action, decision: Literal["confirm", "cancel"]) -> None:
+    def __init__(
+        self,
+        action: Action,
+        decision: Literal["confirm", "cancel"],
+        card: Widget | None = None,
+    ) -> None:
         super().__init__()
         self.action = action
         self.decision = decision
+        self._card = card
+
+    @property
+    def control(self) -> Widget | None:
+        """The action card that was decided: it shows the outcome, or why it failed."""
+        return self._card
 
 
 class RetryRequested(Message):

@@ -287,7 +287,7 @@ def parse_server_event(message: str | bytes) -> RealtimeEvent:
         return ProviderError("The voice provider sent an event that is too large; ignored.")
     try:
         data = json.loads(message)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return ProviderError("The voice provider sent an unreadable event; ignored.")
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         return ProviderError("The voice provider sent an event without a type; ignored.")

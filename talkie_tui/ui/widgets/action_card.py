@@ -89,15 +89,18 @@ def explain_decision_error(error: BaseException) -> str:
     if isinstance(error, StaleError):
         return (
             "The action changed after it was shown to you, so nothing was done. "
-            "Check the new details before deciding again."
+            f"Check the new details before deciding again. (The server: {error.message})"
         )
     if isinstance(error, ConflictError):
         return (
             "This action was already decided the other way (perhaps on another device); "
-            "your decision was not applied."
+            f"your decision was not applied. (The server: {error.message})"
         )
     if isinstance(error, ExpiredError):
-        return "This action expired before your decision arrived; nothing was done."
+        return (
+            "This action expired before your decision arrived; nothing was done. "
+            f"(The server: {error.message})"
+        )
     if isinstance(error, NotFoundError):
         return "The server no longer knows this action (its thread may have been deleted)."
     if isinstance(error, UnauthorizedError):
@@ -290,7 +293,7 @@ class ActionCard(Widget, can_focus=True):
         self._error = None
         self._busy = True
         self._sync()
-        self.post_message(DecisionRequested(self.action, decision))
+        self.post_message(DecisionRequested(self.action, decision, self))
 
     # --- drawing ---------------------------------------------------------------------------
 

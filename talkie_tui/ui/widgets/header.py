@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from rich.text import Text
@@ -45,8 +46,10 @@ def format_meter(meter: UsageMeter, bar_width: int = 6) -> Text:
     """`Tokens today ▰▰▱▱▱▱ 12k/400k` — a compact usage meter (plain text, never markup)."""
     text = Text(f"{meter.label} ", style="dim")
     if meter.limit:
-        filled = min(bar_width, round(bar_width * meter.used / meter.limit))
         ratio = meter.used / meter.limit
+        # Absurd figures (1e308 over 1e-308 is infinite) must not break the header.
+        ratio = min(max(ratio, 0.0), 1.0) if math.isfinite(ratio) else 1.0
+        filled = round(bar_width * ratio)
         style = "red" if ratio >= 0.9 else "yellow" if ratio >= 0.7 else "green"
         text.append("▰" * filled, style=style)
         text.append("▱" * (bar_width - filled), style="dim")
