@@ -42,6 +42,7 @@ from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
 from talkie_tui.protocol.sanitize import clean_text
 
 from .. import voice as voice_ui
+from ..drafts import NEW, DraftStore
 from ..links import check_link, open_in_browser
 from ..logo import fetch_logo
 from ..markdown import code_blocks, render_markdown
@@ -64,6 +65,7 @@ __all__ = ["ChatScreen"]
 
 FOLLOW_CHECKS = 10  # how often a still-running action is asked for before we stop asking
 VOICE_TICK = 0.1  # the voice bar's meter and clocks: 10 redraws a second, only during a call
+DRAFT_SAVE_DELAY = 0.4  # the draft is saved this long after the last keystroke
 _NOTICE_SEVERITY: dict[str, SeverityLevel] = {
     "info": "information",
     "warning": "warning",
@@ -136,6 +138,9 @@ class ChatScreen(Screen[None]):
         self._newline_key = newline_key
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: RunRequest | None = None  # the run in flight, or the last failed one
+        self._drafts = DraftStore()
+        self._draft_key = thread_id or NEW  # whose draft the composer holds
+        self._draft_timer: Timer | None = None
 
     # --- layout --------------------------------------------------------------------------
 
@@ -178,6 +183,7 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#sidebar").display = self._show_sidebar
         self.transcript.show(self.session.conversation)
+        self._restore_draft()
         self.composer.focus()
         self.load_status()
         self.load_logo()
@@ -266,6 +272,7 @@ class ChatScreen(Screen[None]):
             return
         self._request = None
         self.transcript.show(conversation)
+        self._switch_draft(thread_id)
         self._count_pending()
         await self._refresh_pending_actions(conversation)
 
@@ -326,6 +333,49 @@ class ChatScreen(Screen[None]):
         self.notify("Thread deleted.", markup=False)
         self.refresh_threads()
 
+    # --- drafts (issue 6): the composer's text of each thread survives a crash and a quit ---
+
+    @property
+    def _server_id(self) -> str:
+        return self.client.server.server_id
+
+    def _restore_draft(self) -> None:
+        """Put the draft of the thread the composer now belongs to back into it."""
+        composer = self.composer
+        composer.load_text(self._drafts.get(self._server_id, self._draft_key))
+        composer.move_cursor(composer.document.end)
+
+    def _switch_draft(self, key: str, *, restore: bool = True) -> None:
+        """The composer now belongs to thread `key`: save the old draft at once.
+
+        With `restore` the composer shows `key`'s draft; without, its text moves to `key`
+        (a new thread got its id from the server).
+        """
+        if key == self._draft_key:
+            return
+        text = self.composer.text
+        self._drafts.put(self._server_id, self._draft_key, text if restore else "")
+        self._draft_key = key
+        if restore:
+            self._restore_draft()
+        else:
+            self._drafts.put(self._server_id, key, text)
+        self._save_drafts()
+
+    @on(Composer.Changed, "#composer")
+    def _composer_changed(self, event: Composer.Changed) -> None:
+        self._drafts.put(self._server_id, self._draft_key, event.text_area.text)
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(DRAFT_SAVE_DELAY, self._save_drafts)
+
+    def _save_drafts(self) -> None:
+        """Write changed drafts now (a few kilobytes, atomically: fine on the event loop)."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        self._drafts.save()
+
     # --- sending -------------------------------------------------------------------------
 
     @on(Composer.Submitted)
@@ -346,6 +396,8 @@ class ChatScreen(Screen[None]):
             return
         request = self.session.prepare(event.text)
         self.composer.clear()
+        self._drafts.put(self._server_id, self._draft_key, "")
+        self._save_drafts()
         self.send(request)
 
     @property
@@ -384,6 +436,9 @@ class ChatScreen(Screen[None]):
             self.header.set_usage(conversation.usage)
         if request.finished or request.error is not None:
             self._request = None
+        thread_id = self.session.thread_id
+        if self._draft_key == NEW and thread_id and self.session.conversation is conversation:
+            self._switch_draft(thread_id, restore=False)  # the new thread got its id
         self._count_pending()
         self.refresh_threads()
 
@@ -720,6 +775,7 @@ class ChatScreen(Screen[None]):
 
     async def on_unmount(self) -> None:
         """Leaving the screen (another server, quitting) hangs up: no peer or stream is left."""
+        self._save_drafts()
         await self.end_call("The chat was closed.")
 
     def action_talk(self) -> None:
@@ -915,6 +971,7 @@ class ChatScreen(Screen[None]):
         self.session = ChatSession(self.client)
         self._request = None
         self.transcript.show(self.session.conversation)
+        self._switch_draft(NEW)
         self._count_pending()
         self.composer.focus()
 

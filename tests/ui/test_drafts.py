@@ -1,0 +1,234 @@
+"""Issue 6, "Nothing lost": the composer's draft of each thread survives a quit, a crash, a restart.
+
+The acceptance test runs the real `talkie connect` in a pseudo-terminal, types into it, kills
+it with SIGKILL and starts it again: the draft is back in the composer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from talkie_tui.ui.drafts import MAX_DRAFT_CHARS, NEW, DraftStore, drafts_path
+from talkie_tui.ui.screens.chat import DRAFT_SAVE_DELAY
+from tests.helpers import TEST_TOKEN
+from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+
+# --- the store ----------------------------------------------------------------------------
+
+
+def test_store_round_trip_private_and_bounded(talkie_home: Path) -> None:
+    store = DraftStore()
+    store.put("srv", None, "hello")
+    store.put("srv", "t-1", "x" * (MAX_DRAFT_CHARS + 10))
+    store.put("other", "t-1", "   ")  # blank: nothing to keep
+    store.save()
+    path = drafts_path()
+    assert path.parent == talkie_home
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = DraftStore()
+    assert again.get("srv", NEW) == "hello"
+    assert len(again.get("srv", "t-1")) == MAX_DRAFT_CHARS
+    assert again.get("other", "t-1") == ""
+    again.put("srv", None, "")
+    again.save()
+    assert DraftStore().get("srv", None) == ""
+
+
+def test_store_merges_with_another_process(talkie_home: Path) -> None:
+    first, second = DraftStore(), DraftStore()
+    first.put("srv", "a", "from the first")
+    first.save()
+    second.put("srv", "b", "from the second")
+    second.save()
+    store = DraftStore()
+    assert (store.get("srv", "a"), store.get("srv", "b")) == ("from the first", "from the second")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"{not json", b"[1, 2]", b'{"drafts": {"srv": {"t": {"text": 5}}}}', b"\xff\xfe"],
+)
+def test_corrupt_file_is_an_empty_store(talkie_home: Path, content: bytes) -> None:
+    drafts_path().write_bytes(content)
+    store = DraftStore()
+    assert store.get("srv", "t") == ""
+    store.put("srv", "t", "fresh")
+    store.save()
+    assert DraftStore().get("srv", "t") == "fresh"
+
+
+# --- in the app (Pilot) ---------------------------------------------------------------------
+
+
+async def test_draft_survives_quit_and_restart(devserver, tmp_path: Path) -> None:
+    """Type, quit: a new app on the same server shows the draft in the composer."""
+    url = devserver(**FAST)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        screen.composer.focus()
+        await pilot.press(*"Rozepsaná zpráva")
+        await pilot.press("ctrl+q")
+    assert DraftStore().get(screen.client.server.server_id, NEW) == "Rozepsaná zpráva"
+
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        assert screen.composer.text == "Rozepsaná zpráva"
+
+
+async def test_each_thread_keeps_its_own_draft(devserver, tmp_path: Path) -> None:
+    """Sending clears the draft; switching threads saves at once and brings the other back."""
+    url = devserver(**FAST)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        server_id = screen.client.server.server_id
+        await send(pilot, screen, "talkie-test:echo first")
+        thread_id = screen.session.thread_id
+        assert thread_id
+        assert DraftStore().get(server_id, NEW) == ""  # sent: nothing left of the draft
+        screen.composer.insert("for the thread")
+        await pilot.press("ctrl+n")  # no wait for the debounce: the switch saves at once
+        assert DraftStore().get(server_id, thread_id) == "for the thread"
+        assert screen.composer.text == ""
+        screen.composer.insert("for a new one")
+        screen.open_thread(thread_id)
+        await until(pilot, lambda: screen.composer.text == "for the thread")
+        assert DraftStore().get(server_id, NEW) == "for a new one"
+
+    app = make_app(url, tmp_path, thread_id=thread_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        assert screen.composer.text == "for the thread"
+        await pilot.press("ctrl+n")
+        assert screen.composer.text == "for a new one"
+
+
+# --- the acceptance test: the real program in a pseudo-terminal, killed -------------------
+
+_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+class PtyTalkie:
+    """`python -m talkie_tui.cli connect URL` in a pseudo-terminal of 120×40."""
+
+    def __init__(self, url: str) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+        env.pop("TEXTUAL", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "talkie_tui.cli", "connect", url, "--token", TEST_TOKEN],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(slave)
+        self.master = master
+        self._output = bytearray()
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        # Drained all the time: a full pty would block the program's writes.
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._output += chunk
+
+    def text(self) -> str:
+        """Everything drawn so far, without escape sequences."""
+        with self._lock:
+            raw = bytes(self._output)
+        return _ANSI.sub(b"", raw).decode("utf-8", "replace")
+
+    def wait_for(self, needle: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while needle not in self.text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                tail = self.text()[-2000:]
+                raise AssertionError(f"{needle!r} never appeared; the terminal shows:\n{tail}")
+            time.sleep(0.05)
+
+    def type(self, text: str) -> None:
+        for char in text:  # one key at a time, like a person
+            os.write(self.master, char.encode())
+            time.sleep(0.01)
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self._reader.join(timeout=5)
+        with contextlib.suppress(OSError):
+            os.close(self.master)
+
+
+def _drafts_on_disk() -> dict[str, dict[str, str]]:
+    try:
+        data = json.loads(drafts_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        server: {thread: entry["text"] for thread, entry in threads.items()}
+        for server, threads in data["drafts"].items()
+    }
+
+
+async def test_draft_survives_sigkill_of_the_real_program(devserver, tmp_path: Path) -> None:
+    """Acceptance (issue 6): type in the real TUI, SIGKILL it, start again: the draft is back."""
+    url = devserver(**FAST)
+    draft = "Nothing lost: draft 42"
+
+    first = PtyTalkie(url)
+    try:
+        first.wait_for("Talkie Demo CRM")
+        first.wait_for("Message")
+        time.sleep(0.5)  # the chat screen settles (focus on the composer)
+        first.type(draft)
+        first.wait_for(draft)  # drawn in the composer
+        time.sleep(DRAFT_SAVE_DELAY + 1.0)  # past the debounce, then no clean exit at all
+    finally:
+        first.kill()
+    assert first.process.returncode == -signal.SIGKILL
+    assert [draft] == [text for threads in _drafts_on_disk().values() for text in threads.values()]
+
+    second = PtyTalkie(url)
+    try:
+        second.wait_for("Message")
+        second.wait_for(draft)  # the restarted program draws the draft in its composer
+    finally:
+        second.kill()
+
+    # And the composer itself holds it (same TALKIE_HOME, in-process under Pilot).
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        assert screen.composer.text == draft
+        assert screen.composer.has_focus
