@@ -45,8 +45,9 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
                 return 0
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None
+            bold, plain = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
             for message in script:
-                print(f"\033[1m> {message}\033[0m", flush=True)
+                print(f"{bold}> {message}{plain}", flush=True)
                 code = asyncio.run(ask(url, message, token=token, thread=thread))
                 thread = thread or _latest_thread(url, token)
                 print(flush=True)
