@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,26 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return process, url
 
 
+# The in-memory microphone and speaker keep time with their own threads; with real devices that
+# is PortAudio's work (in C), so their share is reported apart.
+TEST_AUDIO_THREADS = ("talkie-scripted-mic", "talkie-recording-speaker")
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds per live thread of this process, by thread name (Linux /proc)."""
+    names = {str(t.native_id): t.name for t in threading.enumerate()}
+    seconds: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(tid, tid)
+        seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return seconds
+
+
 def tone() -> np.ndarray:
     """A loud 300 ms tone at 1 kHz."""
     t = np.arange(int(TONE_SECONDS * SAMPLE_RATE)) / SAMPLE_RATE
@@ -101,6 +123,7 @@ async def measure(url: str, seconds: float, mode: TalkMode) -> dict[str, Any]:
     call.peer._on_event = on_event
     fed: list[float] = []
     cpu_start, wall_start = time.process_time(), time.monotonic()
+    threads_start = thread_cpu()
     while time.monotonic() - wall_start < seconds:
         # The tone enters the microphone now: from here on, every buffer on the way counts.
         fed.append(time.monotonic())
@@ -113,6 +136,10 @@ async def measure(url: str, seconds: float, mode: TalkMode) -> dict[str, Any]:
         await asyncio.sleep(TONE_EVERY - (time.monotonic() - fed[-1]))
     cpu = time.process_time() - cpu_start
     wall = time.monotonic() - wall_start
+    threads_end = thread_cpu()
+    test_audio = sum(
+        threads_end.get(name, 0.0) - threads_start.get(name, 0.0) for name in TEST_AUDIO_THREADS
+    )
     await call.hang_up()
     await client.aclose()
 
@@ -125,6 +152,7 @@ async def measure(url: str, seconds: float, mode: TalkMode) -> dict[str, Any]:
         "mode": mode,
         "seconds": round(wall, 1),
         "client_cpu_percent_of_one_core": round(100 * cpu / wall, 1),
+        "of_which_test_audio_threads_percent": round(100 * test_audio / wall, 1),
         "tones": len(fed),
         "detected": len(delays),
         "delay_ms_median": round(statistics.median(delays), 1) if delays else None,
