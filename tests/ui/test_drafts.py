@@ -231,4 +231,4 @@ async def test_draft_survives_sigkill_of_the_real_program(devserver, tmp_path: P
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         assert screen.composer.text == draft
-        assert screen.composer.has_focus
+        await until(pilot, lambda: screen.composer.has_focus)  # focus comes after the mount
