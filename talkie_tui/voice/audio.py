@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -232,7 +232,31 @@ class AudioSink(Protocol):
 # --- the shared microphone logic ----------------------------------------------------------------
 
 
-class Microphone(ABC):
+class _StartedAndStopped:
+    """`async with` for anything with `start()` and `stop()`: stopped even on errors."""
+
+    async def start(self) -> None:
+        """Open what this object holds."""
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        """Close what this object holds."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+
+class Microphone(_StartedAndStopped, ABC):
     """Turns blocks from a capture thread into paced 20 ms frames for the event loop."""
 
     def __init__(self, *, half_duplex: Speaker | None = None, max_queue_frames: int = 10) -> None:
@@ -312,18 +336,6 @@ class Microphone(ABC):
         # Muting also applies to frames captured just before it: the next frame read is silent.
         return np.zeros(FRAME_SAMPLES, np.int16) if self.muted else frame
 
-    async def __aenter__(self) -> Microphone:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
-
     @abstractmethod
     async def _open(self) -> None:
         """Start capturing: call `_capture` from the capture thread with each block."""
@@ -386,7 +398,7 @@ class Microphone(ABC):
 # --- the shared speaker logic -------------------------------------------------------------------
 
 
-class Speaker(ABC):
+class Speaker(_StartedAndStopped, ABC):
     """A queue of audio to play, emptied by a playing thread; knows when playback has drained."""
 
     def __init__(self, *, max_queue_seconds: float = 2.0, prebuffer_seconds: float = 0.04) -> None:
@@ -509,18 +521,6 @@ class Speaker(ABC):
             if delay <= 0:
                 return
             await asyncio.sleep(delay)  # then look again: more audio may have been written
-
-    async def __aenter__(self) -> Speaker:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
     @abstractmethod
     async def _open(self) -> None:
@@ -1037,7 +1037,7 @@ class RecordingSpeaker(Speaker):
 
 
 @dataclass(slots=True)
-class AudioPair:
+class AudioPair(_StartedAndStopped):
     """The microphone and speaker of one call, started and stopped together."""
 
     microphone: Microphone
@@ -1058,18 +1058,6 @@ class AudioPair:
             await self.microphone.stop()
         finally:
             await self.speaker.stop()
-
-    async def __aenter__(self) -> AudioPair:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
 
 def device_audio(
