@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from textual.pilot import Pilot
 
@@ -53,9 +54,18 @@ OFFER = {
 }
 
 
-def script(tmp_path: Path, *answers: str) -> Path:
+# Long enough (about 20 s of speech) that a test can interrupt it however loaded the machine is.
+LONG_REPLY = (
+    "Here is his card. Petr Novák buys for Alfa, and he has ordered from us every spring. "
+    "His last order was delivered in March, and he paid within a week. "
+    "He prefers email to phone calls, and he asked about the new price list last month."
+)
+
+
+def script(tmp_path: Path, *answers: str, lookup_reply: str | None = None) -> Path:
     """A fake-provider script: the lookup, the offer, then `answers` to the proposal."""
-    lines = [LOOKUP, OFFER, *({"user": text, "reply": "All right."} for text in answers)]
+    lookup = {**LOOKUP, "reply": lookup_reply} if lookup_reply else LOOKUP
+    lines = [lookup, OFFER, *({"user": text, "reply": "All right."} for text in answers)]
     path = tmp_path / "voice-script.json"
     path.write_text(json.dumps({"en": lines}), encoding="utf-8")
     return path
@@ -65,11 +75,11 @@ def script(tmp_path: Path, *answers: str) -> Path:
 def voice_server(devserver: Callable[..., str], tmp_path: Path) -> Callable[..., str]:
     """`voice_server(*answers)`: the reference server with the fake provider and that script."""
 
-    def start(*answers: str) -> str:
+    def start(*answers: str, lookup_reply: str | None = None) -> str:
         return devserver(
             test_mode=True,
             fake_voice=True,
-            fake_voice_script=script(tmp_path, *answers),
+            fake_voice_script=script(tmp_path, *answers, lookup_reply=lookup_reply),
             dev_token=TEST_TOKEN,
             demo_delay=0,
         )
@@ -116,7 +126,30 @@ async def until_state(
     try:
         await until(pilot, lambda: state(screen) == wanted, timeout=timeout)
     except AssertionError:
-        raise AssertionError(f"the call never got {wanted!r}; it is {state(screen)!r}") from None
+        raise AssertionError(
+            f"the call never got {wanted!r}; it is {state(screen)!r}\n{provider_log(screen)}"
+        ) from None
+
+
+def provider_log(screen: ChatScreen, last: int = 20) -> str:
+    """The fake provider's latest events each way, to explain a call that went wrong."""
+    call = screen.call
+    if call is None or call.session is None:
+        return "(no call)"
+    provider = httpx.URL(call.session.signaling.url).join("/fake-voice/calls")
+    try:
+        calls = httpx.get(provider, timeout=5).json()["calls"]
+    except (httpx.HTTPError, ValueError, KeyError) as exc:
+        return f"(no provider log: {exc})"
+
+    def latest(events: list[str]) -> list[str]:
+        return [event for event in events if not event.endswith(".delta")][-last:]
+
+    return "\n".join(
+        f"provider call {call['callId']}: received {latest(call['received'])}, "
+        f"sent {latest(call['sent'])}"
+        for call in calls
+    )
 
 
 async def start_call(pilot: Pilot[None], screen: ChatScreen) -> ScriptedMicrophone:
@@ -275,9 +308,9 @@ async def test_an_answer_that_is_not_a_yes_is_explained_in_the_bar(
 @pytest.mark.voice
 @pytest.mark.slow
 async def test_esc_interrupts_the_assistant_and_f7_switches_to_hands_free(
-    voice_url: str, audio: list[AudioPair], tmp_path: Path
+    voice_server: Callable[..., str], audio: list[AudioPair], tmp_path: Path
 ) -> None:
-    app = voice_app(voice_url, tmp_path)
+    app = voice_app(voice_server(lookup_reply=LONG_REPLY), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         microphone = await start_call(pilot, screen)
