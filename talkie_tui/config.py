@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import platformdirs
 
+from talkie_tui.i18n import LANGUAGE_SETTINGS
+
 __all__ = [
     "APP_NAME",
     "DEFAULT_CLIENT_ID",
@@ -170,6 +172,8 @@ class Settings:
     """Mute the microphone while the assistant speaks (laptop speakers: no echo to the model)."""
     dev_tokens: bool = False
     """Development switch (§2.2): offer to paste a bearer token when the server allows it."""
+    language: str = "auto"
+    """The UI language: "en", "cs", or "auto" (the system's, else the server's, else English)."""
     warnings: list[str] = field(default_factory=list, compare=False)
     """Problems found while reading the file, in words for the user; never fatal."""
 
@@ -226,6 +230,10 @@ class Settings:
             if value not in TOKEN_STORAGES:
                 return "must be one of " + ", ".join(f'"{name}"' for name in TOKEN_STORAGES)
             self.token_storage = str(value)
+        elif key == "language":
+            if value not in LANGUAGE_SETTINGS:
+                return "must be one of " + ", ".join(f'"{name}"' for name in LANGUAGE_SETTINGS)
+            self.language = str(value)
         elif key == "oauth_client_id":
             if not isinstance(value, str) or not value.startswith("https://"):
                 return "must be the https:// URL of a Client ID Metadata Document"

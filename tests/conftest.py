@@ -43,6 +43,19 @@ def talkie_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 
 @pytest.fixture(autouse=True)
+def _english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests read the UI in English whatever this machine's locale; Czech tests ask for it."""
+    from talkie_tui.i18n import use_language
+
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    use_language("en")
+    yield
+    use_language("en")
+
+
+@pytest.fixture(autouse=True)
 def _forget_session_sign_ins() -> Iterator[None]:
     """Sign-ins kept "for this session only" live in the process: not from one test to the next."""
     from talkie_tui.auth.store import MemoryStore

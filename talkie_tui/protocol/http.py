@@ -40,6 +40,8 @@ from typing import Any
 import httpx
 import truststore
 
+from talkie_tui.i18n import accept_language
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "USER_AGENT",
@@ -474,6 +476,12 @@ class _Router(httpx.AsyncBaseTransport):
             await transport.aclose()
 
 
+async def _ask_for_language(request: httpx.Request) -> None:
+    """Servers word their errors "in the user's language" (§3): tell them which it is."""
+    if "Accept-Language" not in request.headers:
+        request.headers["Accept-Language"] = accept_language()
+
+
 def make_http_client(
     *,
     timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
@@ -494,7 +502,10 @@ def make_http_client(
     context = verify or ssl_context(trust_env=trust_env)
     proxies = proxy_settings() if trust_env and transport is None else None
     direct = transport or httpx.AsyncHTTPTransport(verify=context, limits=limits)
+    hooks = options.pop("event_hooks", {})
+    hooks = {**hooks, "request": [_ask_for_language, *hooks.get("request", [])]}
     return httpx.AsyncClient(
+        event_hooks=hooks,
         follow_redirects=follow_redirects,
         timeout=timeout,
         headers={"User-Agent": USER_AGENT, **(headers or {})},

@@ -17,6 +17,7 @@ from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.i18n import choose_language, use_language
 from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
 from talkie_tui.protocol.manifest import is_loopback_host
 from talkie_tui.protocol.sanitize import clean_text
@@ -77,6 +78,7 @@ class TalkieApp(App[None]):
         self._declined: TalkieClient | None = None  # cancelled: do not push the screen again
         if self.settings.theme:
             self.theme = self.settings.theme
+        use_language(choose_language(self.settings.language, None))
 
     def get_css_variables(self) -> dict[str, str]:
         """Theme variables plus `$server-accent`, the connected server's brand colour."""
@@ -110,6 +112,7 @@ class TalkieApp(App[None]):
 
     def _open_chat(self, client: TalkieClient) -> None:
         self.client = client
+        use_language(choose_language(self.settings.language, client.server.manifest.locale))
         self.refresh_css(animate=False)
         self.sub_title = client.server.manifest.name
         screen = ChatScreen(

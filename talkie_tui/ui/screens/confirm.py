@@ -11,21 +11,25 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
+
 __all__ = ["ConfirmScreen"]
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(LocalizedBindings, ModalScreen[bool]):
     """Ask the user to confirm something; dismisses with True only on the confirm button.
 
     `title` and `body` are shown as plain text (never markup), so they may quote server text.
     The cancel button has the focus, so an Enter already on its way cannot confirm.
     """
 
-    HELP_GROUP = "Confirmation"
+    HELP_GROUP = N_("Confirmation")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("left", "app.focus_previous", "Previous button", show=False),
-        Binding("right", "app.focus_next", "Next button", show=False),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("left", "app.focus_previous", N_("Previous button"), show=False),
+        Binding("right", "app.focus_next", N_("Next button"), show=False),
     ]
 
     def __init__(
@@ -33,8 +37,8 @@ class ConfirmScreen(ModalScreen[bool]):
         title: str,
         body: str = "",
         *,
-        confirm_label: str = "Confirm",
-        cancel_label: str = "Cancel",
+        confirm_label: str | None = None,
+        cancel_label: str | None = None,
         danger: bool = False,
         name: str | None = None,
         id: str | None = None,
@@ -43,8 +47,8 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__(name=name, id=id, classes=classes)
         self.title_text = title
         self.body_text = body
-        self.confirm_label = confirm_label
-        self.cancel_label = cancel_label
+        self.confirm_label = confirm_label or _("Confirm")
+        self.cancel_label = cancel_label or _("Cancel")
         self.danger = danger
 
     def compose(self) -> ComposeResult:
