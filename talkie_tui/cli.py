@@ -206,13 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "connect":
         from talkie_tui.ui.app import TalkieApp
 
-        TalkieApp(
+        app = TalkieApp(
             args.server,
             token=args.token or os.environ.get("TALKIE_TOKEN") or None,
             thread_id=args.thread,
             allow_private_http=args.allow_private_http,
-        ).run()
-        return 0
+        )
+        app.run()
+        return app.return_code or 0
     if command == "ask":
         from talkie_tui.commands.ask import ask
 

@@ -6,6 +6,9 @@ sends talkie's own records and those of httpx/httpcore (every request: method, U
 time) to it. A filter on every handler passes each record through `redact` first, so a
 bearer token, an OAuth code or a voice client secret never reaches the file, whichever
 library logged it.
+
+Whether or not `--debug` is on, an unexpected exception gets a crash report
+(`crash-YYYYmmdd-HHMMSS.log`, same folder, same redaction): the one file a bug report needs.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import platform
 import re
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -29,6 +34,7 @@ __all__ = [
     "log_folder",
     "redact",
     "setup_logging",
+    "write_crash_report",
 ]
 
 KEEP = 10
@@ -144,11 +150,11 @@ def log_folder() -> Path:
     return state_dir() / "logs"
 
 
-def _new_log_file(folder: Path) -> Path:
-    """Create an empty 0600 log file named after the current time."""
+def _new_log_file(folder: Path, kind: str = "talkie") -> Path:
+    """Create an empty 0600 log file named after its kind and the current time."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for attempt in range(100):
-        path = folder / (f"talkie-{stamp}.log" if attempt == 0 else f"talkie-{stamp}-{attempt}.log")
+        path = folder / (f"{kind}-{stamp}.log" if attempt == 0 else f"{kind}-{stamp}-{attempt}.log")
         try:
             # O_EXCL: two talkies started in the same second never share (or clobber) a file.
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -159,10 +165,10 @@ def _new_log_file(folder: Path) -> Path:
     raise FileExistsError(f"no free log file name in {folder}")
 
 
-def _prune(folder: Path, keep: int) -> None:
-    """Delete all but the newest `keep` logs."""
+def _prune(folder: Path, keep: int, kind: str = "talkie") -> None:
+    """Delete all but the newest `keep` logs of a kind."""
     # The names hold the start time, so name order is age order (and needs no stat()).
-    logs = sorted(folder.glob("talkie-*.log"))
+    logs = sorted(folder.glob(f"{kind}-*.log"))
     for old in logs[:-keep]:
         with contextlib.suppress(OSError):  # another talkie may be pruning too
             old.unlink()
@@ -213,3 +219,28 @@ def close_logging() -> None:
     if _levels:
         logging.captureWarnings(False)
     _levels.clear()
+
+
+def write_crash_report(error: BaseException, version: str) -> Path | None:
+    """Write `error`'s traceback (redacted) to a new crash report; None if it cannot be written.
+
+    The debug log, when one is open, gets the traceback too.
+    """
+    logging.getLogger("talkie_tui").error("unexpected error", exc_info=error)
+    for variable in _SECRET_VARIABLES:
+        add_secret(os.environ.get(variable))
+    report = "".join(
+        (
+            f"talkie {version}, Python {platform.python_version()} on {platform.platform()}\n",
+            "\n",
+            *traceback.format_exception(error),
+        )
+    )
+    try:
+        folder = ensure_private_dir(log_folder())
+        path = _new_log_file(folder, "crash")
+        _prune(folder, KEEP, "crash")
+        path.write_text(redact(report), encoding="utf-8")
+    except OSError:
+        return None
+    return path

@@ -41,8 +41,9 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
                 # `demo=True` is the development switch: its voice provider speaks plain http
                 # on 127.0.0.1, which a real server's provider may never do.
                 known = KnownServers(Path(folder) / "servers.json")
-                TalkieApp(url, token=token, known=known, demo=True).run()
-                return 0
+                app = TalkieApp(url, token=token, known=known, demo=True)
+                app.run()
+                return app.return_code or 0
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None
             bold, plain = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")

@@ -6,17 +6,9 @@ it with SIGKILL and starts it again: the draft is back in the composer.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
-import os
-import re
 import signal
-import struct
-import subprocess
 import sys
-import termios
-import threading
 import time
 from pathlib import Path
 
@@ -24,7 +16,7 @@ import pytest
 
 from talkie_tui.ui.drafts import MAX_DRAFT_CHARS, NEW, DraftStore, drafts_path
 from talkie_tui.ui.screens.chat import DRAFT_SAVE_DELAY
-from tests.helpers import TEST_TOKEN
+from tests.ui.pty import PtyTalkie
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
@@ -123,74 +115,8 @@ async def test_each_thread_keeps_its_own_draft(devserver, tmp_path: Path) -> Non
 
 # --- the acceptance test: the real program in a pseudo-terminal, killed -------------------
 
-_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
-
-class PtyTalkie:
-    """`python -m talkie_tui.cli connect URL` in a pseudo-terminal of 120×40."""
-
-    def __init__(self, url: str) -> None:
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        env.pop("TEXTUAL", None)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "talkie_tui.cli", "connect", url, "--token", TEST_TOKEN],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            start_new_session=True,
-            close_fds=True,
-        )
-        os.close(slave)
-        self.master = master
-        self._output = bytearray()
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        # Drained all the time: a full pty would block the program's writes.
-        while True:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            with self._lock:
-                self._output += chunk
-
-    def text(self) -> str:
-        """Everything drawn so far, without escape sequences."""
-        with self._lock:
-            raw = bytes(self._output)
-        return _ANSI.sub(b"", raw).decode("utf-8", "replace")
-
-    def wait_for(self, needle: str, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in self.text():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                tail = self.text()[-2000:]
-                raise AssertionError(f"{needle!r} never appeared; the terminal shows:\n{tail}")
-            time.sleep(0.05)
-
-    def type(self, text: str) -> None:
-        for char in text:  # one key at a time, like a person
-            os.write(self.master, char.encode())
-            time.sleep(0.01)
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self._reader.join(timeout=5)
-        with contextlib.suppress(OSError):
-            os.close(self.master)
-
-
-def _drafts_on_disk() -> dict[str, dict[str, str]]:
+def drafts_on_disk() -> dict[str, dict[str, str]]:
     try:
         data = json.loads(drafts_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -217,7 +143,7 @@ async def test_draft_survives_sigkill_of_the_real_program(devserver, tmp_path: P
     finally:
         first.kill()
     assert first.process.returncode == -signal.SIGKILL
-    assert [draft] == [text for threads in _drafts_on_disk().values() for text in threads.values()]
+    assert [draft] == [text for threads in drafts_on_disk().values() for text in threads.values()]
 
     second = PtyTalkie(url)
     try:

@@ -1,0 +1,71 @@
+"""The screen shown instead of a traceback when talkie itself fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
+
+__all__ = ["CrashScreen"]
+
+
+class CrashScreen(LocalizedBindings, ModalScreen[bool]):
+    """Say what failed and where the report is; dismisses True to quit, False to go on.
+
+    Quit has the focus: after an error nobody expected, leaving is the safe choice. Esc closes
+    the box like any other, and goes on.
+    """
+
+    HELP_GROUP = N_("Unexpected error")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "keep_going", N_("Continue")),
+        Binding("left", "app.focus_previous", N_("Previous button"), show=False),
+        Binding("right", "app.focus_next", N_("Next button"), show=False),
+    ]
+
+    def __init__(self, summary: str, report: Path | None) -> None:
+        super().__init__()
+        self.summary = summary
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        """The box: what happened, that drafts are safe, the report's path, Quit and Continue."""
+        if self.report is not None:
+            where = _("The details are in {path}. Please attach that file to a bug report.")
+            where = where.format(path=self.report)
+        else:
+            where = _("The details could not be written to the log folder.")
+        with Vertical(classes="crash-box"):
+            yield Static(_("talkie ran into an unexpected error"), classes="crash-title")
+            yield Static(Content(self.summary), classes="crash-summary")
+            yield Static(
+                _("What you typed is kept as a draft and comes back with its thread."),
+                classes="crash-body",
+            )
+            yield Static(Content(where), id="crash-report", classes="crash-body")
+            with Horizontal(classes="crash-buttons"):
+                yield Button(_("Continue anyway"), id="continue", variant="default")
+                yield Button(_("Quit"), id="quit", variant="error")
+
+    def on_mount(self) -> None:
+        """Focus Quit."""
+        self.query_one("#quit", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Quit or go on, by the button pressed."""
+        event.stop()
+        self.dismiss(event.button.id == "quit")
+
+    def action_keep_going(self) -> None:
+        """Esc: close the box and go on."""
+        self.dismiss(False)
