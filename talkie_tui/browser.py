@@ -14,8 +14,19 @@ import sys
 import webbrowser
 from pathlib import Path
 
-__all__ = ["CONSOLE_BROWSERS", "browser_description", "graphical_browser_available", "open_url"]
+from talkie_tui.i18n import _
 
+__all__ = [
+    "CONSOLE_BROWSERS",
+    "NONE",
+    "browser_description",
+    "graphical_browser_available",
+    "open_url",
+]
+
+NONE = "none: "
+"""How `browser_description` starts when no browser will be opened (a marker callers test for,
+never translated); the reason after it is in the UI's language."""
 CONSOLE_BROWSERS = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh"})
 
 
@@ -62,17 +73,17 @@ def graphical_browser_available() -> bool:
 def browser_description() -> str:
     """Which browser a sign-in would open, in words (for `talkie doctor` and the sign-in screen)."""
     if _console_browser_chosen():
-        return "none: $BROWSER names a text browser, which would take over the terminal"
+        return NONE + _("$BROWSER names a text browser, which would take over the terminal")
     if _over_ssh():
-        return "none: this is an SSH session, so the browser would open on the wrong machine"
+        return NONE + _("this is an SSH session, so the browser would open on the wrong machine")
     if not graphical_browser_available():
-        return "none: no graphical display was found"
+        return NONE + _("no graphical display was found")
     if sys.platform.startswith("linux") and _is_wsl():
-        return "the Windows browser (through WSL)"
+        return _("the Windows browser (through WSL)")
     try:
-        name = getattr(webbrowser.get(), "name", "") or "the default browser"
+        name = getattr(webbrowser.get(), "name", "") or _("the default browser")
     except webbrowser.Error:  # pragma: no cover - checked by graphical_browser_available
-        return "none"
+        return NONE.rstrip(": ")
     return str(name)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import platformdirs
 
-from talkie_tui.i18n import LANGUAGE_SETTINGS
+from talkie_tui.i18n import LANGUAGE_SETTINGS, N_, _
 
 __all__ = [
     "APP_NAME",
@@ -187,9 +187,8 @@ class Settings:
         except FileNotFoundError:
             return cls()
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            return cls(
-                warnings=[f"{path} could not be read ({error}); using the default settings."]
-            )
+            text = _("{path} could not be read ({error}); using the default settings.")
+            return cls(warnings=[text.format(path=path, error=error)])
         return cls.from_mapping(data, source=str(path))
 
     @classmethod
@@ -199,50 +198,56 @@ class Settings:
         known = {f.name for f in fields(cls)} - {"warnings"}
         for key, value in data.items():
             if key not in known:
-                settings.warnings.append(f"{source}: unknown setting '{key}' ignored.")
+                text = _("{source}: unknown setting '{key}' ignored.")
+                settings.warnings.append(text.format(source=source, key=key))
                 continue
             problem = settings._set(key, value)
             if problem:
-                settings.warnings.append(f"{source}: {key} {problem}; the default is used.")
+                text = _("{source}: {key} {problem}; the default is used.")
+                settings.warnings.append(text.format(source=source, key=key, problem=problem))
         return settings
 
     def _set(self, key: str, value: object) -> str | None:
         """Set one field from TOML; returns what is wrong with the value, or None."""
         if key in ("show_sidebar", "allow_private_http", "dev_tokens", "half_duplex"):
             if not isinstance(value, bool):
-                return "must be true or false"
+                return _("must be true or false")
             setattr(self, key, value)
         elif key == "theme":
             if not isinstance(value, str) or not value.strip():
-                return "must be the name of a theme"
+                return _("must be the name of a theme")
             self.theme = value.strip()
         elif key == "newline_key":
             if not isinstance(value, str) or not _KEY.match(value.strip().lower()):
-                return 'must be a key name such as "ctrl+j"'
+                return _('must be a key name such as "ctrl+j"')
             self.newline_key = value.strip().lower()
         elif key in ("audio_input", "audio_output"):
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 value = str(value)
             if not isinstance(value, str) or not value.strip():
-                return "must be a device name or number (see `talkie devices`)"
+                return _("must be a device name or number (see `talkie devices`)")
             setattr(self, key, value.strip())
         elif key == "token_storage":
             if value not in TOKEN_STORAGES:
-                return "must be one of " + ", ".join(f'"{name}"' for name in TOKEN_STORAGES)
+                return _one_of(TOKEN_STORAGES)
             self.token_storage = str(value)
         elif key == "language":
             if value not in LANGUAGE_SETTINGS:
-                return "must be one of " + ", ".join(f'"{name}"' for name in LANGUAGE_SETTINGS)
+                return _one_of(LANGUAGE_SETTINGS)
             self.language = str(value)
         elif key == "oauth_client_id":
             if not isinstance(value, str) or not value.startswith("https://"):
-                return "must be the https:// URL of a Client ID Metadata Document"
+                return _("must be the https:// URL of a Client ID Metadata Document")
             self.oauth_client_id = value.strip()
         elif key == "downloads_dir":
             if not isinstance(value, str) or not value.strip():
-                return "must be a folder path"
+                return _("must be a folder path")
             self.downloads_dir = Path(value).expanduser()
         return None
+
+
+def _one_of(names: tuple[str, ...]) -> str:
+    return _("must be one of {names}").format(names=", ".join(f'"{name}"' for name in names))
 
 
 # --- known servers ---------------------------------------------------------------------------
@@ -331,7 +336,14 @@ class KnownServers:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or known_servers_path()
         self._servers: dict[str, KnownServer] = {}
-        self.warnings: list[str] = []
+        # (message, values): worded when read, since the file is read before the UI language
+        # is chosen.
+        self._problems: list[tuple[str, dict[str, str]]] = []
+
+    @property
+    def warnings(self) -> list[str]:
+        """Problems found while reading the file, in words for the user; never fatal."""
+        return [_(message).format(**values) for message, values in self._problems]
 
     @classmethod
     def load(cls, path: Path | None = None) -> KnownServers:
@@ -342,7 +354,8 @@ class KnownServers:
 
     def reload(self) -> None:
         """Read the file again; a broken file yields no servers and a warning."""
-        self.warnings = []
+        self._problems = []
+        path = str(self.path)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -350,18 +363,21 @@ class KnownServers:
             return
         except (OSError, ValueError) as error:
             self._servers = {}
-            self.warnings.append(f"{self.path} could not be read ({error}); starting empty.")
+            message = N_("{path} could not be read ({error}); starting empty.")
+            self._problems.append((message, {"path": path, "error": str(error)}))
             return
         servers = data.get("servers") if isinstance(data, dict) else None
         if not isinstance(servers, dict):
             self._servers = {}
-            self.warnings.append(f"{self.path} is not a list of servers; starting empty.")
+            message = N_("{path} is not a list of servers; starting empty.")
+            self._problems.append((message, {"path": path}))
             return
         self._servers = {}
         for server_id, raw in servers.items():
             entry = KnownServer.from_json(server_id, raw)
             if entry is None:
-                self.warnings.append(f"{self.path}: the entry '{server_id}' is unusable.")
+                message = N_("{path}: the entry '{server_id}' is unusable.")
+                self._problems.append((message, {"path": path, "server_id": server_id}))
             else:
                 self._servers[server_id] = entry
 

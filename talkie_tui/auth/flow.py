@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
+from talkie_tui.i18n import N_, _
+
 from .errors import CallbackRejected, SignInError
 from .metadata import AuthServer
 
@@ -94,8 +96,10 @@ def read_callback(pending: PendingSignIn, url: str) -> str:
     given_state = params.get("state", "")
     if not given_state or not secrets.compare_digest(given_state.encode(), pending.state.encode()):
         raise CallbackRejected(
-            "This answer does not belong to the sign-in in progress (its state differs). "
-            "It may come from an old browser tab; use the newest sign-in page.",
+            _(
+                "This answer does not belong to the sign-in in progress (its state differs). "
+                "It may come from an old browser tab; use the newest sign-in page."
+            ),
             code="state_mismatch",
         )
     issuer = pending.auth_server.issuer
@@ -104,33 +108,44 @@ def read_callback(pending: PendingSignIn, url: str) -> str:
     # another authorization server may be trying to slip us its code (a mix-up attack).
     if given_iss is not None and given_iss != issuer:
         raise CallbackRejected(
-            f"The answer names the issuer {given_iss!r}, not {issuer!r}; refused.",
+            _("The answer names the issuer {given}, not {expected}; refused.").format(
+                given=repr(given_iss), expected=repr(issuer)
+            ),
             code="issuer_mismatch",
         )
     if given_iss is None and pending.auth_server.iss_parameter_supported:
         raise CallbackRejected(
-            f"The answer lacks the issuer that {issuer} promises to include; refused.",
+            _("The answer lacks the issuer that {issuer} promises to include; refused.").format(
+                issuer=issuer
+            ),
             code="issuer_missing",
         )
     if "error" in params:
         error = params["error"]
-        description = params.get("error_description") or _ERROR_WORDS.get(error, "")
-        text = f"The sign-in server refused: {description}" if description else ""
+        words = _ERROR_WORDS.get(error)
+        description = params.get("error_description") or (_(words) if words else "")
+        text = (
+            _("The sign-in server refused: {description} ({code}).").format(
+                description=description.rstrip("."), code=error
+            )
+            if description
+            else _("The sign-in server refused ({code}).").format(code=error)
+        )
         raise SignInError(
-            (text or f"The sign-in server refused ({error}).").rstrip(".") + f" ({error}).",
+            text,
             code=error,
             retryable=error in ("temporarily_unavailable", "server_error"),
         )
     code = params.get("code", "")
     if not code:
-        raise CallbackRejected("The answer carries no authorization code.", code="no_code")
+        raise CallbackRejected(_("The answer carries no authorization code."), code="no_code")
     return code
 
 
 _ERROR_WORDS = {
-    "access_denied": "access was denied",
-    "invalid_scope": "the requested access is not available",
-    "unauthorized_client": "this client is not allowed to sign in here",
-    "server_error": "the sign-in server failed",
-    "temporarily_unavailable": "the sign-in server is busy",
+    "access_denied": N_("access was denied"),
+    "invalid_scope": N_("the requested access is not available"),
+    "unauthorized_client": N_("this client is not allowed to sign in here"),
+    "server_error": N_("the sign-in server failed"),
+    "temporarily_unavailable": N_("the sign-in server is busy"),
 }

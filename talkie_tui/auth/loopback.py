@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from talkie_tui.i18n import _, current_language
+
 __all__ = ["CALLBACK_PATH", "CallbackOutcome", "LoopbackReceiver"]
 
 CALLBACK_PATH = "/callback"
@@ -34,7 +36,7 @@ class CallbackOutcome:
 CallbackHandler = Callable[[str], CallbackOutcome]
 
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em}}
 h1{{font-size:1.4em}}</style></head>
@@ -44,8 +46,10 @@ h1{{font-size:1.4em}}</style></head>
 
 def render_page(outcome: CallbackOutcome) -> bytes:
     """The static page for an outcome; the message is escaped, so server text stays text."""
-    title = "Signed in to Talkie" if outcome.ok else "Talkie sign-in failed"
-    page = _PAGE.format(title=title, message=html.escape(outcome.message))
+    title = _("Signed in to Talkie") if outcome.ok else _("Talkie sign-in failed")
+    page = _PAGE.format(
+        lang=current_language(), title=html.escape(title), message=html.escape(outcome.message)
+    )
     return page.encode("utf-8")
 
 

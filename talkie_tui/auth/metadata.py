@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import httpx
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.manifest import check_secure, describe_transport_error
 
@@ -17,6 +18,13 @@ __all__ = ["AuthServer", "discover_auth_server", "discovery_urls"]
 
 _MAX_METADATA_BYTES = 256 * 1024
 _TIMEOUT = httpx.Timeout(15.0, connect=10.0)
+# What `_check_url` checks, as the subject of its sentences (translated where shown).
+_ISSUER = N_("The sign-in issuer")
+_ENDPOINTS = {
+    "authorization": N_("The authorization endpoint"),
+    "token": N_("The token endpoint"),
+    "revocation": N_("The revocation endpoint"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +53,7 @@ async def discover_auth_server(
     http: httpx.AsyncClient, issuer: str, *, allow_private_http: bool = False
 ) -> AuthServer:
     """Fetch and check the metadata of `issuer` (§2.1): same issuer, S256, secure endpoints."""
-    _check_url(issuer, "The sign-in issuer", allow_private_http)
+    _check_url(issuer, _ISSUER, allow_private_http)
     problems: list[str] = []
     for url in discovery_urls(issuer):
         try:
@@ -53,20 +61,26 @@ async def discover_auth_server(
         except httpx.HTTPError as error:
             raise describe_transport_error(error, issuer) from error
         if response.status_code != 200:
-            problems.append(f"{url} answered HTTP {response.status_code}")
+            problems.append(
+                _("{url} answered HTTP {status}").format(url=url, status=response.status_code)
+            )
             continue
         if len(response.content) > _MAX_METADATA_BYTES:
-            raise SignInError(f"The sign-in server's metadata at {url} is too large; refused.")
+            raise SignInError(
+                _("The sign-in server's metadata at {url} is too large; refused.").format(url=url)
+            )
         try:
             data = json.loads(response.content)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            problems.append(f"{url} is not JSON")
+            problems.append(_("{url} is not JSON").format(url=url))
             continue
         if isinstance(data, dict):
             return _checked(data, issuer, url, allow_private_http)
-        problems.append(f"{url} is not a JSON object")
+        problems.append(_("{url} is not a JSON object").format(url=url))
     raise SignInError(
-        f"The sign-in server {issuer} publishes no usable metadata ({'; '.join(problems)}).",
+        _("The sign-in server {issuer} publishes no usable metadata ({problems}).").format(
+            issuer=issuer, problems="; ".join(problems)
+        ),
         retryable=True,
     )
 
@@ -78,8 +92,10 @@ def _checked(
     # who controls one well-known document could impersonate another authorization server.
     if data.get("issuer") != issuer:
         raise SignInError(
-            f"The sign-in server's metadata at {url} names the issuer {data.get('issuer')!r}, "
-            f"not {issuer!r}; refusing to sign in there."
+            _(
+                "The sign-in server's metadata at {url} names the issuer {given}, not {expected}; "
+                "refusing to sign in there."
+            ).format(url=url, given=repr(data.get("issuer")), expected=repr(issuer))
         )
     metadata = AuthorizationServerMetadata(data)
     try:
@@ -88,19 +104,23 @@ def _checked(
         metadata.validate_revocation_endpoint()
         metadata.validate_code_challenge_methods_supported()
     except ValueError as error:
-        raise SignInError(f"The sign-in server's metadata is invalid: {error}.") from None
+        raise SignInError(
+            _("The sign-in server's metadata is invalid: {error}.").format(error=error)
+        ) from None
     methods = data.get("code_challenge_methods_supported")
     if not isinstance(methods, list) or "S256" not in methods:
         raise SignInError(
-            f"The sign-in server {issuer} does not offer PKCE with S256, which Talkie requires."
+            _(
+                "The sign-in server {issuer} does not offer PKCE with S256, which Talkie requires."
+            ).format(issuer=issuer)
         )
     authorization = str(data["authorization_endpoint"])
     token = str(data["token_endpoint"])
     revocation = data.get("revocation_endpoint")
     for name, endpoint in (("authorization", authorization), ("token", token)):
-        _check_url(endpoint, f"The {name} endpoint", allow_private_http)
+        _check_url(endpoint, _ENDPOINTS[name], allow_private_http)
     if isinstance(revocation, str):
-        _check_url(revocation, "The revocation endpoint", allow_private_http)
+        _check_url(revocation, _ENDPOINTS["revocation"], allow_private_http)
     return AuthServer(
         issuer=issuer,
         authorization_endpoint=authorization,
@@ -111,12 +131,20 @@ def _checked(
 
 
 def _check_url(url: str, what: str, allow_private_http: bool) -> None:
+    """Refuse an unusable or insecure address; `what` is one of the N_ subjects above."""
+    subject = _(what)
     try:
         parsed = httpx.URL(url)
         if not parsed.host:
-            raise SignInError(f"{what} {url!r} has no host.")
+            raise SignInError(_("{what} {url} has no host.").format(what=subject, url=repr(url)))
         check_secure(parsed, allow_private_http=allow_private_http)
     except httpx.InvalidURL as error:
-        raise SignInError(f"{what} {url!r} is not a valid address: {error}.") from None
+        raise SignInError(
+            _("{what} {url} is not a valid address: {error}.").format(
+                what=subject, url=repr(url), error=error
+            )
+        ) from None
     except TalkieError as error:
-        raise SignInError(f"{what} is not safe: {error.message}") from None
+        raise SignInError(
+            _("{what} is not safe: {error}").format(what=subject, error=error.message)
+        ) from None

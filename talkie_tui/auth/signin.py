@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from talkie_tui.config import KnownServers
+from talkie_tui.i18n import _, ngettext
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import DiscoveredServer
@@ -54,8 +55,10 @@ def oauth_issuer(server: DiscoveredServer) -> str:
     offer = server.manifest.auth.oauth
     if offer is None:
         raise SignInError(
-            f"{server.manifest.name} does not offer OAuth sign-in (its manifest has no "
-            "auth.oauth); use the development token it describes, if any."
+            _(
+                "{server} does not offer OAuth sign-in (its manifest has no auth.oauth); "
+                "use the development token it describes, if any."
+            ).format(server=server.manifest.name)
         )
     return offer.issuer
 
@@ -122,7 +125,9 @@ class SignIn:
         """Take an answer (from the receiver or pasted): the outcome says what to show."""
         pending, answer = self._pending, self._answer
         if pending is None or answer is None or answer.done():
-            return CallbackOutcome(False, "This sign-in is over; return to talkie.", finished=False)
+            return CallbackOutcome(
+                False, _("This sign-in is over; return to talkie."), finished=False
+            )
         try:
             code = read_callback(pending, url)
         except CallbackRejected as error:
@@ -136,7 +141,9 @@ class SignIn:
             return CallbackOutcome(False, error.message, finished=True)
         answer.set_result(code)
         return CallbackOutcome(
-            True, "You are signed in. You can close this tab and return to talkie.", finished=True
+            True,
+            _("You are signed in. You can close this tab and return to talkie."),
+            finished=True,
         )
 
     async def wait(self, timeout: float = SIGN_IN_TIMEOUT) -> OAuthTokens:  # noqa: ASYNC109
@@ -147,9 +154,13 @@ class SignIn:
         try:
             code = await asyncio.wait_for(asyncio.shield(answer), timeout)
         except TimeoutError:
+            minutes = int(timeout // 60)
             raise SignInCancelled(
-                f"Nobody finished signing in within {int(timeout // 60)} minutes; "
-                "the sign-in was stopped.",
+                ngettext(
+                    "Nobody finished signing in within {count} minute; the sign-in was stopped.",
+                    "Nobody finished signing in within {count} minutes; the sign-in was stopped.",
+                    minutes,
+                ).format(count=minutes),
                 retryable=True,
             ) from None
         finally:
@@ -177,8 +188,10 @@ class SignIn:
     def _keep(self, tokens: TokenSet, pending: PendingSignIn) -> None:
         if tokens.refresh_token is None:
             self._warn(
-                "The sign-in server gave no refresh token, so this sign-in lasts only as long "
-                "as its access token; you will be asked to sign in again after that."
+                _(
+                    "The sign-in server gave no refresh token, so this sign-in lasts only as long "
+                    "as its access token; you will be asked to sign in again after that."
+                )
             )
         else:
             grant = StoredGrant(
@@ -189,8 +202,10 @@ class SignIn:
             except (TokenStoreError, ValueError) as error:
                 message = getattr(error, "message", str(error))
                 self._warn(
-                    f"Signed in, but the sign-in could not be kept in {self.store.describe()} "
-                    f"({message}); you will need to sign in again next time."
+                    _(
+                        "Signed in, but the sign-in could not be kept in {store} ({error}); "
+                        "you will need to sign in again next time."
+                    ).format(store=self.store.describe(), error=message)
                 )
         # A session-only sign-in ends with the process: the list on disk must not claim it.
         if self.known is not None and self.store.kind != "session":
@@ -202,7 +217,7 @@ class SignIn:
         answer = self._answer
         if answer is not None:
             if not answer.done():
-                answer.set_exception(SignInCancelled("Sign-in cancelled."))
+                answer.set_exception(SignInCancelled(_("Sign-in cancelled.")))
             answer.exception()  # mark it retrieved: nobody may be waiting any more
         await self._receiver.close()
 
@@ -285,18 +300,23 @@ class SignOutResult:
     def describe(self) -> str:
         """One or two sentences for the person."""
         if not (self.forgotten_from or self.revoked or self.problem or self.leftovers):
-            return "You were not signed in there."
+            return _("You were not signed in there.")
         parts = []
         if self.revoked:
-            parts.append("The server revoked the sign-in.")
+            parts.append(_("The server revoked the sign-in."))
         elif self.problem:
-            parts.append(f"The server could not revoke the sign-in: {self.problem}")
+            text = _("The server could not revoke the sign-in: {problem}")
+            parts.append(text.format(problem=self.problem))
         if self.forgotten_from:
-            parts.append("The tokens were removed from " + " and ".join(self.forgotten_from) + ".")
+            stores = self.forgotten_from[0]
+            for store in self.forgotten_from[1:]:
+                stores = _("{first} and {second}").format(first=stores, second=store)
+            parts.append(_("The tokens were removed from {stores}.").format(stores=stores))
         elif not self.leftovers:
-            parts.append("No tokens were stored on this computer.")
+            parts.append(_("No tokens were stored on this computer."))
         if self.leftovers:
-            parts.append("Could not remove them from " + "; ".join(self.leftovers) + ".")
+            text = _("Could not remove them from {stores}.")
+            parts.append(text.format(stores="; ".join(self.leftovers)))
         return " ".join(parts)
 
 
@@ -325,7 +345,7 @@ async def sign_out(
                 client, issuer, allow_private_http=allow_private_http
             )
             if auth_server.revocation_endpoint is None:
-                problem = "it has no revocation endpoint."
+                problem = _("it has no revocation endpoint.")
             else:
                 # The refresh token first: revoking it ends the whole grant (RFC 7009 §2.1).
                 if found is not None:

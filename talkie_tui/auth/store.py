@@ -33,6 +33,7 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
 
 from talkie_tui.config import config_dir, write_private_file
+from talkie_tui.i18n import N_, _
 
 __all__ = [
     "DETECT_TIMEOUT",
@@ -67,6 +68,12 @@ KEYRING_TIMEOUT = 60.0
 _GRANT_VERSION = 1
 _FILE_VERSION = 1
 _T = TypeVar("_T")
+# What a keyring call was doing, as an infinitive that fits "talkie could not …" (N_: each
+# message translates it where it is used).
+_READ = N_("read the sign-in")
+_STORE = N_("store the sign-in")
+_DELETE = N_("delete the sign-in")
+_NO_BACKEND = N_("keyring found no backend that can keep secrets on this system")
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -84,7 +91,7 @@ class NoKeyringError(TokenStoreError):
     """No system keyring that protects secrets is usable here; `reason` says why."""
 
     def __init__(self, reason: str) -> None:
-        super().__init__(f"there is no usable system keyring: {reason}")
+        super().__init__(_("there is no usable system keyring: {reason}").format(reason=reason))
         self.reason = reason
 
 
@@ -93,8 +100,10 @@ class GrantTooLarge(TokenStoreError, ValueError):
 
     def __init__(self, size: int) -> None:
         super().__init__(
-            f"the sign-in is {size} characters long, more than the {MAX_GRANT_CHARS} a "
-            "keyring entry may hold on every system"
+            _(
+                "the sign-in is {size} characters long, more than the {limit} a "
+                "keyring entry may hold on every system"
+            ).format(size=size, limit=MAX_GRANT_CHARS)
         )
         self.size = size
 
@@ -103,7 +112,9 @@ class ForgetIncomplete(TokenStoreError):
     """`forget_everywhere` could not remove the sign-in from every store that may hold it."""
 
     def __init__(self, removed: list[str], failures: list[str]) -> None:
-        super().__init__("the sign-in could not be removed from " + "; ".join(failures))
+        super().__init__(
+            _("the sign-in could not be removed from {stores}").format(stores="; ".join(failures))
+        )
         self.removed = removed
         self.failures = failures
 
@@ -202,7 +213,7 @@ class MemoryStore:
 
     def describe(self) -> str:
         """Where the grants are, in words for the user."""
-        return "memory only (signed out when talkie exits)"
+        return _("memory only (signed out when talkie exits)")
 
     def load(self, server_id: str) -> StoredGrant | None:
         """The grant kept for `server_id` in this session, or None."""
@@ -245,7 +256,7 @@ class FileStore:
 
     def describe(self) -> str:
         """Where the grants are, in words for the user."""
-        return f"the file {self.path} (readable only by you)"
+        return _("the file {path} (readable only by you)").format(path=self.path)
 
     def load(self, server_id: str) -> StoredGrant | None:
         """The grant kept for `server_id`, or None (also when the file or entry is unusable)."""
@@ -282,17 +293,29 @@ class FileStore:
         except FileNotFoundError:
             return {}
         except OSError as error:
-            raise TokenStoreError(f"{self.path} could not be read ({_os_words(error)})") from error
+            raise TokenStoreError(
+                _("{path} could not be read ({error})").format(
+                    path=self.path, error=_os_words(error)
+                )
+            ) from error
         if text is None:
             return {}
         try:
             document = json.loads(text)
         except (ValueError, RecursionError) as error:
-            self._warn(f"{self.path} is not valid JSON ({error}); its sign-ins are ignored.")
+            self._warn(
+                _("{path} is not valid JSON ({error}); its sign-ins are ignored.").format(
+                    path=self.path, error=error
+                )
+            )
             return {}
         grants = document.get("grants") if isinstance(document, dict) else None
         if not isinstance(grants, dict) or document.get("version") != _FILE_VERSION:
-            self._warn(f"{self.path} is not a file of sign-ins talkie can read; it is ignored.")
+            self._warn(
+                _("{path} is not a file of sign-ins talkie can read; it is ignored.").format(
+                    path=self.path
+                )
+            )
             return {}
         return grants
 
@@ -309,29 +332,41 @@ class FileStore:
             if error.errno != errno.ELOOP:
                 raise
             # Ignored rather than refused, so that the next save replaces the link with a file.
-            self._warn(f"{self.path} is a symbolic link; its sign-ins are ignored.")
+            self._warn(
+                _("{path} is a symbolic link; its sign-ins are ignored.").format(path=self.path)
+            )
             return None
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             os.close(descriptor)
-            self._warn(f"{self.path} is not a regular file; its sign-ins are ignored.")
+            self._warn(
+                _("{path} is not a regular file; its sign-ins are ignored.").format(path=self.path)
+            )
             return None
         with os.fdopen(descriptor, "rb") as file:
             info = os.fstat(file.fileno())
             if info.st_uid != os.getuid():
-                self._warn(f"{self.path} belongs to another user; its sign-ins are ignored.")
+                self._warn(
+                    _("{path} belongs to another user; its sign-ins are ignored.").format(
+                        path=self.path
+                    )
+                )
                 return None
             if info.st_mode & 0o077:
                 # Too late to keep it secret, but not to stop it staying readable. Read anyway:
                 # refusing would not undo a copy, and would only make the user sign in again.
                 try:
                     os.fchmod(file.fileno(), 0o600)
-                    now = "it is now readable only by you"
+                    warning = _(
+                        "{path} could be read by other users; it is now readable only by you. "
+                        "If someone may have copied it, sign out and sign in again."
+                    ).format(path=self.path)
                 except OSError as error:
-                    now = f"its permissions could not be changed ({_os_words(error)})"
-                self._warn(
-                    f"{self.path} could be read by other users; {now}. If someone may have "
-                    "copied it, sign out and sign in again."
-                )
+                    warning = _(
+                        "{path} could be read by other users; its permissions could not be "
+                        "changed ({error}). If someone may have copied it, sign out and sign "
+                        "in again."
+                    ).format(path=self.path, error=_os_words(error))
+                self._warn(warning)
             return file.read().decode("utf-8", errors="replace")
 
     def _write(self, grants: dict[str, Any]) -> None:
@@ -344,7 +379,9 @@ class FileStore:
             write_private_file(self.path, json.dumps(document, indent=2, sort_keys=True) + "\n")
         except OSError as error:
             raise TokenStoreError(
-                f"{self.path} could not be written ({_os_words(error)})"
+                _("{path} could not be written ({error})").format(
+                    path=self.path, error=_os_words(error)
+                )
             ) from error
 
 
@@ -425,10 +462,12 @@ def _why_no_backend() -> str:
     """Why keyring fell back to its `fail` backend, as precisely as can be told."""
     forced = os.environ.get("PYTHON_KEYRING_BACKEND", "").strip()
     if forced:
-        return f"PYTHON_KEYRING_BACKEND selects {forced}, which cannot keep secrets"
+        return _("PYTHON_KEYRING_BACKEND selects {backend}, which cannot keep secrets").format(
+            backend=forced
+        )
     if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
         if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-            return (
+            return _(
                 "no Secret Service is running (DBUS_SESSION_BUS_ADDRESS is unset): "
                 "common over SSH and in containers"
             )
@@ -437,8 +476,8 @@ def _why_no_backend() -> str:
 
             SecretService.Keyring.priority  # noqa: B018  # raises the reason it is not viable
         except Exception as error:
-            return f"no Secret Service answered on D-Bus ({error})"
-    return "keyring found no backend that can keep secrets on this system"
+            return _("no Secret Service answered on D-Bus ({error})").format(error=error)
+    return _(_NO_BACKEND)
 
 
 def _unusable_reason(backend: KeyringBackend) -> str | None:
@@ -449,21 +488,27 @@ def _unusable_reason(backend: KeyringBackend) -> str | None:
     if isinstance(backend, fail.Keyring):
         return _why_no_backend()
     if isinstance(backend, null.Keyring):
-        return "keyring is switched off (its null backend is selected, e.g. by `keyring --disable`)"
+        return _(
+            "keyring is switched off (its null backend is selected, e.g. by `keyring --disable`)"
+        )
     if "plaintext" in where.lower():
-        return f"the keyring backend is {name} ({where}), which keeps passwords unencrypted"
+        text = _("the keyring backend is {name} ({where}), which keeps passwords unencrypted")
+        return text.format(name=name, where=where)
     if cls.__module__.startswith("keyrings.alt") and "encrypt" in where.lower():
-        return (
-            f"the keyring backend is {name} ({where}), which asks for its master password on "
+        text = _(
+            "the keyring backend is {name} ({where}), which asks for its master password on "
             "the terminal, where talkie cannot ask"
         )
+        return text.format(name=name, where=where)
     try:
         priority = float(cls.priority)
     except Exception as error:
-        return f"the keyring backend {name} is not usable here ({error})"
+        text = _("the keyring backend {name} is not usable here ({error})")
+        return text.format(name=name, error=error)
     if priority < 1:
         # keyring's own rule (keyring.core.recommended): below 1 is "not recommended".
-        return f"the keyring backend {name} is not one keyring recommends (priority {priority:g})"
+        text = _("the keyring backend {name} is not one keyring recommends (priority {priority})")
+        return text.format(name=name, priority=f"{priority:g}")
     return None
 
 
@@ -475,10 +520,10 @@ def _detect() -> _Resolved:
         # PYTHON_KEYRING_BACKEND or keyringrc.cfg names a backend that is missing or not viable.
         forced = os.environ.get("PYTHON_KEYRING_BACKEND", "").strip()
         reason = (
-            f"PYTHON_KEYRING_BACKEND selects {forced}, which cannot be used here ({error})"
+            _("PYTHON_KEYRING_BACKEND selects {backend}, which cannot be used here ({error})")
             if forced
-            else f"keyring's configuration could not be loaded ({error})"
-        )
+            else _("keyring's configuration could not be loaded ({error})")
+        ).format(backend=forced, error=error)
         return _Resolved(None, KeyringStatus(False, forced or "unknown", reason))
     backend = chosen
     if isinstance(chosen, chainer.ChainerBackend):
@@ -486,8 +531,7 @@ def _detect() -> _Resolved:
         # plaintext file too); talkie talks to that first backend alone.
         chained = list(chosen.backends)
         if not chained:
-            why = "keyring found no backend that can keep secrets on this system"
-            return _Resolved(None, KeyringStatus(False, _backend_name(chosen), why))
+            return _Resolved(None, KeyringStatus(False, _backend_name(chosen), _(_NO_BACKEND)))
         backend = chained[0]
     unusable = _unusable_reason(backend)
     status = KeyringStatus(unusable is None, _backend_name(backend), unusable or "")
@@ -504,10 +548,10 @@ def _resolve(timeout: float) -> _Resolved:
     try:
         return call.wait(timeout)
     except _TimedOut:
-        reason = (
-            f"the system keyring did not answer within {timeout:g} seconds "
+        reason = _(
+            "the system keyring did not answer within {seconds} seconds "
             "(D-Bus or the Secret Service is not responding)"
-        )
+        ).format(seconds=f"{timeout:g}")
         return _Resolved(None, KeyringStatus(False, "unknown", reason))
 
 
@@ -517,34 +561,41 @@ def keyring_status(timeout: float = DETECT_TIMEOUT) -> KeyringStatus:
 
 
 def _keyring_failure(error: Exception, doing: str) -> TokenStoreError:
-    """A keyring backend's exception as a TokenStoreError in plain words."""
+    """A keyring backend's exception as a TokenStoreError in plain words.
+
+    `doing` is one of the N_ infinitives above (`_READ`…).
+    """
     errors = keyring.errors
+    names = {"doing": _(doing), "error": error}
     if isinstance(error, errors.NoKeyringError):
         return NoKeyringError(_why_no_backend())
     if isinstance(error, errors.KeyringLocked):
-        return TokenStoreError(
-            f"the system keyring is locked and was not unlocked, so talkie could not {doing} "
+        text = _(
+            "the system keyring is locked and was not unlocked, so talkie could not {doing} "
             "(was the unlock prompt dismissed?)"
         )
+        return TokenStoreError(text.format(**names))
     if isinstance(error, errors.InitError):
         if "prompt dismissed" in str(error).lower():
-            return TokenStoreError(
-                f"the system keyring could not be opened to {doing}: it needs an unlock or "
+            text = _(
+                "the system keyring could not be opened to {doing}: it needs an unlock or "
                 "set-up prompt, and none could be shown or it was dismissed (without a desktop, "
                 "start gnome-keyring-daemon with --unlock)"
             )
-        return TokenStoreError(f"the system keyring could not be opened to {doing} ({error})")
+            return TokenStoreError(text.format(**names))
+        text = _("the system keyring could not be opened to {doing} ({error})")
+        return TokenStoreError(text.format(**names))
     if isinstance(error, errors.PasswordSetError):
-        return TokenStoreError(f"the system keyring refused to {doing} ({error})")
+        return TokenStoreError(_("the system keyring refused to {doing} ({error})").format(**names))
     if getattr(error, "winerror", None) == 1783:
         # CredWrite's "The stub received bad data": the entry is over the size limit.
-        return TokenStoreError(f"Windows' Credential Manager refused to {doing}: it is too large")
+        text = _("Windows' Credential Manager refused to {doing}: it is too large")
+        return TokenStoreError(text.format(**names))
     if isinstance(error, errors.KeyringError | OSError):
-        return TokenStoreError(f"the system keyring could not {doing} ({error})")
+        return TokenStoreError(_("the system keyring could not {doing} ({error})").format(**names))
     # Backends are plugins (secretstorage, jeepney, pywin32...) with their own exceptions.
-    return TokenStoreError(
-        f"the system keyring could not {doing} ({type(error).__name__}: {error})"
-    )
+    text = _("the system keyring could not {doing} ({type}: {error})")
+    return TokenStoreError(text.format(type=type(error).__name__, **names))
 
 
 class KeyringStore:
@@ -573,14 +624,12 @@ class KeyringStore:
         """Where the grants are, in words for the user."""
         backend = self._checked or self._given
         if backend is None:
-            return "the system keyring"
-        return f"the system keyring ({_backend_name(backend)})"
+            return _("the system keyring")
+        return _("the system keyring ({backend})").format(backend=_backend_name(backend))
 
     def load(self, server_id: str) -> StoredGrant | None:
         """The grant kept for `server_id`, or None (also for an unusable entry)."""
-        text = self._call(
-            lambda backend: backend.get_password(KEYRING_SERVICE, server_id), "read the sign-in"
-        )
+        text = self._call(lambda backend: backend.get_password(KEYRING_SERVICE, server_id), _READ)
         return None if text is None else StoredGrant.from_json(text)
 
     def save(self, server_id: str, grant: StoredGrant) -> None:
@@ -589,7 +638,7 @@ class KeyringStore:
         text = grant.to_json()
         self._call(
             lambda backend: backend.set_password(KEYRING_SERVICE, server_id, text),
-            "store the sign-in",
+            _STORE,
         )
 
     def delete(self, server_id: str) -> None:
@@ -606,7 +655,7 @@ class KeyringStore:
             backend.delete_password(KEYRING_SERVICE, server_id)
             return True
 
-        return self._call(remove, "delete the sign-in")
+        return self._call(remove, _DELETE)
 
     def _backend(self) -> KeyringBackend:
         if self._checked is not None:
@@ -623,7 +672,7 @@ class KeyringStore:
                     min(self.timeout, DETECT_TIMEOUT)
                 )
             except _TimedOut:
-                reason = "the system keyring did not answer"
+                reason = _("the system keyring did not answer")
             if reason is not None:
                 raise NoKeyringError(reason)
             self._checked = given
@@ -634,9 +683,12 @@ class KeyringStore:
         try:
             return _Call(lambda: operation(backend), "talkie-keyring").wait(self.timeout)
         except _TimedOut:
+            text = _(
+                "the system keyring did not answer within {seconds} seconds, so talkie "
+                "could not {doing} (is an unlock prompt waiting?)"
+            )
             raise TokenStoreError(
-                f"the system keyring did not answer within {self.timeout:g} seconds, so talkie "
-                f"could not {doing} (is an unlock prompt waiting?)"
+                text.format(seconds=f"{self.timeout:g}", doing=_(doing))
             ) from None
         except Exception as error:
             raise _keyring_failure(error, doing) from error

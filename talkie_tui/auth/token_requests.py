@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from talkie_tui.i18n import _
 from talkie_tui.protocol.manifest import describe_transport_error, origin_of
 
 from .errors import GrantInvalid, SignInError
@@ -99,7 +100,8 @@ async def revoke_token(
     except httpx.HTTPError as error:
         raise describe_transport_error(error, origin_of(revocation_endpoint)) from error
     if response.status_code != 200:
-        raise _refusal(response, "revoke the sign-in")
+        text = _("The sign-in server would not revoke the sign-in: {words} (HTTP {status}).")
+        raise _refusal(response, text)
 
 
 async def _token_request(
@@ -117,14 +119,20 @@ async def _token_request(
     except httpx.HTTPError as error:
         raise describe_transport_error(error, origin_of(token_endpoint)) from error
     if response.status_code != 200:
-        raise _refusal(response, "issue tokens")
+        raise _refusal(
+            response, _("The sign-in server would not issue tokens: {words} (HTTP {status}).")
+        )
     data = _json_object(response)
     access_token = data.get("access_token") if data else None
     if not isinstance(access_token, str) or not access_token:
-        raise SignInError("The sign-in server's token response has no access token.")
+        raise SignInError(_("The sign-in server's token response has no access token."))
     token_type = data.get("token_type", "Bearer") if data else "Bearer"
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
-        raise SignInError(f"The sign-in server issued a {token_type!r} token; Talkie needs Bearer.")
+        raise SignInError(
+            _("The sign-in server issued a {type} token; Talkie needs Bearer.").format(
+                type=repr(token_type)
+            )
+        )
     refresh = data.get("refresh_token") if data else None
     expires_in = data.get("expires_in") if data else None
     lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else None
@@ -148,15 +156,18 @@ def _json_object(response: httpx.Response) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def _refusal(response: httpx.Response, doing: str) -> SignInError:
-    """The server's own words (RFC 6749 §5.2) as an error; invalid_grant means sign in again."""
+def _refusal(response: httpx.Response, template: str) -> SignInError:
+    """The server's own words (RFC 6749 §5.2) as an error; invalid_grant means sign in again.
+
+    `template` is the translated sentence, with the placeholders `{words}` and `{status}`.
+    """
     data = _json_object(response) or {}
     error = data.get("error")
     description = data.get("error_description")
     code = error if isinstance(error, str) else f"http_{response.status_code}"
     words = description if isinstance(description, str) and description else code
-    message = f"The sign-in server would not {doing}: {words} (HTTP {response.status_code})."
+    message = template.format(words=words, status=response.status_code)
     if code == "invalid_grant":
-        return GrantInvalid(message + " Sign in again.", code=code)
+        return GrantInvalid(message + " " + _("Sign in again."), code=code)
     retryable = response.status_code >= 500 or response.status_code == 429
     return SignInError(message, code=code, retryable=retryable)

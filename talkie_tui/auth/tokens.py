@@ -19,6 +19,7 @@ from filelock import AsyncFileLock
 from filelock import Timeout as LockTimeout
 
 from talkie_tui.config import ensure_private_dir, state_dir
+from talkie_tui.i18n import _
 from talkie_tui.protocol.http import make_http_client
 
 from .errors import GrantInvalid, SignInError
@@ -101,7 +102,7 @@ class OAuthTokens:
                     return await self._refresh_locked()
             except LockTimeout:
                 raise SignInError(
-                    "Another talkie has been refreshing the sign-in for a minute; try again.",
+                    _("Another talkie has been refreshing the sign-in for a minute; try again."),
                     retryable=True,
                 ) from None
 
@@ -139,7 +140,11 @@ class OAuthTokens:
         try:
             stored = self.store.load(self.server_id)
         except TokenStoreError as error:
-            self._warn(f"Could not read the sign-in from {self.store.describe()}: {error.message}")
+            self._warn(
+                _("Could not read the sign-in from {store}: {error}").format(
+                    store=self.store.describe(), error=error.message
+                )
+            )
             stored = None
         if self._unsaved is not None and (stored is None or stored.refresh_token in self._spent):
             return self._unsaved
@@ -153,8 +158,10 @@ class OAuthTokens:
             self._unsaved = grant
             message = getattr(error, "message", str(error))
             self._warn(
-                f"Could not save the renewed sign-in in {self.store.describe()} ({message}); "
-                "this session stays signed in, the next one will ask you to sign in again."
+                _(
+                    "Could not save the renewed sign-in in {store} ({error}); this session stays "
+                    "signed in, the next one will ask you to sign in again."
+                ).format(store=self.store.describe(), error=message)
             )
 
     def _forget(self, grant: StoredGrant) -> None:

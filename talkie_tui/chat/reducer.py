@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import ag_ui.core as agui
 
+from talkie_tui.i18n import _
 from talkie_tui.protocol.events import (
     ActionProposed,
     CardReceived,
@@ -160,7 +161,7 @@ class Conversation:
         part.state = "failed" if failed else "ok"
         error = metadata.get("error")
         if failed:
-            part.error = error if isinstance(error, str) and error else "The tool failed."
+            part.error = error if isinstance(error, str) and error else _("The tool failed.")
         return part
 
     def _on_card(self, event: CardReceived) -> Change:
@@ -183,7 +184,9 @@ class Conversation:
         return None
 
     def _on_malformed(self, event: MalformedEvent) -> Change:
-        text = f"The server sent a {event.type} event this client cannot read ({event.reason})."
+        text = _("The server sent a {type} event this client cannot read ({reason}).").format(
+            type=event.type, reason=event.reason
+        )
         return self._add(NoticePart(text, level="warning"))
 
     def end_answer(self, state: TurnState = "done") -> Turn | None:
@@ -209,7 +212,7 @@ class Conversation:
         if self._current is None and self.turns and self.turns[-1].role == "assistant":
             self._current = self.turns[-1]  # a late failure belongs to the answer it ends
         retryable = (event.metadata or {}).get("retryable") is True
-        message = event.message or "The agent failed without saying why."
+        message = event.message or _("The agent failed without saying why.")
         self._add(NoticePart(message, code=event.code, retryable=retryable))
         return self.end_answer("error")
 

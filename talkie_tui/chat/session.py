@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.events import DecodedEvent, StreamTruncated
@@ -102,7 +103,9 @@ class ChatSession:
                 return SessionUpdate(Recovered(complete=True), None)
         if history is not None:
             self.conversation = conversation_from_history(history)
-        change = self.conversation.apply(StreamTruncated(request.truncated or "Connection lost."))
+        change = self.conversation.apply(
+            StreamTruncated(request.truncated or _("Connection lost."))
+        )
         return SessionUpdate(Recovered(complete=False), change)
 
 

@@ -12,6 +12,8 @@ import ag_ui.core as agui
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from talkie_tui.i18n import _
+
 from .errors import ServerError, TalkieError, TooLargeError, error_from_response
 from .events import (
     MAX_EVENT_CHARS,
@@ -311,7 +313,7 @@ class TalkieClient:
         data = _json(response, "threads")
         items = data.get("threads") if isinstance(data, dict) else None
         if not isinstance(items, list):
-            raise TalkieError("The server's thread list is unreadable (no 'threads' list).")
+            raise TalkieError(_("The server's thread list is unreadable (no 'threads' list)."))
         threads = []
         for item in items:
             try:
@@ -401,13 +403,11 @@ class TalkieClient:
         """Refuse a message longer than `limits.maxMessageChars` before it is sent."""
         limit = self.server.manifest.limits.max_message_chars
         if len(text) > limit:
-            raise TooLargeError(
-                f"The message has {len(text):,} characters; this server accepts at most "
-                f"{limit:,}. Shorten it and send again.",
-                status=413,
-                code="too_large",
-                retryable=False,
-            )
+            message = _(
+                "The message has {count:,} characters; this server accepts at most {limit:,}. "
+                "Shorten it and send again."
+            ).format(count=len(text), limit=limit)
+            raise TooLargeError(message, status=413, code="too_large", retryable=False)
 
     async def run(self, request: RunRequest) -> AsyncIterator[DecodedEvent]:
         """Send a user message and yield the run's events as they arrive.
@@ -445,7 +445,7 @@ class TalkieClient:
         for event in decoder.finish():
             yield event
         if not ended:
-            request.truncated = request.truncated or (
+            request.truncated = request.truncated or _(
                 "The connection closed before the answer was complete."
             )
         if request.truncated:
@@ -490,9 +490,11 @@ async def _checked_stream(response: httpx.Response) -> httpx.Response:
     media_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "text/event-stream":
         await response.aclose()
-        shown = clean_text(media_type or "no content type")[:60]
+        shown = clean_text(media_type or _("no content type"))[:60]
         raise ServerError(
-            f"The server answered the message with '{shown}' instead of an event stream.",
+            _("The server answered the message with '{type}' instead of an event stream.").format(
+                type=shown
+            ),
             status=response.status_code,
             code="invalid_response",
             retryable=False,
@@ -518,7 +520,9 @@ def _error_for(response: httpx.Response) -> ServerError:
     if response.is_redirect:
         target = clean_text(response.headers.get("location", "?"))[:200]
         return ServerError(
-            f"The server redirected the request to {target}; Talkie does not follow it.",
+            _("The server redirected the request to {target}; Talkie does not follow it.").format(
+                target=target
+            ),
             status=response.status_code,
             code="redirect",
             retryable=False,
@@ -532,7 +536,9 @@ def _json(response: httpx.Response, what: str) -> Any:
     try:
         return response.json()
     except (ValueError, RecursionError):
-        raise TalkieError(f"The server's answer to '{what}' is not JSON.") from None
+        raise TalkieError(
+            _("The server's answer to '{what}' is not JSON.").format(what=what)
+        ) from None
 
 
 def _parse(model: type[_M], response: httpx.Response, what: str) -> _M:
@@ -541,6 +547,5 @@ def _parse(model: type[_M], response: httpx.Response, what: str) -> _M:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise TalkieError(
-            f"The server's answer to '{what}' is unreadable ({where}: {first['msg']})."
-        ) from None
+        text = _("The server's answer to '{what}' is unreadable ({where}: {problem}).")
+        raise TalkieError(text.format(what=what, where=where, problem=first["msg"])) from None

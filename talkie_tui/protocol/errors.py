@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 
+from talkie_tui.i18n import _
+
 from .sanitize import clean_text
 
 __all__ = [
@@ -47,7 +49,7 @@ class TalkieError(Exception):
     @property
     def retry_hint(self) -> str:
         """A short sentence telling the user whether trying again may help."""
-        return "Trying again may help." if self.retryable else "Trying again will not help."
+        return _("Trying again may help.") if self.retryable else _("Trying again will not help.")
 
 
 class DiscoveryError(TalkieError):
@@ -181,7 +183,9 @@ def error_from_response(response: httpx.Response, body: bytes | None = None) -> 
         code = envelope.get("code") if isinstance(envelope.get("code"), str) else default_code
         message = envelope.get("message")
         if not isinstance(message, str) or not message.strip():
-            message = f"The server answered HTTP {status} ({code}) without an explanation."
+            message = _(
+                "The server answered HTTP {status} ({code}) without an explanation."
+            ).format(status=status, code=code)
         retryable_value = envelope.get("retryable")
         retryable = (
             retryable_value if isinstance(retryable_value, bool) else status in _RETRYABLE_STATUSES
@@ -191,7 +195,9 @@ def error_from_response(response: httpx.Response, body: bytes | None = None) -> 
         # A proxy's HTML error page or an empty body: say what we know, never dump the page.
         code = default_code
         reason = response.reason_phrase or "error"
-        message = f"The server answered HTTP {status} {reason} without a Talkie error message."
+        message = _(
+            "The server answered HTTP {status} {reason} without a Talkie error message."
+        ).format(status=status, reason=reason)
         retryable = status in _RETRYABLE_STATUSES
         cls = default_cls
         envelope = {}

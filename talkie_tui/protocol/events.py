@@ -18,6 +18,8 @@ import httpx
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned < 0.5: its tolerant framing
 from pydantic import TypeAdapter, ValidationError
 
+from talkie_tui.i18n import _
+
 from .errors import EventTooLarge
 from .models import Action, Card, OpenLink, UsageMeter
 from .sanitize import clean_text
@@ -146,7 +148,9 @@ def _is_json(data: str) -> bool:
 
 def _too_large(limit: int) -> EventTooLarge:
     return EventTooLarge(
-        f"The server sent one event larger than {limit // 1024} kB; the answer was abandoned."
+        _("The server sent one event larger than {size} kB; the answer was abandoned.").format(
+            size=limit // 1024
+        )
     )
 
 
@@ -187,7 +191,7 @@ def _custom(event: agui.CustomEvent) -> DecodedEvent | None:
         if name == "talkie.usage":
             usage = value.get("usage") if isinstance(value, dict) else None
             if not isinstance(usage, list):
-                return MalformedEvent(name, "usage is not a list")
+                return MalformedEvent(name, _("usage is not a list"))
             return UsageReported(tuple(UsageMeter.model_validate(item) for item in usage))
     except ValidationError as error:
         return MalformedEvent(name, _first_problem(error))
@@ -217,7 +221,7 @@ def _repair(obj: dict[str, Any]) -> dict[str, Any]:
 def _parse_object(obj: object) -> DecodedEvent | None:
     """A decoded JSON event: the AG-UI model, a MalformedEvent, or None for an unknown type."""
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        return MalformedEvent("?", "not an AG-UI event (no 'type')")
+        return MalformedEvent("?", _("not an AG-UI event (no 'type')"))
     kind = obj["type"]
     if kind not in KNOWN_TYPES:
         return None
@@ -274,7 +278,7 @@ class EventDecoder:
         try:
             obj = json.loads(data, strict=False)
         except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser
-            return MalformedEvent("?", "not JSON")
+            return MalformedEvent("?", _("not JSON"))
         return _parse_object(obj)
 
     # --- TEXT_MESSAGE_CHUNK / TOOL_CALL_CHUNK ---------------------------------------------
@@ -312,14 +316,14 @@ class EventDecoder:
         else:
             out += self._close_lanes(lane)
             if item_id is None:
-                return [MalformedEvent(event.type.value, "the first chunk has no id")]
+                return [MalformedEvent(event.type.value, _("the first chunk has no id"))]
             if is_text:
                 role = event.role or "assistant"  # type: ignore[attr-defined]
                 start: agui.BaseEvent = agui.TextMessageStartEvent(message_id=item_id, role=role)
             else:
                 name = event.tool_call_name  # type: ignore[attr-defined]
                 if not name:
-                    return [MalformedEvent(event.type.value, "the first chunk has no tool name")]
+                    return [MalformedEvent(event.type.value, _("the first chunk has no tool name"))]
                 start = _clean(
                     agui.ToolCallStartEvent(
                         tool_call_id=item_id,

@@ -40,7 +40,7 @@ from typing import Any
 import httpx
 import truststore
 
-from talkie_tui.i18n import accept_language
+from talkie_tui.i18n import N_, _, accept_language
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -63,6 +63,8 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 # Where the request records which proxy carried it, for `describe_failure`.
 PROXY_EXTENSION = "talkie.proxy"
+# The `source` of a proxy found in the operating system's settings (translated where shown).
+SYSTEM_SETTINGS = N_("system settings")
 
 log = logging.getLogger("talkie_tui.http")
 
@@ -138,11 +140,11 @@ def _is_loopback(host: str) -> bool:
 def _split_port(entry: str) -> tuple[str, int | None]:
     """`host:port`, `[v6]:port`, a bare IPv6 address or a host, as (host, port)."""
     if entry.startswith("["):
-        host, _, rest = entry[1:].partition("]")
+        host, _bracket, rest = entry[1:].partition("]")
         port = rest[1:] if rest.startswith(":") else ""
         return host, int(port) if port.isdigit() else None
     if entry.count(":") == 1:
-        host, _, port = entry.partition(":")
+        host, _colon, port = entry.partition(":")
         if port.isdigit():
             return host, int(port)
     return entry, None
@@ -219,7 +221,7 @@ def proxy_settings(environ: Mapping[str, str] | None = None) -> ProxySettings:
         system = urllib.request.getproxies()
         for scheme in ("http", "https", "all"):
             if system.get(scheme):
-                variables[scheme] = (system[scheme], "system settings")
+                variables[scheme] = (system[scheme], SYSTEM_SETTINGS)
 
     def pick(scheme: str) -> ProxySetting | None:
         chosen = variables.get(scheme) or variables.get("all")
@@ -277,11 +279,13 @@ def _system_folder() -> str | None:
 
 def _system_description() -> str:
     if sys.platform == "darwin":
-        return "the macOS keychain (system trust settings)"
+        return _("the macOS keychain (system trust settings)")
     if sys.platform == "win32":
-        return "the Windows certificate store"
+        return _("the Windows certificate store")
     bundle = _system_bundle()
-    return f"the system store ({bundle})" if bundle else "the system store (no CA bundle found!)"
+    if bundle:
+        return _("the system store ({bundle})").format(bundle=bundle)
+    return _("the system store (no CA bundle found!)")
 
 
 def _same_file(a: str, b: str | None) -> bool:
@@ -296,8 +300,8 @@ def _load_extra(context: ssl.SSLContext, environ: Mapping[str, str]) -> list[Cer
         if not path:
             continue
         if not (os.path.isdir(path) if is_dir else os.path.isfile(path)):
-            kind = "folder" if is_dir else "file"
-            loaded.append(CertificateFile(variable, path, f"there is no such {kind}"))
+            missing = _("there is no such folder") if is_dir else _("there is no such file")
+            loaded.append(CertificateFile(variable, path, missing))
             continue
         if is_dir:
             # Certificates in a folder are read when a handshake needs them.
@@ -312,10 +316,10 @@ def _load_extra(context: ssl.SSLContext, environ: Mapping[str, str]) -> list[Cer
             if _uses_os_verifier() or not _same_file(path, _system_bundle()):
                 context.load_verify_locations(cafile=path)
         except (ssl.SSLError, OSError, ValueError) as error:
-            problem = f"it holds no usable PEM certificate ({error})"
+            problem = _("it holds no usable PEM certificate ({error})").format(error=error)
             loaded.append(CertificateFile(variable, path, problem))
             continue
-        problem = "" if count else "it holds no PEM certificate"
+        problem = "" if count else _("it holds no PEM certificate")
         loaded.append(CertificateFile(variable, path, problem, count))
     return loaded
 
@@ -427,15 +431,17 @@ class _Router(httpx.AsyncBaseTransport):
                     verify=self._context, proxy=target, limits=self._limits
                 )
             except ImportError:
+                text = _(
+                    "{source} names a SOCKS proxy ({proxy}), which needs the 'socksio' package "
+                    "(pip install 'httpx[socks]')"
+                )
                 raise ProxySetupError(
-                    f"{proxy.source} names a SOCKS proxy ({proxy.shown}), which needs the "
-                    "'socksio' package (pip install 'httpx[socks]')",
-                    request=request,
+                    text.format(source=_source(proxy), proxy=proxy.shown), request=request
                 ) from None
             except (ValueError, httpx.InvalidURL) as error:
+                text = _("{source} is not a proxy address talkie can use ({proxy}: {error})")
                 raise ProxySetupError(
-                    f"{proxy.source} is not a proxy address talkie can use ({proxy.shown}: "
-                    f"{error})",
+                    text.format(source=_source(proxy), proxy=proxy.shown, error=error),
                     request=request,
                 ) from None
             self._through[proxy.url] = transport
@@ -548,9 +554,11 @@ def _socket_cause(chain: list[BaseException], fallback: str, name: str) -> str:
     """The operating system's reason under a connect failure, in words."""
     for error in chain:
         if isinstance(error, ConnectionRefusedError):
-            return "connection refused"
+            return _("connection refused")
         if isinstance(error, socket.gaierror):
-            return f"the name {name} was not found ({error.strerror or error})"
+            return _("the name {name} was not found ({error})").format(
+                name=name, error=error.strerror or error
+            )
         if isinstance(error, OSError) and error.strerror:
             return error.strerror[0].lower() + error.strerror[1:]
     return fallback
@@ -562,44 +570,68 @@ def _certificate_problem(verify: ssl.SSLCertVerificationError, host: str) -> tup
     detail = str(getattr(verify, "verify_message", "") or verify.reason or verify).rstrip(".")
     lowered = detail.lower()
     if code == _EXPIRED or (code is None and "expired" in lowered):
-        text = (
-            f"The TLS certificate of {host} has expired ({detail}). The server's operator must "
+        text = _(
+            "The TLS certificate of {host} has expired ({detail}). The server's operator must "
             "renew it (or this computer's clock is wrong)."
         )
-        return text, False
+        return text.format(host=host, detail=detail), False
     if code == _NOT_YET_VALID:
-        text = f"The TLS certificate of {host} is not valid yet ({detail}). Check the clock."
-        return text, False
+        text = _("The TLS certificate of {host} is not valid yet ({detail}). Check the clock.")
+        return text.format(host=host, detail=detail), False
     if code in _NAME_MISMATCH or (
         code is None and ("mismatch" in lowered or "not valid for" in lowered)
     ):
-        text = (
-            f"The TLS certificate of {host} is for another name ({detail}). Check the address; "
+        text = _(
+            "The TLS certificate of {host} is for another name ({detail}). Check the address; "
             "otherwise the server is misconfigured, or something intercepts the connection."
         )
-        return text, False
+        return text.format(host=host, detail=detail), False
     if code == _REVOKED:
-        return f"The TLS certificate of {host} has been revoked ({detail}).", False
-    return f"The TLS certificate of {host} is not trusted ({detail}).", True
+        text = _("The TLS certificate of {host} has been revoked ({detail}).")
+        return text.format(host=host, detail=detail), False
+    text = _("The TLS certificate of {host} is not trusted ({detail}).")
+    return text.format(host=host, detail=detail), True
 
 
 def _trust_hint(proxy: ProxySetting | None) -> str:
     """What to do about an untrusted certificate, given SSL_CERT_FILE and the proxy."""
-    hint = f" The proxy {proxy.shown} may be re-signing it (TLS inspection)." if proxy else ""
+    hint = (
+        " "
+        + _("The proxy {proxy} may be re-signing it (TLS inspection).").format(proxy=proxy.shown)
+        if proxy
+        else ""
+    )
     store = trust_store()
     broken = [f for f in store.extra if f.problem]
     if broken:
         first = broken[0]
-        return hint + f" {first.variable} ({first.path}) could not be used: {first.problem}."
+        return (
+            hint
+            + " "
+            + _("{variable} ({path}) could not be used: {problem}.").format(
+                variable=first.variable, path=first.path, problem=first.problem
+            )
+        )
     if store.extra:
         named = store.extra[0]
-        return hint + (
-            f" {named.variable} ({named.path}) is trusted as well, but holds no CA that signed "
-            "it; if your company inspects TLS traffic, point it at your company's CA bundle."
+        return (
+            hint
+            + " "
+            + _(
+                "{variable} ({path}) is trusted as well, but holds no CA that signed it; if your "
+                "company inspects TLS traffic, point it at your company's CA bundle."
+            ).format(variable=named.variable, path=named.path)
         )
     if proxy:
-        return hint + " If so, set SSL_CERT_FILE to your company's CA bundle."
-    return " If your company inspects TLS traffic, set SSL_CERT_FILE to your company's CA bundle."
+        return hint + " " + _("If so, set SSL_CERT_FILE to your company's CA bundle.")
+    return " " + _(
+        "If your company inspects TLS traffic, set SSL_CERT_FILE to your company's CA bundle."
+    )
+
+
+def _source(proxy: ProxySetting) -> str:
+    """Where a proxy setting was found, in the UI's language (a variable name stays as is)."""
+    return _(SYSTEM_SETTINGS) if proxy.source == SYSTEM_SETTINGS else proxy.source
 
 
 def describe_failure(error: httpx.HTTPError, where: str) -> tuple[str, bool]:
@@ -619,56 +651,71 @@ def describe_failure(error: httpx.HTTPError, where: str) -> tuple[str, bool]:
         text, untrusted = _certificate_problem(verify, host)
         return text + (_trust_hint(proxy) if untrusted else ""), False
     if "CERTIFICATE_VERIFY_FAILED" in cause:
-        return f"The TLS certificate of {host} is not trusted: {cause}." + _trust_hint(proxy), False
+        text = _("The TLS certificate of {host} is not trusted: {cause}.")
+        return text.format(host=host, cause=cause) + _trust_hint(proxy), False
     tls = next((e for e in chain if isinstance(e, ssl.SSLError)), None)
     if tls is not None:
         reason = tls.reason or str(tls)
         if reason == "WRONG_VERSION_NUMBER":
-            return f"{where} did not answer with TLS: is it really https? ({reason})", False
-        return f"The TLS connection to {host} failed ({reason}).", True
+            text = _("{where} did not answer with TLS: is it really https? ({reason})")
+            return text.format(where=where, reason=reason), False
+        text = _("The TLS connection to {host} failed ({reason}).")
+        return text.format(host=host, reason=reason), True
 
     if isinstance(error, ProxySetupError):
         return f"{cause}.", False
     if isinstance(error, httpx.ProxyError):
         return _proxy_refusal(cause, where, proxy), not cause.startswith("407")
     if proxy is not None:
-        shown = f"the proxy {proxy.shown} (from {proxy.source})"
+        names = {"proxy": proxy.shown, "source": _source(proxy), "where": where}
         if isinstance(error, httpx.ConnectTimeout):
-            return f"{shown[0].upper()}{shown[1:]} did not answer in time.", True
+            text = _("The proxy {proxy} (from {source}) did not answer in time.")
+            return text.format(**names), True
         if isinstance(error, httpx.ConnectError):
             reason = _socket_cause(chain, cause, httpx.URL(proxy.normalized).host)
-            return (
-                f"Could not reach {shown} to connect to {where}: {reason}. Check the proxy "
-                "setting (`talkie doctor` shows it).",
-                True,
+            text = _(
+                "Could not reach the proxy {proxy} (from {source}) to connect to {where}: "
+                "{reason}. Check the proxy setting (`talkie doctor` shows it)."
             )
+            return text.format(reason=reason, **names), True
         if isinstance(error, httpx.TimeoutException):
-            return f"{where} did not answer in time through {shown}.", True
-        return f"The connection to {where} through {shown} failed: {cause}", True
+            text = _("{where} did not answer in time through the proxy {proxy} (from {source}).")
+            return text.format(**names), True
+        text = _(
+            "The connection to {where} through the proxy {proxy} (from {source}) failed: {cause}"
+        )
+        return text.format(cause=cause, **names), True
 
     if isinstance(error, httpx.TimeoutException):
-        return f"{where} did not answer in time ({type(error).__name__}).", True
+        text = _("{where} did not answer in time ({error}).")
+        return text.format(where=where, error=type(error).__name__), True
     if isinstance(error, httpx.ConnectError):
-        return f"Could not connect to {where}: {_socket_cause(chain, cause, host)}.", True
-    return f"The connection to {where} failed: {cause}", True
+        text = _("Could not connect to {where}: {reason}.")
+        return text.format(where=where, reason=_socket_cause(chain, cause, host)), True
+    return _("The connection to {where} failed: {cause}").format(where=where, cause=cause), True
 
 
 def _proxy_refusal(cause: str, where: str, proxy: ProxySetting | None) -> str:
     if proxy is None:
-        return f"The proxy refused the connection to {where}: {cause}"
+        return _("The proxy refused the connection to {where}: {cause}").format(
+            where=where, cause=cause
+        )
+    names = {"proxy": proxy.shown, "source": _source(proxy), "where": where, "cause": cause}
     status = cause[:3] if cause[:3].isdigit() else ""
     if status == "407":
         if proxy.has_credentials:
-            return (
-                f"The proxy {proxy.shown} refused the user name and password in {proxy.source} "
+            text = _(
+                "The proxy {proxy} refused the user name and password in {source} "
                 "(HTTP 407 Proxy Authentication Required)."
             )
-        return (
-            f"The proxy {proxy.shown} wants a user name and password (HTTP 407 Proxy "
-            f"Authentication Required): put them in {proxy.source}, as "
+            return text.format(**names)
+        text = _(
+            "The proxy {proxy} wants a user name and password (HTTP 407 Proxy "
+            "Authentication Required): put them in {source}, as "
             "http://user:password@host:port."
         )
-    shown = f"The proxy {proxy.shown} (from {proxy.source})"
+        return text.format(**names)
     if status:
-        return f"{shown} refused to connect to {where} (HTTP {cause})."
-    return f"{shown} failed: {cause}."
+        text = _("The proxy {proxy} (from {source}) refused to connect to {where} (HTTP {cause}).")
+        return text.format(**names)
+    return _("The proxy {proxy} (from {source}) failed: {cause}.").format(**names)

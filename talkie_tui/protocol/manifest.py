@@ -13,6 +13,8 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
+from talkie_tui.i18n import _
+
 from .errors import DiscoveryError, TransportError, error_from_response
 from .http import describe_failure
 from .models import Manifest
@@ -45,8 +47,10 @@ class ForeignEndpointError(DiscoveryError):
 
     def __init__(self, name: str, origin: str) -> None:
         super().__init__(
-            f"The server's '{name}' endpoint is on another site ({origin}). "
-            "It is used only after you accept it."
+            _(
+                "The server's '{name}' endpoint is on another site ({origin}). "
+                "It is used only after you accept it."
+            ).format(name=name, origin=origin)
         )
         self.name = name
         self.origin = origin
@@ -94,18 +98,22 @@ def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:
     if url.scheme == "https":
         return
     if url.scheme != "http":
-        raise DiscoveryError(f"'{url}' is not an http(s) address.")
+        raise DiscoveryError(_("'{url}' is not an http(s) address.").format(url=url))
     if is_loopback_host(url.host):
         return
     if _is_private_host(url.host):
         if allow_private_http:
             return
         raise DiscoveryError(
-            f"{origin_of(url)} uses plain http on a private network. Talkie needs https; "
-            "for a development server on your LAN, pass --allow-private-http."
+            _(
+                "{origin} uses plain http on a private network. Talkie needs https; "
+                "for a development server on your LAN, pass --allow-private-http."
+            ).format(origin=origin_of(url))
         )
     raise DiscoveryError(
-        f"{origin_of(url)} uses plain http. Talkie needs https outside this computer."
+        _("{origin} uses plain http. Talkie needs https outside this computer.").format(
+            origin=origin_of(url)
+        )
     )
 
 
@@ -118,7 +126,9 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL:
-        raise DiscoveryError(f"The voice signaling address {url!r} is not valid.") from None
+        raise DiscoveryError(
+            _("The voice signaling address {url} is not valid.").format(url=repr(url))
+        ) from None
     hosts = (
         [h.lower() for h in allowed_hosts if isinstance(h, str)]
         if isinstance(allowed_hosts, list)
@@ -126,30 +136,28 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
     )
     host = parsed.host.lower()
     if not host or host not in hosts:
-        listed = ", ".join(hosts) or "none"
+        listed = ", ".join(hosts) or _("none")
         raise DiscoveryError(
-            f"The voice provider {host or url!r} is not one the server lists for voice "
-            f"(signalingHosts: {listed}); voice was not started."
+            _(
+                "The voice provider {host} is not one the server lists for voice "
+                "(signalingHosts: {listed}); voice was not started."
+            ).format(host=repr(host or url), listed=listed)
         )
     if parsed.scheme == "https":
         return
     if parsed.scheme == "http" and is_loopback_host(host) and allow_http:
         return
-    raise DiscoveryError(
-        f"The voice provider address {origin_of(parsed)} is not https; voice was not started."
-        + (
-            " (A provider on this computer needs the development switch.)"
-            if is_loopback_host(host)
-            else ""
-        )
-    )
+    text = _("The voice provider address {origin} is not https; voice was not started.")
+    if is_loopback_host(host):
+        text += " " + _("(A provider on this computer needs the development switch.)")
+    raise DiscoveryError(text.format(origin=origin_of(parsed)))
 
 
 def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx.URL:
     """The manifest URL for `host[:port]`, an origin URL, or a full manifest URL."""
     text = address.strip()
     if not text:
-        raise DiscoveryError("No server address given.")
+        raise DiscoveryError(_("No server address given."))
     if "://" not in text:
         host = text.split("/", 1)[0].rsplit("@", 1)[-1]
         try:
@@ -161,11 +169,13 @@ def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx
     try:
         url = httpx.URL(text)
     except httpx.InvalidURL as error:
-        raise DiscoveryError(f"'{address}' is not a server address: {error}.") from None
+        raise DiscoveryError(
+            _("'{address}' is not a server address: {error}.").format(address=address, error=error)
+        ) from None
     if not url.host:
-        raise DiscoveryError(f"'{address}' has no host name.")
+        raise DiscoveryError(_("'{address}' has no host name.").format(address=address))
     if url.userinfo:
-        raise DiscoveryError("Server addresses must not contain a user name or password.")
+        raise DiscoveryError(_("Server addresses must not contain a user name or password."))
     check_secure(url, allow_private_http=allow_private_http)
     if url.path in ("", "/") and not url.query:
         url = url.copy_with(path=MANIFEST_PATH, query=None, fragment=None)
@@ -188,7 +198,11 @@ def resolve_endpoint(issuer: str, template: str, params: Mapping[str, str] | Non
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in params:
-            raise DiscoveryError(f"The endpoint '{template}' needs a value for '{name}'.")
+            raise DiscoveryError(
+                _("The endpoint '{template}' needs a value for '{name}'.").format(
+                    template=template, name=name
+                )
+            )
         return _encode_segment(str(params[name]))
 
     path = _PLACEHOLDER.sub(fill, template)
@@ -232,13 +246,15 @@ class DiscoveredServer:
         """The absolute URL of an endpoint; a foreign one only after the user accepted it."""
         template = self.manifest.endpoints.get(name)
         if template is None:
-            raise DiscoveryError(f"This server does not offer '{name}'.")
+            raise DiscoveryError(_("This server does not offer '{name}'.").format(name=name))
         url = resolve_endpoint(self.origin, template, params)
         try:
             target = origin_of(url)
         except (httpx.InvalidURL, TypeError):
             raise DiscoveryError(
-                f"The server's '{name}' endpoint is not a usable address ({template!r})."
+                _("The server's '{name}' endpoint is not a usable address ({template}).").format(
+                    name=name, template=repr(template)
+                )
             ) from None
         if target != self.origin and target not in self.accepted_origins:
             raise ForeignEndpointError(name, target)
@@ -264,7 +280,7 @@ def _max_age(cache_control: str) -> float:
     if any(d in ("no-store", "no-cache") for d in directives):
         return 0.0
     for directive in directives:
-        name, _, value = directive.partition("=")
+        name, _equals, value = directive.partition("=")
         if name == "max-age":
             try:
                 return max(0.0, float(value.strip('"')))
@@ -277,21 +293,33 @@ def _canonical_issuer(issuer: str) -> str:
     try:
         url = httpx.URL(issuer)
     except (httpx.InvalidURL, TypeError):
-        raise DiscoveryError(f"The manifest's issuer '{issuer}' is not a URL.") from None
+        raise DiscoveryError(
+            _("The manifest's issuer '{issuer}' is not a URL.").format(issuer=issuer)
+        ) from None
     if url.scheme not in ("http", "https") or not url.host or url.path not in ("", "/"):
-        raise DiscoveryError(f"The manifest's issuer '{issuer}' is not an origin (scheme://host).")
+        raise DiscoveryError(
+            _("The manifest's issuer '{issuer}' is not an origin (scheme://host).").format(
+                issuer=issuer
+            )
+        )
     return origin_of(url)
 
 
 def validate_manifest(data: object, served_from: str) -> tuple[Manifest, list[str]]:
     """Apply the §1 rules to a decoded manifest served from the origin `served_from`."""
     if not isinstance(data, dict) or "spec" not in data:
-        raise DiscoveryError(f"{served_from} is not a Talkie server (its manifest has no 'spec').")
+        raise DiscoveryError(
+            _("{origin} is not a Talkie server (its manifest has no 'spec').").format(
+                origin=served_from
+            )
+        )
     spec = data["spec"]
     if not isinstance(spec, str) or not _SPEC.match(spec):
         raise DiscoveryError(
-            f"{served_from} speaks '{spec}', but this client speaks talkie/1. "
-            "Update talkie or ask the server's operator."
+            _(
+                "{origin} speaks '{spec}', but this client speaks talkie/1. "
+                "Update talkie or ask the server's operator."
+            ).format(origin=served_from, spec=spec)
         )
     try:
         manifest = Manifest.model_validate(data)
@@ -299,31 +327,42 @@ def validate_manifest(data: object, served_from: str) -> tuple[Manifest, list[st
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'manifest'}: {e['msg']}" for e in error.errors()
         )
-        raise DiscoveryError(f"The manifest of {served_from} is invalid: {problems}.") from None
+        raise DiscoveryError(
+            _("The manifest of {origin} is invalid: {problems}.").format(
+                origin=served_from, problems=problems
+            )
+        ) from None
     issuer = _canonical_issuer(manifest.issuer)
     if issuer != served_from:
         raise DiscoveryError(
-            f"The manifest says it belongs to {issuer} but was served by {served_from}; "
-            "Talkie refuses a manifest from another origin."
+            _(
+                "The manifest says it belongs to {issuer} but was served by {origin}; "
+                "Talkie refuses a manifest from another origin."
+            ).format(issuer=issuer, origin=served_from)
         )
     warnings = []
     brand = data.get("brand")
     if isinstance(brand, dict) and "accent" in brand and manifest.brand.accent is None:
-        warnings.append("The server's accent colour is not #rrggbb and was ignored.")
+        warnings.append(_("The server's accent colour is not #rrggbb and was ignored."))
     if manifest.auth.oauth is None and manifest.auth.token is None:
-        warnings.append("The server offers no sign-in method; requests are sent without one.")
+        warnings.append(_("The server offers no sign-in method; requests are sent without one."))
     return manifest.model_copy(update={"issuer": issuer}), warnings
+
+
+def _manifest_too_large(limit: int) -> DiscoveryError:
+    text = _("The manifest is larger than {size} kB; refused.")
+    return DiscoveryError(text.format(size=limit // 1024))
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise DiscoveryError(f"The manifest is larger than {limit // 1024} kB; refused.")
+        raise _manifest_too_large(limit)
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
         if len(body) > limit:
-            raise DiscoveryError(f"The manifest is larger than {limit // 1024} kB; refused.")
+            raise _manifest_too_large(limit)
     return bytes(body)
 
 
@@ -344,7 +383,7 @@ async def fetch_manifest(
     url = httpx.URL(url)
     check_secure(url, allow_private_http=allow_private_http)
     start_origin = origin_of(url)
-    for _ in range(MAX_REDIRECTS + 1):
+    for _redirect in range(MAX_REDIRECTS + 1):
         try:
             async with http.stream(
                 "GET", url, headers={"Accept": "application/json"}, follow_redirects=False
@@ -354,21 +393,27 @@ async def fetch_manifest(
                     target = url.join(location)
                     if origin_of(target) != start_origin:
                         raise DiscoveryError(
-                            f"{start_origin} redirects to another site ({origin_of(target)}). "
-                            "Talkie does not follow a manifest to another origin; connect to "
-                            "that address directly if you trust it."
+                            _(
+                                "{origin} redirects to another site ({target}). Talkie does not "
+                                "follow a manifest to another origin; connect to that address "
+                                "directly if you trust it."
+                            ).format(origin=start_origin, target=origin_of(target))
                         )
                     url = target
                     continue
                 if response.status_code == 404:
                     raise DiscoveryError(
-                        f"{start_origin} is not a Talkie server (no {MANIFEST_PATH}, HTTP 404)."
+                        _("{origin} is not a Talkie server (no {path}, HTTP 404).").format(
+                            origin=start_origin, path=MANIFEST_PATH
+                        )
                     )
                 if not response.is_success:
                     await response.aread()
                     error = error_from_response(response)
                     raise DiscoveryError(
-                        f"{start_origin} could not serve its manifest: {error.message}",
+                        _("{origin} could not serve its manifest: {error}").format(
+                            origin=start_origin, error=error.message
+                        ),
                         retryable=error.retryable,
                     )
                 body = await _read_capped(response, MAX_MANIFEST_BYTES)
@@ -377,12 +422,14 @@ async def fetch_manifest(
             raise describe_transport_error(error, start_origin) from error
         break
     else:
-        raise DiscoveryError(f"{start_origin} redirects too many times.")
+        raise DiscoveryError(_("{origin} redirects too many times.").format(origin=start_origin))
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise DiscoveryError(
-            f"{start_origin} is not a Talkie server (its manifest is not JSON)."
+            _("{origin} is not a Talkie server (its manifest is not JSON).").format(
+                origin=start_origin
+            )
         ) from None
     manifest, warnings = validate_manifest(data, start_origin)
     return DiscoveredServer(

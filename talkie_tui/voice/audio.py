@@ -40,6 +40,8 @@ from typing import Any, Protocol, Self, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from talkie_tui.i18n import _
+
 __all__ = [
     "FRAME_SAMPLES",
     "FRAME_SECONDS",
@@ -78,12 +80,6 @@ SILENCE_DBFS = -100.0
 Samples = NDArray[np.int16]
 DeviceSpec = int | str | None
 """A device by PortAudio index, by name (exact, or a unique part of it), or None: the default."""
-
-_INSTALL_HINT = (
-    "install the PortAudio library (Debian/Ubuntu: apt install libportaudio2; "
-    "Fedora: dnf install portaudio; macOS: brew install portaudio)"
-)
-
 
 # --- errors ------------------------------------------------------------------------------------
 
@@ -154,11 +150,11 @@ class _LevelMeter:
     def level(self) -> AudioLevel:
         with self._lock:
             blocks = list(self._blocks)
-        count = sum(n for _, n, _ in blocks)
+        count = sum(n for _rms, n, _peak in blocks)
         if count == 0:
             return AudioLevel()
-        rms = math.sqrt(sum(s for s, _, _ in blocks) / count)
-        return AudioLevel(_dbfs(rms), _dbfs(max(p for _, _, p in blocks)))
+        rms = math.sqrt(sum(s for s, _count, _peak in blocks) / count)
+        return AudioLevel(_dbfs(rms), _dbfs(max(p for _rms, _count, p in blocks)))
 
 
 # --- the interface the WebRTC layer uses ---------------------------------------------------------
@@ -635,9 +631,15 @@ def _sounddevice() -> Any:
         # importlib keeps mypy from looking for stubs sounddevice does not ship; its API is Any.
         return importlib.import_module("sounddevice")
     except OSError as error:  # sounddevice raises this at import when libportaudio2 is missing
-        raise AudioUnavailable(f"PortAudio library not found ({error}): {_INSTALL_HINT}") from error
+        text = _(
+            "PortAudio library not found ({error}): install the PortAudio library "
+            "(Debian/Ubuntu: apt install libportaudio2; Fedora: dnf install portaudio; "
+            "macOS: brew install portaudio)"
+        )
+        raise AudioUnavailable(text.format(error=error)) from error
     except ImportError as error:
-        raise AudioUnavailable(f"the sounddevice package cannot be imported ({error})") from error
+        text = _("the sounddevice package cannot be imported ({error})")
+        raise AudioUnavailable(text.format(error=error)) from error
 
 
 def _device_argument(device: DeviceSpec) -> DeviceSpec:
@@ -650,25 +652,51 @@ def _device_argument(device: DeviceSpec) -> DeviceSpec:
     return device
 
 
-def _describe(kind: str, device: DeviceSpec) -> str:
-    return f"audio {kind} device {device!r}" if device is not None else f"default audio {kind}"
-
-
 def _unavailable(sd: Any, kind: str, device: DeviceSpec, error: Exception) -> AudioUnavailable:
     """Words for the user about a device that cannot be opened."""
+    is_input = kind == "input"
     try:
-        names = [d.name for d in _devices(sd) if (d.is_input if kind == "input" else d.is_output)]
+        names = [d.name for d in _devices(sd) if (d.is_input if is_input else d.is_output)]
     except Exception:  # the explanation must not fail while explaining
         names = []
     if not names:
-        return AudioUnavailable(
-            f"no audio {kind} device found ({error}); connect one, or start the sound server "
-            "(PulseAudio or PipeWire), then run `talkie devices`"
+        text = (
+            _(
+                "no audio input device found ({error}); connect one, or start the sound server "
+                "(PulseAudio or PipeWire), then run `talkie devices`"
+            )
+            if is_input
+            else _(
+                "no audio output device found ({error}); connect one, or start the sound server "
+                "(PulseAudio or PipeWire), then run `talkie devices`"
+            )
         )
-    return AudioUnavailable(
-        f"cannot use {_describe(kind, device)}: {error}; "
-        f"the {kind} devices are: {', '.join(names)} (see `talkie devices`)"
-    )
+        return AudioUnavailable(text.format(error=error))
+    if device is None:
+        text = (
+            _(
+                "cannot use default audio input: {error}; "
+                "the input devices are: {names} (see `talkie devices`)"
+            )
+            if is_input
+            else _(
+                "cannot use default audio output: {error}; "
+                "the output devices are: {names} (see `talkie devices`)"
+            )
+        )
+    else:
+        text = (
+            _(
+                "cannot use audio input device {device}: {error}; "
+                "the input devices are: {names} (see `talkie devices`)"
+            )
+            if is_input
+            else _(
+                "cannot use audio output device {device}: {error}; "
+                "the output devices are: {names} (see `talkie devices`)"
+            )
+        )
+    return AudioUnavailable(text.format(device=repr(device), error=error, names=", ".join(names)))
 
 
 def _open_stream(
@@ -747,7 +775,7 @@ class DeviceMicrophone(Microphone):
 
     def _finished(self) -> None:
         if self._running:
-            self._fail_from_thread(AudioUnavailable("the audio input device stopped"))
+            self._fail_from_thread(AudioUnavailable(_("the audio input device stopped")))
 
 
 class DeviceSpeaker(Speaker):
@@ -796,12 +824,12 @@ class DeviceSpeaker(Speaker):
     def _callback(self, outdata: Any, frames: int, time_info: Any, status: Any) -> None:
         if status.output_underflow:
             self.underruns += 1
-        block, _ = self._render(frames)
+        block, _real = self._render(frames)
         outdata[:] = block[:, np.newaxis]
 
     def _finished(self) -> None:
         if self._running:
-            self._fail_from_thread(AudioUnavailable("the audio output device stopped"))
+            self._fail_from_thread(AudioUnavailable(_("the audio output device stopped")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -852,7 +880,8 @@ def list_devices() -> list[AudioDevice]:
     try:
         return _devices(sd)
     except sd.PortAudioError as error:
-        raise AudioUnavailable(f"PortAudio cannot list the audio devices: {error}") from error
+        text = _("PortAudio cannot list the audio devices: {error}")
+        raise AudioUnavailable(text.format(error=error)) from error
 
 
 def portaudio_version() -> str:

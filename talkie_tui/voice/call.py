@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
+from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.errors import ConflictError, TalkieError
 from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecoder
@@ -74,7 +75,7 @@ TalkMode = Literal["push_to_talk", "hands_free"]
 USAGE_INTERVAL = 30.0
 RELEASE_TAIL = 0.25
 MIN_PRESS = 0.15  # shorter presses hold no speech; committing them is a provider error
-PROVIDER_NOTICE = (
+PROVIDER_NOTICE = N_(
     "Voice audio goes directly to the speech provider of this server "
     "({host}); the server keeps the transcript in the thread."
 )
@@ -274,15 +275,16 @@ class VoiceCall:
         self._started_at = self._clock()
         self._send_turn_detection()
         host = _host(session.signaling.url)
-        self._emit(Notice(PROVIDER_NOTICE.format(host=host)))
+        self._emit(Notice(_(PROVIDER_NOTICE).format(host=host)))
         self._set_state("listening")
         self._spawn(self._report_usage())
         return session
 
-    async def hang_up(self, reason: str = "You hung up.") -> None:
+    async def hang_up(self, reason: str | None = None) -> None:
         """End the call: the final usage report, then close everything; safe to call twice."""
         if self._ended:
             return
+        reason = _("You hung up.") if reason is None else reason
         self._ended = True
         if self._window is not None:
             self._window.close("aborted")
@@ -367,7 +369,7 @@ class VoiceCall:
             self.peer.send(clear_input())
             self._emit(
                 Notice(
-                    "Too short to hear anything: press the talk key, speak, then press it again."
+                    _("Too short to hear anything: press the talk key, speak, then press it again.")
                 )
             )
             self._set_state(self._resting_state())
@@ -493,7 +495,8 @@ class VoiceCall:
         if event.code in ("connection_closed", "session_expired"):
             self._spawn(self.hang_up(event.message))
         else:
-            self._emit(Notice(f"The voice provider says: {event.message}", "warning"))
+            text = _("The voice provider says: {message}").format(message=event.message)
+            self._emit(Notice(text, "warning"))
 
     _handlers: ClassVar[dict[type, Callable[[VoiceCall, Any], None]]] = {
         SpeechStarted: _on_speech_started,
@@ -541,7 +544,9 @@ class VoiceCall:
         self._window_action = None
         self._status = replace(self._status, consent_deadline=None, consent_action=None)
         if window is not None and window.closed_reason in ("non_decisive", "timeout"):
-            self._emit(Notice("The action waits for your decision: use the buttons on its card."))
+            self._emit(
+                Notice(_("The action waits for your decision: use the buttons on its card."))
+            )
         if self.mode == "hands_free":
             self._send_turn_detection()
         self._set_state(self._resting_state())
@@ -550,7 +555,7 @@ class VoiceCall:
         session = self.session
         if session is None or self.peer is None:
             return
-        label = session.labels.get(call.name) or f"Running {call.name}…"
+        label = session.labels.get(call.name) or _("Running {tool}…").format(tool=call.name)
         self._emit(ToolStarted(call.call_id, call.name, label))
         try:
             result = await self.client.voice_tool(session, call.name, call.call_id, call.arguments)
@@ -594,7 +599,8 @@ class VoiceCall:
         try:
             result = await self.client.decide(action, decision.outcome, method=decision.method)
         except TalkieError as error:
-            self._emit(Notice(f"The decision was not accepted: {error.message}", "error"))
+            text = _("The decision was not accepted: {error}").format(error=error.message)
+            self._emit(Notice(text, "error"))
         else:
             self._emit(VoiceDecided(decision, result))
         if self.peer is not None:
@@ -619,7 +625,8 @@ class VoiceCall:
         try:
             await self.client.voice_transcript(self.session, role, text, item_id)
         except TalkieError as error:
-            self._emit(Notice(f"A transcript could not be saved: {error.message}", "warning"))
+            text = _("A transcript could not be saved: {error}").format(error=error.message)
+            self._emit(Notice(text, "warning"))
 
     async def _report_usage(self) -> None:
         session = self.session
@@ -630,7 +637,8 @@ class VoiceCall:
             try:
                 usage = await self.client.voice_usage(session, self.elapsed)
             except TalkieError as error:
-                self._emit(Notice(f"Usage could not be reported: {error.message}", "warning"))
+                text = _("Usage could not be reported: {error}").format(error=error.message)
+                self._emit(Notice(text, "warning"))
                 continue
             remaining = usage.remaining_seconds
             if session.max_seconds is not None:
@@ -639,7 +647,7 @@ class VoiceCall:
             self._status = replace(self._status, remaining=remaining)
             self._emit(self.status)
             if remaining is not None and remaining <= 0:
-                self._spawn(self.hang_up("The voice time of this session is used up."))
+                self._spawn(self.hang_up(_("The voice time of this session is used up.")))
                 return
             warn = session.warn_seconds
             if (
@@ -649,7 +657,13 @@ class VoiceCall:
                 and not self._warned
             ):
                 self._warned = True
-                self._emit(Notice(f"About {int(remaining)} seconds of voice left.", "warning"))
+                seconds = int(remaining)
+                text = ngettext(
+                    "About {count} second of voice left.",
+                    "About {count} seconds of voice left.",
+                    seconds,
+                ).format(count=seconds)
+                self._emit(Notice(text, "warning"))
 
     def _seconds_to_warning(self) -> float:
         session = self.session
@@ -683,7 +697,7 @@ class VoiceCall:
         self._tasks.discard(task)
         if not task.cancelled() and (error := task.exception()) is not None:
             message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
-            self._emit(Notice(f"Voice: {message}", "error"))
+            self._emit(Notice(_("Voice: {error}").format(error=message), "error"))
 
 
 def _host(url: str) -> str:

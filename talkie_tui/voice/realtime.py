@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from talkie_tui.i18n import _
 from talkie_tui.protocol.sanitize import clean_text
 
 __all__ = [
@@ -284,13 +285,13 @@ def _function_call(item: dict[str, Any]) -> FunctionCall | None:
 def parse_server_event(message: str | bytes) -> RealtimeEvent:
     """One data-channel message as a typed event; never raises."""
     if len(message) > MAX_EVENT_BYTES:
-        return ProviderError("The voice provider sent an event that is too large; ignored.")
+        return ProviderError(_("The voice provider sent an event that is too large; ignored."))
     try:
         data = json.loads(message)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return ProviderError("The voice provider sent an unreadable event; ignored.")
+        return ProviderError(_("The voice provider sent an unreadable event; ignored."))
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        return ProviderError("The voice provider sent an event without a type; ignored.")
+        return ProviderError(_("The voice provider sent an event without a type; ignored."))
     kind: str = data["type"]
     item_id, response_id = _text(data, "item_id"), _text(data, "response_id")
     if kind in ("session.created", "session.updated"):
@@ -312,12 +313,12 @@ def parse_server_event(message: str | bytes) -> RealtimeEvent:
         return AssistantTranscript(response_id, item_id, clean_text(_text(data, "transcript")))
     if kind == "response.function_call_arguments.done":
         call = _function_call({**data, "id": item_id})
-        return call or ProviderError("The voice provider asked for a tool without a name.")
+        return call or ProviderError(_("The voice provider asked for a tool without a name."))
     if kind == "response.output_item.done":
         item = data.get("item")
         if isinstance(item, dict) and item.get("type") == "function_call":
             call = _function_call(item)
-            return call or ProviderError("The voice provider asked for a tool without a name.")
+            return call or ProviderError(_("The voice provider asked for a tool without a name."))
         return Ignored(kind)
     if kind in ("response.created", "response.done"):
         response = data.get("response")
@@ -335,6 +336,6 @@ def parse_server_event(message: str | bytes) -> RealtimeEvent:
     if kind == "error":
         error = data.get("error")
         error = error if isinstance(error, dict) else {}
-        message = clean_text(_text(error, "message")) or "The voice provider reported an error."
+        message = clean_text(_text(error, "message")) or _("The voice provider reported an error.")
         return ProviderError(message, clean_text(_text(error, "code") or _text(error, "type")))
     return Ignored(kind)

@@ -29,6 +29,7 @@ from aiortc import (
 from aiortc import rtp as aiortc_rtp
 from aiortc.mediastreams import MediaStreamError
 
+from talkie_tui.i18n import _
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import describe_transport_error, is_loopback_host
 from talkie_tui.protocol.models import VoiceSession
@@ -154,7 +155,7 @@ class RealtimePeer:
         except TimeoutError:
             await self.close()
             raise VoiceConnectionError(
-                "The voice provider did not answer in time; check your network and try again."
+                _("The voice provider did not answer in time; check your network and try again.")
             ) from None
         except BaseException:
             await self.close()
@@ -189,15 +190,16 @@ class RealtimePeer:
                 follow_redirects=False,  # the secret goes to this URL and nowhere else
             )
         except httpx.HTTPError as error:
-            cause = describe_transport_error(error, "The voice provider")
+            cause = describe_transport_error(error, _("The voice provider"))
             raise VoiceConnectionError(cause.message) from error
         finally:
             if own:
                 await http.aclose()
         if response.status_code not in (200, 201) or len(response.content) > _MAX_ANSWER_BYTES:
             raise VoiceConnectionError(
-                f"The voice provider refused the call: {_provider_words(response)} "
-                f"(HTTP {response.status_code}).",
+                _("The voice provider refused the call: {reason} (HTTP {status}).").format(
+                    reason=_provider_words(response), status=response.status_code
+                ),
                 retryable=response.status_code >= 500 or response.status_code == 429,
             )
         self.call_id = response.headers.get("location", "").rstrip("/").rsplit("/", 1)[-1]
@@ -244,15 +246,15 @@ class RealtimePeer:
         pc = self._pc
         if pc is not None and pc.connectionState in ("failed", "closed") and not self._closed:
             self.failure = (
-                "The connection to the voice provider failed."
+                _("The connection to the voice provider failed.")
                 if pc.connectionState == "failed"
-                else "The voice provider ended the call."
+                else _("The voice provider ended the call.")
             )
             self._on_event_ended()
 
     def _on_event_ended(self) -> None:
         # Reported through the same path as provider errors, so the call can end cleanly.
-        self._on_event(ProviderError(self.failure or "The call ended.", "connection_closed"))
+        self._on_event(ProviderError(self.failure or _("The call ended."), "connection_closed"))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -299,4 +301,4 @@ def _provider_words(response: httpx.Response) -> str:
         message = error.get("message") if isinstance(error, dict) else data.get("message")
         if isinstance(message, str) and message.strip():
             return clean_text(message.strip())[:300]
-    return "no reason given"
+    return _("no reason given")
