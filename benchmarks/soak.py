@@ -151,7 +151,9 @@ async def soak_tui(url: str, runs: int) -> dict[str, Any]:
 
     started = time.monotonic()
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        # The chat screen is composed a moment after it becomes the screen.
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
+        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         await until(pilot, lambda: screen.header.state == "connected")

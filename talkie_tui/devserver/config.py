@@ -36,6 +36,8 @@ class ServerConfig:
     undo_seconds: float = 10.0
     action_ttl_seconds: float = 600.0
     max_message_chars: int = 4000
+    # The manifest's `locale`: the language the server's agent speaks (clients may follow it).
+    locale: str = "en"
     manifest_max_age: int = 3600
     slow_seconds: float = 5.0
     demo_agent: bool = True

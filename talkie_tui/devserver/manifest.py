@@ -53,7 +53,7 @@ def build_manifest(config: ServerConfig, server_id: str, origin: str) -> dict[st
         "serverId": server_id,
         "name": "Talkie Demo CRM",
         "description": "Sales assistant of the Talkie demo CRM (sample data)",
-        "locale": "en",
+        "locale": config.locale,
         "brand": {"logo": LOGO_PATH, "accent": ACCENT},
         "auth": auth,
         "endpoints": endpoints,

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
 import httpx
 from textual import on
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 
 from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.i18n import choose_language, use_language
+from talkie_tui.i18n import N_, _, choose_language, use_language
 from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
 from talkie_tui.protocol.manifest import is_loopback_host
 from talkie_tui.protocol.sanitize import clean_text
 
 from .commands import TalkieCommands
+from .crash import CrashGuard
 from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
@@ -33,6 +37,26 @@ __all__ = ["TalkieApp"]
 
 STYLES = Path(__file__).parent / "styles"
 
+# Textual's own English, shown in the palette (its system commands) and the footer (the
+# palette key): marked here so the catalogs carry it; `_()` translates it where shown.
+TEXTUAL_MESSAGES = (
+    N_("palette"),
+    N_("Open the command palette"),
+    N_("Theme"),
+    N_("Change the current theme"),
+    N_("Quit"),
+    N_("Quit the application as soon as possible"),
+    N_("Keys"),
+    N_("Hide the keys and widget help panel"),
+    N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"),
+    N_("Minimize the widget and restore to normal size"),
+    N_("Maximize"),
+    N_("Maximize the focused widget"),
+    N_("Screenshot"),
+    N_("Save an SVG 'screenshot' of the current screen"),
+)
+
 
 def _stylesheets() -> list[Path]:
     """app.tcss first, then every other stylesheet of the UI in name order."""
@@ -40,15 +64,15 @@ def _stylesheets() -> list[Path]:
     return sorted(sheets, key=lambda path: path.name != "app.tcss")
 
 
-class TalkieApp(App[None]):
+class TalkieApp(CrashGuard):
     """The talkie terminal client."""
 
     TITLE = "talkie"
     CSS_PATH = _stylesheets()  # type: ignore[assignment]
     COMMANDS = App.COMMANDS | {TalkieCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "help", "Help"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "help", N_("Help")),
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True),
     ]
 
     def __init__(
@@ -86,6 +110,18 @@ class TalkieApp(App[None]):
         accent = self.client.server.manifest.brand.accent if self.client else None
         variables["server-accent"] = accent or variables.get("accent", "#0178d4")
         return variables
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands (theme, keys, screenshot…) in the UI's language."""
+        for command in super().get_system_commands(screen):
+            yield command._replace(title=_(command.title), help=_(command.help))
+
+    def action_command_palette(self) -> None:
+        """Show the command palette (Textual's, with its search prompt in the UI's language)."""
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(
+                CommandPalette(placeholder=_("Search for commands…"), id="--command-palette")
+            )
 
     def on_mount(self) -> None:
         if self.client is not None:
@@ -227,16 +263,17 @@ class TalkieApp(App[None]):
         offer = offer_of(client.server, self.settings)
         if offer not in ("oauth", "dev_token"):
             advice = dev_tokens_refused(client.server) if offer == "dev_token_off" else ""
-            self.notify(
-                f"{name} did not accept the sign-in: {message} {advice}".strip(),
-                severity="error",
-                markup=False,
+            text = _("{name} did not accept the sign-in: {message}").format(
+                name=name, message=message
             )
+            self.notify(f"{text} {advice}".strip(), severity="error", markup=False)
             return
         if not asked and self._declined is client:
             # The person said "not now": say what is wrong, but do not push the screen again.
             self.notify(
-                f"Not signed in to {name}: {message} Sign in with Ctrl+P → Sign in.",
+                _("Not signed in to {name}: {message} Sign in with Ctrl+P → Sign in.").format(
+                    name=name, message=message
+                ),
                 severity="warning",
                 markup=False,
             )
@@ -244,8 +281,10 @@ class TalkieApp(App[None]):
         reason = (
             ""
             if asked
-            else f"{name} did not accept your sign-in: {message} Sign in again to go on; "
-            "the conversation and what you typed are kept."
+            else _(
+                "{name} did not accept your sign-in: {message} Sign in again to go on; "
+                "the conversation and what you typed are kept."
+            ).format(name=name, message=message)
         )
         self._signing_in = True
         self.run_worker(self._sign_in_again(chat, reason), group="sign-in", exit_on_error=False)
@@ -257,14 +296,20 @@ class TalkieApp(App[None]):
             tokens = await self._signer().ask(client.server, reason=reason)
         except Exception as error:  # a store that failed: words, never a crash
             message = getattr(error, "message", None) or str(error)
-            self.notify(f"Could not sign in: {message}", severity="error", markup=False)
+            self.notify(
+                _("Could not sign in: {error}").format(error=message),
+                severity="error",
+                markup=False,
+            )
             return
         finally:
             self._signing_in = False
         if tokens is None:
             self._declined = client
             self.notify(
-                f"Not signed in to {name}. Sign in later with Ctrl+P → Sign in.",
+                _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
+                    name=name
+                ),
                 severity="warning",
                 markup=False,
             )
@@ -274,7 +319,8 @@ class TalkieApp(App[None]):
         if chat.is_attached:
             chat.signed_in_again()
         self.notify(
-            f"Signed in to {name} again. What failed meanwhile can be retried.", markup=False
+            _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
+            markup=False,
         )
 
     @staticmethod
@@ -298,16 +344,18 @@ class TalkieApp(App[None]):
             return
         name = clean_text(client.server.manifest.name)
         if isinstance(tokens, OAuthTokens):
-            screen.show_status(f"Signing out of {name}…", kind="busy", busy=True)
+            screen.show_status(
+                _("Signing out of {name}…").format(name=name), kind="busy", busy=True
+            )
             self.run_worker(
                 self._sign_out(client.server.server_id, name, tokens, screen),
                 group="sign-out",
                 exit_on_error=False,
             )
         elif isinstance(tokens, StaticToken):
-            self.notify("Signed out: the development token is forgotten.", markup=False)
+            self.notify(_("Signed out: the development token is forgotten."), markup=False)
         else:
-            self.notify("Signed out.", markup=False)
+            self.notify(_("Signed out."), markup=False)
 
     async def _sign_out(
         self, server_id: str, name: str, tokens: OAuthTokens, screen: ConnectScreen
@@ -329,9 +377,10 @@ class TalkieApp(App[None]):
         try:
             result = await asyncio.to_thread(run)
         except TokenStoreError as error:
-            text, severity = f"Signed out of {name}, but {error.message}.", "error"
+            text = _("Signed out of {name}, but {error}.").format(name=name, error=error.message)
+            severity = "error"
         else:
-            text = f"Signed out of {name}. {result.describe()}"
+            text = _("Signed out of {name}. {details}").format(name=name, details=result.describe())
             if result.problem:
                 severity = "warning"
         with contextlib.suppress(OSError):
@@ -344,7 +393,7 @@ class TalkieApp(App[None]):
     async def _disconnect(self) -> None:
         if chat := self._chat_below():
             # Before the client closes: the call's final usage report still goes out.
-            await chat.end_call("You left the server.")
+            await chat.end_call(_("You left the server."))
         if self.client is not None:
             await self.client.aclose()
             self.client = None

@@ -9,12 +9,17 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from talkie_tui.i18n import N_, _
+
 __all__ = ["COMMANDS", "PaletteCommand", "TalkieCommands"]
 
 
 @dataclass(frozen=True)
 class PaletteCommand:
-    """One palette entry: its name, what it does, and the app action it runs."""
+    """One palette entry: its name, what it does, and the app action it runs.
+
+    `name` and `help` are English, marked with `N_()`; the palette shows them translated.
+    """
 
     name: str
     help: str
@@ -22,20 +27,22 @@ class PaletteCommand:
 
 
 COMMANDS: tuple[PaletteCommand, ...] = (
-    PaletteCommand("New thread", "Start a new conversation", "new_thread"),
-    PaletteCommand("Switch server", "Go back to the list of servers", "switch_server"),
-    PaletteCommand("Sign in", "Sign in to this server again, in the browser", "sign_in"),
+    PaletteCommand(N_("New thread"), N_("Start a new conversation"), "new_thread"),
+    PaletteCommand(N_("Switch server"), N_("Go back to the list of servers"), "switch_server"),
+    PaletteCommand(N_("Sign in"), N_("Sign in to this server again, in the browser"), "sign_in"),
     PaletteCommand(
-        "Sign out", "Revoke the sign-in at this server and forget its tokens", "sign_out"
+        N_("Sign out"), N_("Revoke the sign-in at this server and forget its tokens"), "sign_out"
     ),
-    PaletteCommand("Export thread", "Save the open thread as a Markdown file", "export_thread"),
-    PaletteCommand("Toggle sidebar", "Show or hide the thread list", "toggle_sidebar"),
-    PaletteCommand("Voice call", "Talk with the agent in this thread (F5)", "voice_call"),
-    PaletteCommand("Hang up", "End the voice call (F5)", "hang_up"),
     PaletteCommand(
-        "Hands-free or push-to-talk", "Switch how the voice call listens (F7)", "voice_mode"
+        N_("Export thread"), N_("Save the open thread as a Markdown file"), "export_thread"
     ),
-    PaletteCommand("Help", "Every key, and how links and actions work", "help"),
+    PaletteCommand(N_("Toggle sidebar"), N_("Show or hide the thread list"), "toggle_sidebar"),
+    PaletteCommand(N_("Voice call"), N_("Talk with the agent in this thread (F5)"), "voice_call"),
+    PaletteCommand(N_("Hang up"), N_("End the voice call (F5)"), "hang_up"),
+    PaletteCommand(
+        N_("Hands-free or push-to-talk"), N_("Switch how the voice call listens (F7)"), "voice_mode"
+    ),
+    PaletteCommand(N_("Help"), N_("Every key, and how links and actions work"), "help"),
 )
 
 
@@ -55,18 +62,19 @@ class TalkieCommands(Provider):
     async def discover(self) -> Hits:
         """All commands, shown before anything is typed."""
         for command in self._available():
-            yield DiscoveryHit(Content(command.name), self._run(command), help=command.help)
+            yield DiscoveryHit(Content(_(command.name)), self._run(command), help=_(command.help))
 
     async def search(self, query: str) -> Hits:
-        """Commands whose name matches `query` (fuzzy)."""
+        """Commands whose name, as shown, matches `query` (fuzzy)."""
         matcher = self.matcher(query)
         for command in self._available():
-            score = matcher.match(command.name)
+            name = _(command.name)
+            score = matcher.match(name)
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(command.name),
+                    matcher.highlight(name),
                     self._run(command),
-                    text=command.name,
-                    help=command.help,
+                    text=name,
+                    help=_(command.help),
                 )

@@ -3,18 +3,28 @@
 Textual's default is to leave the application and print a traceback with local variables
 (which may hold tokens and what the user typed). `CrashGuard` writes the traceback, redacted,
 to a crash report in the log folder, has every screen save its drafts, and shows
-`CrashScreen`: quit (the terminal is restored and one line says where the report is), or go
-on. A failure while that screen is up, or before any screen exists, quits the same way.
+`CrashScreen` with the report's path. Quitting restores the terminal and prints one line
+saying where the report is.
+
+How much can go on depends on where the error happened. A failing action (every key binding
+and palette command is one) is caught around `run_action`, so nothing else is harmed and the
+person may continue. Anywhere else Textual stops the message loop of the widget that failed,
+so the screen offers only to quit; if that was the application's own loop, nothing can be
+shown any more and talkie leaves at once with the same one line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rich.text import Text
+from textual._context import active_message_pump
+from textual.actions import ActionParseResult
 from textual.app import App
+from textual.dom import DOMNode
 
 from talkie_tui import __version__
 from talkie_tui.i18n import _
@@ -41,23 +51,55 @@ class CrashGuard(App[None]):
     crash_report: Path | None = None
     """The crash report of the last unexpected error, if one was written."""
 
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        """Run an action; one that fails is reported, and the app goes on if the person wants."""
+        try:
+            return await super().run_action(action, default_namespace, namespaces)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._report(error, can_continue=True)
+            return True
+
     def _handle_exception(self, error: Exception) -> None:
-        # Textual offers no public hook for this: every unhandled exception (handlers,
-        # workers, compose) reaches this method, which by default exits with a traceback.
+        # Textual offers no public hook for this: every other unhandled exception (message
+        # handlers, workers, compose) reaches this method, which by default exits with a
+        # traceback. The failing widget's message loop stops after it returns.
+        if active_message_pump.get(None) is self:
+            self._note_for_tests(error)
+            self.crash_report = write_crash_report(error, __version__)
+            self._preserve()
+            self._leave(describe_error(error))  # our own loop is ending: no screen can show
+            return
+        self._report(error, can_continue=False)
+
+    def _note_for_tests(self, error: Exception) -> None:
         self._return_code = 1
         if self._exception is None:
             # Kept as Textual does, so `run_test` still re-raises it for the test framework.
             self._exception = error
             self._exception_event.set()
-        first = not isinstance(self.screen_stack[-1] if self.screen_stack else None, CrashScreen)
+
+    def _report(self, error: Exception, *, can_continue: bool) -> None:
+        """Write the report, save the drafts, and show the screen (or leave if it cannot)."""
+        self._note_for_tests(error)
         self.crash_report = write_crash_report(error, __version__)
         self._preserve()
         summary = describe_error(error)
-        if not first or not self.is_running or not self.screen_stack:
+        showing = bool(self.screen_stack) and isinstance(self.screen_stack[-1], CrashScreen)
+        if showing or not self.is_running or not self.screen_stack:
             self._leave(summary)
             return
         try:
-            self.push_screen(CrashScreen(summary, self.crash_report), self._after_crash(summary))
+            self.push_screen(
+                CrashScreen(summary, self.crash_report, can_continue=can_continue),
+                self._after_crash(summary),
+            )
         except Exception:  # the screen itself failed: leave quietly
             self._leave(summary)
 
@@ -65,6 +107,8 @@ class CrashGuard(App[None]):
         def answered(quit_now: bool | None) -> None:
             if quit_now:
                 self._leave(summary)
+            else:
+                self._return_code = 0  # going on: a later clean exit is a clean exit
 
         return answered
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import httpx
 
 from talkie_tui.browser import open_url
+from talkie_tui.i18n import _
 from talkie_tui.protocol.manifest import origin_of
 
 __all__ = ["LinkTarget", "check_link", "open_in_browser"]
@@ -20,6 +21,7 @@ class LinkTarget:
     allowed: bool
     same_origin: bool
     reason: str = ""
+    """Why opening is not allowed, in the UI's language (shown to the user)."""
 
 
 def check_link(url: str, server_origin: str) -> LinkTarget:
@@ -28,13 +30,15 @@ def check_link(url: str, server_origin: str) -> LinkTarget:
         absolute = httpx.URL(server_origin + "/").join(url.strip())
         target_origin = origin_of(absolute)
     except (httpx.InvalidURL, TypeError, ValueError):
-        return LinkTarget(url, False, False, "not a valid address")
+        return LinkTarget(url, False, False, _("not a valid address"))
     same_origin = target_origin == server_origin
     if absolute.scheme not in ("http", "https"):
-        return LinkTarget(str(absolute), False, False, f"{absolute.scheme}: links are not opened")
+        reason = _("{scheme}: links are not opened").format(scheme=absolute.scheme)
+        return LinkTarget(str(absolute), False, False, reason)
     if same_origin or absolute.scheme == "https":
         return LinkTarget(str(absolute), True, same_origin)
-    return LinkTarget(str(absolute), False, False, "plain http links to other sites are not opened")
+    reason = _("plain http links to other sites are not opened")
+    return LinkTarget(str(absolute), False, False, reason)
 
 
 def open_in_browser(target: LinkTarget) -> bool:

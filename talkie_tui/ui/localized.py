@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
+from typing import TypeVar
 
 from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
@@ -21,7 +22,10 @@ def _translated(binding: Binding, language: str) -> Binding:
     )
 
 
-class LocalizedBindings(Screen[object]):
+ResultType = TypeVar("ResultType")
+
+
+class LocalizedBindings(Screen[ResultType]):
     """A screen whose footer, key panel and help read the bindings in the current language.
 
     Class-level BINDINGS are written before the language is known, in English marked with

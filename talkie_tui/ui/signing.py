@@ -20,6 +20,7 @@ from talkie_tui.auth.signin import SignIn, tokens_for
 from talkie_tui.auth.store import MemoryStore, NoKeyringError, TokenStore, open_store
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings, settings_path
+from talkie_tui.i18n import _
 from talkie_tui.protocol.client import TokenSource
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.protocol.sanitize import clean_text
@@ -54,11 +55,10 @@ def offer_of(server: DiscoveredServer, settings: Settings) -> Offer:
 def dev_tokens_refused(server: DiscoveredServer) -> str:
     """Why talkie does not ask for a token here, and how to give one anyway (§2.2)."""
     name = clean_text(server.manifest.name)
-    return (
-        f"{name} only offers development tokens, and talkie asks for those only when you "
-        f"allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in "
-        f"{settings_path()}."
-    )
+    return _(
+        "{name} only offers development tokens, and talkie asks for those only when you "
+        "allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in {path}."
+    ).format(name=name, path=settings_path())
 
 
 def session_signed_in(server_id: str) -> bool:
@@ -103,7 +103,7 @@ class Signer:
         Raises TalkieError when the authorization server cannot be reached: the sign-in may
         well be fine, so nobody is sent to the browser for a network problem.
         """
-        store, _ = await self.preferred_store()
+        store, _problem = await self.preferred_store()
         tokens = await asyncio.to_thread(
             tokens_for,
             server,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.models import Action
 from talkie_tui.protocol.sanitize import clean_text
 
@@ -73,6 +74,7 @@ class VoiceUpdate(Message):
         self.update = update
 
 
+# The words to say follow the call's language (what the assistant speaks), not the UI's.
 _YES = {"cs": ("ano", "ne")}
 _ENGLISH = ("yes", "no")
 
@@ -91,22 +93,22 @@ def consent_phrase(action: Action | None, locale: str | None) -> tuple[str, str]
 
 
 _REASONS = {
-    "empty": "nothing to understand",
-    "too_long": "too long for a confirmation",
-    "question": "a question",
-    "hesitation": "hesitation",
-    "condition": "a condition or a change",
-    "conflict": "both yes and no",
-    "negation": "a negation",
-    "no_confirm_word": "no confirmation word",
-    "keyword_missing": "the action's keyword is missing",
+    "empty": N_("nothing to understand"),
+    "too_long": N_("too long for a confirmation"),
+    "question": N_("a question"),
+    "hesitation": N_("hesitation"),
+    "condition": N_("a condition or a change"),
+    "conflict": N_("both yes and no"),
+    "negation": N_("a negation"),
+    "no_confirm_word": N_("no confirmation word"),
+    "keyword_missing": N_("the action's keyword is missing"),
 }
 _IGNORED = {
-    "closed": "the confirmation window had closed",
-    "duplicate": "heard twice",
-    "not_in_window": "said while the assistant was still speaking",
-    "unknown_item": "it started before the confirmation window",
-    "empty": "nothing to understand",
+    "closed": N_("the confirmation window had closed"),
+    "duplicate": N_("heard twice"),
+    "not_in_window": N_("said while the assistant was still speaking"),
+    "unknown_item": N_("it started before the confirmation window"),
+    "empty": N_("nothing to understand"),
 }
 
 
@@ -116,9 +118,12 @@ def describe_heard(heard: Heard) -> str | None:
     if len(said) > 60:
         said = said[:59] + "…"
     if heard.ignored is not None:
-        return f"Heard “{said}”: not counted ({_IGNORED.get(heard.ignored, heard.ignored)})"
+        ignored = heard.ignored
+        why = _(_IGNORED[ignored]) if ignored in _IGNORED else ignored
+        return _("Heard “{said}”: not counted ({why})").format(said=said, why=why)
     verdict = heard.verdict
     if verdict is None or verdict.outcome != "neither":
         return None
-    why = _REASONS.get(verdict.reason, verdict.reason.replace("_", " "))
-    return f"Heard “{said}”: not a confirmation ({why})"
+    reason = verdict.reason
+    why = _(_REASONS[reason]) if reason in _REASONS else reason.replace("_", " ")
+    return _("Heard “{said}”: not a confirmation ({why})").format(said=said, why=why)

@@ -23,6 +23,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -35,6 +36,7 @@ from talkie_tui.chat.reducer import Conversation
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, LinkPart, NoticePart, Turn
 from talkie_tui.config import save_logo
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
@@ -44,6 +46,7 @@ from talkie_tui.protocol.sanitize import clean_text
 from .. import voice as voice_ui
 from ..drafts import NEW, DraftStore
 from ..links import check_link, open_in_browser
+from ..localized import LocalizedBindings
 from ..logo import fetch_logo
 from ..markdown import code_blocks, render_markdown
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
@@ -73,34 +76,35 @@ _NOTICE_SEVERITY: dict[str, SeverityLevel] = {
 }
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(LocalizedBindings, Screen[None]):
     """Chat with one server's agent."""
 
+    HELP_GROUP = N_("Chat screen")
     BINDINGS: ClassVar[list[BindingType]] = [
         # Before "Stop answer": while the assistant speaks in a call, Esc interrupts it.
-        Binding(voice_ui.BARGE_IN_KEY, "barge_in", "Interrupt the assistant"),
-        Binding("escape", "cancel_run", "Stop answer", show=True),
-        Binding(voice_ui.CALL_KEY, "voice_call", "Voice call"),
-        Binding(voice_ui.CALL_KEY, "hang_up", "Hang up"),
+        Binding(voice_ui.BARGE_IN_KEY, "barge_in", N_("Interrupt the assistant")),
+        Binding("escape", "cancel_run", N_("Stop answer"), show=True),
+        Binding(voice_ui.CALL_KEY, "voice_call", N_("Voice call")),
+        Binding(voice_ui.CALL_KEY, "hang_up", N_("Hang up")),
         # Priority: the composer (a TextArea) binds F6/F7 itself; these apply only in a call.
-        Binding(voice_ui.TALK_KEYS, "talk", "Talk / send", priority=True),
+        Binding(voice_ui.TALK_KEYS, "talk", N_("Talk / send"), priority=True),
         Binding(
             voice_ui.TALK_KEY_LEGACY,
             "talk",
-            "Talk / send",
+            N_("Talk / send"),
             key_display="Ctrl+Space",
             show=False,
             priority=True,
         ),
-        Binding(voice_ui.MODE_KEY, "voice_mode", "Hands-free on/off", priority=True),
-        Binding("ctrl+b", "toggle_sidebar", "Threads"),
-        Binding("ctrl+n", "new_thread", "New thread"),
-        Binding("ctrl+o", "focus_pending", "Next pending action"),
-        Binding("ctrl+t", "copy_answer", "Copy answer"),
-        Binding("ctrl+g", "pick", "Links & code"),
-        Binding("ctrl+s", "export_thread", "Export"),
-        Binding("ctrl+r", "refresh_threads", "Refresh threads", show=False),
-        Binding("ctrl+l", "focus_composer", "Composer", show=False),
+        Binding(voice_ui.MODE_KEY, "voice_mode", N_("Hands-free on/off"), priority=True),
+        Binding("ctrl+b", "toggle_sidebar", N_("Threads")),
+        Binding("ctrl+n", "new_thread", N_("New thread")),
+        Binding("ctrl+o", "focus_pending", N_("Next pending action")),
+        Binding("ctrl+t", "copy_answer", N_("Copy answer")),
+        Binding("ctrl+g", "pick", N_("Links & code")),
+        Binding("ctrl+s", "export_thread", N_("Export")),
+        Binding("ctrl+r", "refresh_threads", N_("Refresh threads"), show=False),
+        Binding("ctrl+l", "focus_composer", N_("Composer"), show=False),
     ]
 
     class SignInRequired(Message):
@@ -197,7 +201,9 @@ class ChatScreen(Screen[None]):
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
             self.notify(
-                f"Something went wrong: {error}. The conversation is kept; try again.",
+                _("Something went wrong: {error}. The conversation is kept; try again.").format(
+                    error=error
+                ),
                 severity="error",
                 markup=False,
             )
@@ -253,7 +259,9 @@ class ChatScreen(Screen[None]):
             if self._sign_in_needed(error):
                 return
             self.notify(
-                f"Threads could not be loaded: {error.message}", severity="warning", markup=False
+                _("Threads could not be loaded: {error}").format(error=error.message),
+                severity="warning",
+                markup=False,
             )
             return
         self.query_one(ThreadList).set_threads(threads)
@@ -267,7 +275,9 @@ class ChatScreen(Screen[None]):
             if self._sign_in_needed(error):
                 return
             self.notify(
-                f"The thread could not be opened: {error.message}", severity="error", markup=False
+                _("The thread could not be opened: {error}").format(error=error.message),
+                severity="error",
+                markup=False,
             )
             return
         self._request = None
@@ -311,10 +321,12 @@ class ChatScreen(Screen[None]):
         """Delete a thread after the person confirms."""
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
-                "Delete this thread?",
-                "The thread and its messages are deleted on the server. "
-                "Actions still waiting for a decision are cancelled.",
-                confirm_label="Delete",
+                _("Delete this thread?"),
+                _(
+                    "The thread and its messages are deleted on the server. "
+                    "Actions still waiting for a decision are cancelled."
+                ),
+                confirm_label=_("Delete"),
             )
         )
         if not confirmed:
@@ -325,12 +337,14 @@ class ChatScreen(Screen[None]):
             if self._sign_in_needed(error):
                 return
             self.notify(
-                f"Not deleted: {error.message} {error.retry_hint}", severity="error", markup=False
+                _("Not deleted: {error} {hint}").format(error=error.message, hint=error.retry_hint),
+                severity="error",
+                markup=False,
             )
             return
         if self.session.thread_id == thread_id:
             self.action_new_thread()
-        self.notify("Thread deleted.", markup=False)
+        self.notify(_("Thread deleted."), markup=False)
         self.refresh_threads()
 
     # --- drafts (issue 6): the composer's text of each thread survives a crash and a quit ---
@@ -369,6 +383,12 @@ class ChatScreen(Screen[None]):
             self._draft_timer.stop()
         self._draft_timer = self.set_timer(DRAFT_SAVE_DELAY, self._save_drafts)
 
+    def preserve(self) -> None:
+        """Save the composer's text now: talkie is failing (see `CrashGuard`)."""
+        with contextlib.suppress(NoMatches):  # a screen that failed before it was composed
+            self._drafts.put(self._server_id, self._draft_key, self.composer.text)
+        self._save_drafts()
+
     def _save_drafts(self) -> None:
         """Write changed drafts now (a few kilobytes, atomically: fine on the event loop)."""
         if self._draft_timer is not None:
@@ -383,15 +403,19 @@ class ChatScreen(Screen[None]):
         if self._call is not None:
             # Two agents writing into one thread at once would interleave their turns.
             self.notify(
-                "You are in a voice call: say it, or hang up (F5) to send written messages. "
-                "What you typed is kept.",
+                _(
+                    "You are in a voice call: say it, or hang up (F5) to send written messages. "
+                    "What you typed is kept."
+                ),
                 severity="warning",
                 markup=False,
             )
             return
         if self.answering:
             self.notify(
-                "Wait for the answer, or press Esc to stop it.", severity="warning", markup=False
+                _("Wait for the answer, or press Esc to stop it."),
+                severity="warning",
+                markup=False,
             )
             return
         request = self.session.prepare(event.text)
@@ -495,7 +519,9 @@ class ChatScreen(Screen[None]):
             if self._sign_in_needed(error):
                 return
             self.notify(
-                f"Could not stop the answer: {error.message}", severity="warning", markup=False
+                _("Could not stop the answer: {error}").format(error=error.message),
+                severity="warning",
+                markup=False,
             )
 
     # --- actions (§8) --------------------------------------------------------------------
@@ -515,7 +541,7 @@ class ChatScreen(Screen[None]):
         ):
             if card is not None:
                 card.set_busy(False)
-            self.notify("This action was already decided by voice.", markup=False)
+            self.notify(_("This action was already decided by voice."), markup=False)
             return
         self.decide(event, card)
 
@@ -586,7 +612,7 @@ class ChatScreen(Screen[None]):
         """Move focus to the next action waiting for a decision."""
         pending = [c for c in self.transcript.action_cards() if c.action.status == "pending"]
         if not pending:
-            self.notify("No action is waiting for a decision.", markup=False)
+            self.notify(_("No action is waiting for a decision."), markup=False)
             return
         focused = self.focused
         index = pending.index(focused) + 1 if focused in pending else 0
@@ -635,7 +661,7 @@ class ChatScreen(Screen[None]):
         if self._call is None:
             return False
         self.notify(
-            "The voice call belongs to this thread: hang up (F5) first.",
+            _("The voice call belongs to this thread: hang up (F5) first."),
             severity="warning",
             markup=False,
         )
@@ -647,7 +673,7 @@ class ChatScreen(Screen[None]):
             return
         if self.answering:
             self.notify(
-                "Wait for the answer, or press Esc to stop it, then call.",
+                _("Wait for the answer, or press Esc to stop it, then call."),
                 severity="warning",
                 markup=False,
             )
@@ -664,7 +690,7 @@ class ChatScreen(Screen[None]):
         try:
             audio = voice_ui.make_audio(self._voice)
         except AudioUnavailable as error:
-            self._voice_failed(f"Voice is disabled: {error.reason}")
+            self._voice_failed(_("Voice is disabled: {reason}").format(reason=error.reason))
             return
 
         def listener(update: CallUpdate) -> None:
@@ -686,24 +712,32 @@ class ChatScreen(Screen[None]):
         try:
             session = await call.start()
         except asyncio.CancelledError:
-            self._call_over(call, "The call was not started.")
+            self._call_over(call, _("The call was not started."))
             raise
         except AudioUnavailable as error:
             self._call_over(call)
-            self._voice_failed(f"Voice is disabled: {error.reason}")
+            self._voice_failed(_("Voice is disabled: {reason}").format(reason=error.reason))
             return
         except VoiceConnectionError as error:
             self._call_over(call)
-            self._voice_failed(f"The call could not be set up: {error.message}")
+            self._voice_failed(
+                _("The call could not be set up: {error}").format(error=error.message)
+            )
             return
         except TalkieError as error:
             self._call_over(call)
             if not self._sign_in_needed(error):
-                self._voice_failed(f"Voice could not start: {error.message} {error.retry_hint}")
+                self._voice_failed(
+                    _("Voice could not start: {error} {hint}").format(
+                        error=error.message, hint=error.retry_hint
+                    )
+                )
             return
         except Exception as error:  # an unforeseen failure: words, and chat goes on
             self._call_over(call)
-            self._voice_failed(f"Voice could not start: {type(error).__name__}: {error}")
+            self._voice_failed(
+                _("Voice could not start: {error}").format(error=f"{type(error).__name__}: {error}")
+            )
             return
         if conversation.thread_id is None:
             conversation.thread_id = session.thread_id  # typed messages continue this thread
@@ -712,7 +746,10 @@ class ChatScreen(Screen[None]):
 
     def _voice_failed(self, text: str) -> None:
         self.notify(
-            f"{text.rstrip()} Chat works as before.", severity="error", markup=False, timeout=10
+            _("{problem} Chat works as before.").format(problem=text.rstrip()),
+            severity="error",
+            markup=False,
+            timeout=10,
         )
 
     def _show_voice_bar(self) -> None:
@@ -753,11 +790,12 @@ class ChatScreen(Screen[None]):
             return
         self.run_worker(self.end_call(), group="voice-end", exit_on_error=False)
 
-    async def end_call(self, reason: str = "You hung up.") -> None:
+    async def end_call(self, reason: str | None = None) -> None:
         """Hang up: the final usage report, then the peer and audio closed; safe without a call."""
         call = self._call
         if call is None:
             return
+        reason = reason or _("You hung up.")
         for worker in self.workers:
             if worker.group == "voice" and worker.is_running:
                 worker.cancel()  # still connecting: start() cleans up after itself
@@ -771,12 +809,12 @@ class ChatScreen(Screen[None]):
             for device in (call.microphone, call.speaker):
                 with contextlib.suppress(Exception):
                     await device.stop()
-        self._call_over(call, f"The voice call ended: {reason}")
+        self._call_over(call, _("The voice call ended: {reason}").format(reason=reason))
 
     async def on_unmount(self) -> None:
         """Leaving the screen (another server, quitting) hangs up: no peer or stream is left."""
         self._save_drafts()
-        await self.end_call("The chat was closed.")
+        await self.end_call(_("The chat was closed."))
 
     def action_talk(self) -> None:
         """Push-to-talk: start talking; press again when done (terminals report no release)."""
@@ -797,7 +835,9 @@ class ChatScreen(Screen[None]):
             call.release()  # what was said so far still counts
         mode: TalkMode = "hands_free" if call.mode == "push_to_talk" else "push_to_talk"
         call.set_mode(mode)
-        words = "Hands-free: just speak." if mode == "hands_free" else "Push-to-talk: F6 talks."
+        words = (
+            _("Hands-free: just speak.") if mode == "hands_free" else _("Push-to-talk: F6 talks.")
+        )
         self.notify(words, markup=False)
 
     @on(voice_ui.VoiceUpdate)
@@ -834,12 +874,16 @@ class ChatScreen(Screen[None]):
             if self._voice_bar is not None:
                 self._voice_bar.show_heard("")
             self._show_decision(conversation, update.result, None)
-            done = "Confirmed" if update.decision.outcome == "confirm" else "Cancelled"
-            self.notify(f"{done} by voice.", markup=False)
+            done = (
+                _("Confirmed by voice.")
+                if update.decision.outcome == "confirm"
+                else _("Cancelled by voice.")
+            )
+            self.notify(done, markup=False)
         elif isinstance(update, voice_call.Notice):
             self._voice_notice(update)
         elif isinstance(update, voice_call.CallEnded):
-            self._call_over(call, f"The voice call ended: {update.reason}")
+            self._call_over(call, _("The voice call ended: {reason}").format(reason=update.reason))
             self.refresh_threads()  # the thread's title may have changed
 
     def _voice_status(
@@ -866,7 +910,7 @@ class ChatScreen(Screen[None]):
         """A voice tool's cards and actions, shown as an answer like in chat (§10.2)."""
         if self._voice_bar is not None:
             self._voice_bar.show_tool("")
-        name, label = self._voice_tools.pop(update.call_id, ("tool", "Running a tool…"))
+        name, label = self._voice_tools.pop(update.call_id, ("tool", _("Running a tool…")))
         if update.error is None and not update.events:
             return  # nothing to show (e.g. a call id the server had already seen)
         end = {"ok": False, "error": update.error} if update.error else {"ok": True}
@@ -890,7 +934,9 @@ class ChatScreen(Screen[None]):
     def _voice_notice(self, notice: VoiceNotice) -> None:
         from talkie_tui.voice.call import PROVIDER_NOTICE
 
-        if notice.text.startswith(PROVIDER_NOTICE.split("{")[0]):
+        # The notice may come in English or in the UI's language: either starts the same way.
+        starts = {text.split("{")[0] for text in (PROVIDER_NOTICE, _(PROVIDER_NOTICE))} - {""}
+        if notice.text.startswith(tuple(starts)):
             if self._provider_notice_shown:
                 return  # where the audio goes is said once per session
             self._provider_notice_shown = True
@@ -908,12 +954,17 @@ class ChatScreen(Screen[None]):
         target = check_link(event.url, self.client.server.origin)
         if not target.allowed:
             self.notify(
-                f"Not opened ({target.reason}): {target.url}", severity="warning", markup=False
+                _("Not opened ({reason}): {url}").format(reason=target.reason, url=target.url),
+                severity="warning",
+                markup=False,
             )
             return
         if not open_in_browser(target):
             self.app.copy_to_clipboard(target.url)
-            self.notify(f"No browser here; the link was copied: {target.url}", markup=False)
+            self.notify(
+                _("No browser here; the link was copied: {url}").format(url=target.url),
+                markup=False,
+            )
 
     @on(DownloadRequested)
     def _download_requested(self, event: DownloadRequested) -> None:
@@ -945,14 +996,16 @@ class ChatScreen(Screen[None]):
             target.unlink(missing_ok=True)
             if isinstance(error, TalkieError):
                 self._sign_in_needed(error)
-            message = error.message if isinstance(error, TalkieError) else str(error) or "failed"
+            message = error.message if isinstance(error, TalkieError) else str(error) or _("failed")
             self.notify(
-                f"{block.name} was not downloaded: {message}", severity="error", markup=False
+                _("{name} was not downloaded: {error}").format(name=block.name, error=message),
+                severity="error",
+                markup=False,
             )
             return
         finally:
             self.header.set_activity("")
-        self.notify(f"Saved {target}", markup=False)
+        self.notify(_("Saved {path}").format(path=target), markup=False)
 
     # --- comforts ------------------------------------------------------------------------
 
@@ -966,7 +1019,7 @@ class ChatScreen(Screen[None]):
         if self._in_call_explain():
             return
         if self.answering:
-            self.notify("Stop the answer first (Esc).", severity="warning", markup=False)
+            self.notify(_("Stop the answer first (Esc)."), severity="warning", markup=False)
             return
         self.session = ChatSession(self.client)
         self._request = None
@@ -988,9 +1041,9 @@ class ChatScreen(Screen[None]):
         for turn in reversed(self.session.conversation.turns):
             if turn.role == "assistant" and turn.text:
                 self.app.copy_to_clipboard(turn.text)
-                self.notify("The last answer was copied.", markup=False)
+                self.notify(_("The last answer was copied."), markup=False)
                 return
-        self.notify("There is no answer to copy yet.", markup=False)
+        self.notify(_("There is no answer to copy yet."), markup=False)
 
     def action_pick(self) -> None:
         """Choose a link to open, or a code block or an answer to copy (newest first)."""
@@ -1012,7 +1065,7 @@ class ChatScreen(Screen[None]):
             if text:
                 items.append(PickItem("answer", text, text))
         if not items:
-            self.notify("There is nothing to open or copy yet.", markup=False)
+            self.notify(_("There is nothing to open or copy yet."), markup=False)
             return
         self.app.push_screen(PickerScreen(items), self._picked)
 
@@ -1024,7 +1077,7 @@ class ChatScreen(Screen[None]):
         else:
             self.app.copy_to_clipboard(item.value)
             self.notify(
-                "Copied the code block." if item.kind == "code" else "Copied the answer.",
+                _("Copied the code block.") if item.kind == "code" else _("Copied the answer."),
                 markup=False,
             )
 
@@ -1032,7 +1085,7 @@ class ChatScreen(Screen[None]):
         """Save the thread as a Markdown file in the downloads folder."""
         conversation = self.session.conversation
         if not conversation.turns:
-            self.notify("The thread is empty.", markup=False)
+            self.notify(_("The thread is empty."), markup=False)
             return
         title = conversation.turns[0].text[:40] or "thread"
         stamp = datetime.now().strftime("%Y-%m-%d-%H%M")
@@ -1044,9 +1097,11 @@ class ChatScreen(Screen[None]):
                 encoding="utf-8",
             )
         except OSError as error:
-            self.notify(f"Not exported: {error}", severity="error", markup=False)
+            self.notify(
+                _("Not exported: {error}").format(error=error), severity="error", markup=False
+            )
             return
-        self.notify(f"Exported to {target}", markup=False)
+        self.notify(_("Exported to {path}").format(path=target), markup=False)
 
 
 def _slug(text: str) -> str:

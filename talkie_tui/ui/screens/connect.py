@@ -23,10 +23,12 @@ from textual.worker import Worker
 
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import TalkieError, TransportError
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of, session_signed_in
 from talkie_tui.ui.widgets.logo import LogoView
@@ -38,15 +40,15 @@ ConnectFunction = Callable[..., Awaitable[TalkieClient]]
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _SPIN_SECONDS = 0.08
 _HINTS = {
-    TransportError: "Check the address and your network connection.",
-    TalkieError: "Check the address, or ask the server's operator.",
+    TransportError: N_("Check the address and your network connection."),
+    TalkieError: N_("Check the address, or ask the server's operator."),
 }
 
 
 def _hint_for(error: TalkieError) -> str:
     for kind, hint in _HINTS.items():
         if isinstance(error, kind):
-            return hint
+            return _(hint)
     return ""
 
 
@@ -57,16 +59,16 @@ def _known_row(entry: KnownServer) -> SplitRow:
     left = Content.assemble((name, "bold"), "  ", (address, "$text-muted"))
     # servers.json records lasting sign-ins; one kept for this session only is asked for.
     signed_in = entry.signed_in or session_signed_in(entry.server_id)
-    return SplitRow(left, "signed in" if signed_in else "not signed in")
+    return SplitRow(left, _("signed in") if signed_in else _("not signed in"))
 
 
-class ConnectScreen(Screen[None]):
+class ConnectScreen(LocalizedBindings, Screen[None]):
     """Address input, known servers, and a status line; posts `Connected` on success."""
 
-    HELP_GROUP = "Connect screen"
+    HELP_GROUP = N_("Connect screen")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("delete", "forget", "Forget the highlighted server"),
-        Binding("escape", "stop", "Stop connecting"),
+        Binding("delete", "forget", N_("Forget the highlighted server")),
+        Binding("escape", "stop", N_("Stop connecting")),
     ]
 
     class Connected(Message):
@@ -110,19 +112,20 @@ class ConnectScreen(Screen[None]):
             with Vertical(id="connect-logo"):
                 yield LogoView(None, id="connect-logo-view")
             yield Static(Content("talkie"), id="connect-title")
-            yield Static(Content("Connect to a Talkie server"), id="connect-subtitle")
+            yield Static(Content(_("Connect to a Talkie server")), id="connect-subtitle")
             yield Input(
                 value=self.initial_address or "",
-                placeholder="crm.example.com, or a full https:// address",
+                placeholder=_("crm.example.com, or a full https:// address"),
                 id="connect-address",
             )
             with Horizontal(id="connect-status-row"):
                 yield Static(Content(""), id="connect-spinner")
                 yield Static(Content(""), id="connect-status")
-            yield Static(Content("Known servers"), id="known-title")
+            yield Static(Content(_("Known servers")), id="known-title")
             yield OptionList(markup=False, id="known-servers")
             yield Static(
-                Content("Enter connects · Del forgets · Tab moves · F1 help"), id="connect-hints"
+                Content(_("Enter connects · Del forgets · Tab moves · F1 help")),
+                id="connect-hints",
             )
 
     @property
@@ -173,7 +176,7 @@ class ConnectScreen(Screen[None]):
         self._entries = {entry.server_id: entry for entry in entries}
         options = [Option(_known_row(entry), id=entry.server_id) for entry in entries]
         if not options:
-            options = [Option(Content("None yet: type an address above."), disabled=True)]
+            options = [Option(Content(_("None yet: type an address above.")), disabled=True)]
         known_list.set_options(options)
         known_list.highlighted = 0 if entries else None
         if keep in self._entries:
@@ -208,12 +211,16 @@ class ConnectScreen(Screen[None]):
         if isinstance(error, TalkieError):
             parts = [error.message, f"{_hint_for(error)} {error.retry_hint}".strip()]
         elif isinstance(error, TokenStoreError):
-            parts = [f"The sign-in could not be read or kept: {error.message}."]
+            parts = [
+                _("The sign-in could not be read or kept: {error}.").format(error=error.message)
+            ]
         else:
             # A bug, not a server problem: say so rather than pretend to know the cause.
             parts = [
-                f"Something unexpected went wrong: {type(error).__name__}: {error}",
-                "This is a bug in talkie; please report it.",
+                _("Something unexpected went wrong: {kind}: {error}").format(
+                    kind=type(error).__name__, error=error
+                ),
+                _("This is a bug in talkie; please report it."),
             ]
         self._set_status("✗ " + "\n".join(p for p in parts if p), kind="error")
 
@@ -223,10 +230,16 @@ class ConnectScreen(Screen[None]):
         """Discover the server at `address` in a worker (a running attempt is replaced)."""
         address = address.strip()
         if not address:
-            self._set_status("Type the address of a server, such as crm.example.com.", kind="error")
+            self._set_status(
+                _("Type the address of a server, such as crm.example.com."), kind="error"
+            )
             self.address_input.focus()
             return
-        self._set_status(f"Looking for a Talkie server at {address}…", kind="busy", busy=True)
+        self._set_status(
+            _("Looking for a Talkie server at {address}…").format(address=address),
+            kind="busy",
+            busy=True,
+        )
         self._worker = self.run_worker(
             self._connect(address), group="connect", exclusive=True, exit_on_error=False
         )
@@ -261,7 +274,9 @@ class ConnectScreen(Screen[None]):
             # Cancelled (Esc, or a newer attempt) or failed: never leak the connection.
             await client.aclose()
             raise
-        self._set_status(f"Connected to {client.server.manifest.name}.", kind="info")
+        self._set_status(
+            _("Connected to {name}.").format(name=client.server.manifest.name), kind="info"
+        )
         self.post_message(self.Connected(client))
 
     async def _authenticate(self, client: TalkieClient) -> bool:
@@ -283,23 +298,28 @@ class ConnectScreen(Screen[None]):
             return False
         signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
         if offer == "oauth":
-            self._set_status(f"Checking your sign-in to {name}…", kind="busy", busy=True)
+            self._set_status(
+                _("Checking your sign-in to {name}…").format(name=name), kind="busy", busy=True
+            )
             try:
                 stored = await signer.stored(server)
             except TalkieError as error:
                 self._set_status(
-                    f"✗ Your sign-in to {name} could not be checked: {error.message}\n"
-                    f"{error.retry_hint}",
+                    "✗ "
+                    + _("Your sign-in to {name} could not be checked: {error}").format(
+                        name=name, error=error.message
+                    )
+                    + f"\n{error.retry_hint}",
                     kind="error",
                 )
                 return False
             if stored is not None:
                 client.tokens = stored
                 return True
-        self._set_status(f"Signing in to {name}…", kind="busy", busy=True)
+        self._set_status(_("Signing in to {name}…").format(name=name), kind="busy", busy=True)
         tokens = await signer.ask(server)
         if tokens is None:
-            self._set_status("Sign-in cancelled.", kind="info")
+            self._set_status(_("Sign-in cancelled."), kind="info")
             self._refresh_known()
             return False
         client.tokens = tokens
@@ -317,28 +337,32 @@ class ConnectScreen(Screen[None]):
         if not pending:
             return True
         name = server.manifest.name
-        self._set_status(f"{name} uses other sites; waiting for your answer…", kind="busy")
+        self._set_status(
+            _("{name} uses other sites; waiting for your answer…").format(name=name), kind="busy"
+        )
         listing = "\n".join(f"  {endpoint}  →  {origin}" for endpoint, origin in pending.items())
-        body = (
-            f"{name} ({server.origin}) wants talkie to use these endpoints on other sites:\n\n"
-            f"{listing}\n\n"
+        body = _(
+            "{name} ({origin}) wants talkie to use these endpoints on other sites:\n\n"
+            "{listing}\n\n"
             "Your sign-in token is never sent to them, but what you say to the agent may be. "
             "Accept only if you trust these sites."
-        )
+        ).format(name=name, origin=server.origin, listing=listing)
         accepted = await self.app.push_screen_wait(
             ConfirmScreen(
-                "This server uses other sites",
+                _("This server uses other sites"),
                 body,
-                confirm_label="Accept",
-                cancel_label="Refuse",
+                confirm_label=_("Accept"),
+                cancel_label=_("Refuse"),
             )
         )
         if not accepted:
             origins = ", ".join(sorted(set(pending.values())))
             self._set_status(
-                f"Not connected: you refused the endpoints of {name} on {origins}. "
-                "Talkie uses a server's endpoints on other sites only after you accept them; "
-                "connect again to be asked once more.",
+                _(
+                    "Not connected: you refused the endpoints of {name} on {origins}. "
+                    "Talkie uses a server's endpoints on other sites only after you accept them; "
+                    "connect again to be asked once more."
+                ).format(name=name, origins=origins),
                 kind="error",
             )
             return False
@@ -347,7 +371,11 @@ class ConnectScreen(Screen[None]):
         try:
             self.known.accept_origins(server.server_id, origins_now)
         except OSError as error:
-            self.notify(f"Could not save your choice: {error}", severity="warning", markup=False)
+            self.notify(
+                _("Could not save your choice: {error}").format(error=error),
+                severity="warning",
+                markup=False,
+            )
         return True
 
     def _remember(self, server: DiscoveredServer, address: str) -> None:
@@ -356,7 +384,9 @@ class ConnectScreen(Screen[None]):
         except OSError as error:
             # Connecting matters more than the list; say why it will not show next time.
             self.notify(
-                f"Could not save the server list: {error}", severity="warning", markup=False
+                _("Could not save the server list: {error}").format(error=error),
+                severity="warning",
+                markup=False,
             )
         self._refresh_known()
 
@@ -397,7 +427,7 @@ class ConnectScreen(Screen[None]):
         """Stop the running discovery."""
         if self._worker is not None:
             self._worker.cancel()
-        self._set_status("Stopped.", kind="info")
+        self._set_status(_("Stopped."), kind="info")
 
     def action_forget(self) -> None:
         """Forget the highlighted server, after a confirmation."""
@@ -411,18 +441,23 @@ class ConnectScreen(Screen[None]):
             try:
                 self.known.forget(entry.server_id)
             except OSError as error:
-                self._set_status(f"Could not update the server list: {error}", kind="error")
+                self._set_status(
+                    _("Could not update the server list: {error}").format(error=error),
+                    kind="error",
+                )
                 return
             self._refresh_known()
-            self._set_status(f"Forgot {entry.label}.", kind="info")
+            self._set_status(_("Forgot {name}.").format(name=entry.label), kind="info")
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Forget {one_line(clean_text(entry.label))}?",
-                f"Talkie forgets {one_line(clean_text(entry.address))} and the other sites you "
-                "accepted for it. You can connect to it again at any time.",
-                confirm_label="Forget",
-                cancel_label="Keep",
+                _("Forget {name}?").format(name=one_line(clean_text(entry.label))),
+                _(
+                    "Talkie forgets {address} and the other sites you accepted for it. "
+                    "You can connect to it again at any time."
+                ).format(address=one_line(clean_text(entry.address))),
+                confirm_label=_("Forget"),
+                cancel_label=_("Keep"),
                 danger=True,
             ),
             answered,

@@ -15,6 +15,10 @@ from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
+
 __all__ = ["HelpGroup", "HelpScreen", "collect_help", "describe_key"]
 
 _KEY_NAMES = {
@@ -47,15 +51,19 @@ def describe_key(key: str) -> str:
     return "+".join([*(m.capitalize() for m in modifiers), shown])
 
 
-_ACTION_NAMES = {"command_palette": "Command palette"}
+_ACTION_NAMES = {"command_palette": N_("Command palette")}
+# Descriptions Textual gives its own bindings (Screen, App): marked here so the catalog has
+# them, and help and the footer show them in the UI's language like talkie's own.
+_TEXTUAL_DESCRIPTIONS = (N_("Focus Next"), N_("Focus Previous"), N_("Copy selected text"))
 
 
 def _describe_action(binding: Binding) -> str:
     action = binding.action.rpartition(".")[2]
     if action in _ACTION_NAMES:
-        return _ACTION_NAMES[action]
+        return _(_ACTION_NAMES[action])
     if binding.description:
-        return binding.description[0].upper() + binding.description[1:]
+        description = _(binding.description)
+        return description[0].upper() + description[1:]
     # No description: the action name still says what the key does.
     return action.replace("_", " ").capitalize()
 
@@ -77,8 +85,8 @@ class HelpGroup:
             shown = binding.key_display or describe_key(binding.key)
             if shown not in keys:
                 keys.append(shown)
-        existing = {what for _, what in self.rows}
-        for (_, what), keys in by_action.items():
+        existing = {what for _keys, what in self.rows}
+        for (_action, what), keys in by_action.items():
             if what not in existing:
                 self.rows.append((", ".join(keys), what))
 
@@ -105,7 +113,7 @@ def _own_bindings(cls: type) -> list[Binding]:
 def _group_title(node: DOMNode) -> str:
     title = getattr(node, "HELP_GROUP", None)
     if isinstance(title, str) and title:
-        return title
+        return _(title)
     name = type(node).__name__
     # "ChatScreen" -> "Chat screen"
     words = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
@@ -115,13 +123,13 @@ def _group_title(node: DOMNode) -> str:
 def _node_bindings(node: DOMNode) -> list[Binding]:
     # `_bindings` is the merged map Textual itself dispatches from (BINDINGS of the whole MRO
     # plus keys added at run time, such as the command palette's), so help cannot go stale.
-    return [binding for _, binding in node._bindings]
+    return [binding for _key, binding in node._bindings]
 
 
 def collect_help(app: App[object], screen: Screen[object] | None) -> list[HelpGroup]:
     """The help groups: the screen, its talkie widgets, then keys that work everywhere."""
     groups: list[HelpGroup] = []
-    everywhere = HelpGroup("Everywhere")
+    everywhere = HelpGroup(_("Everywhere"))
     if screen is not None:
         generic = _textual_bindings(type(screen))
         screen_group = HelpGroup(_group_title(screen))
@@ -148,22 +156,22 @@ def _voice_note() -> str:
 
     call, mode, interrupt = (describe_key(k) for k in (CALL_KEY, MODE_KEY, BARGE_IN_KEY))
     talk, *other = (describe_key(k) for k in TALK_KEYS.split(","))
-    also = f" (or {', '.join(other)})" if other else ""
-    return (
-        f"Where the server offers voice, {call} starts a call and hangs up. Terminals report "
-        f"no key release, so push-to-talk is a toggle: {talk}{also} starts talking, {talk} "
-        f"again sends. {mode} switches hands-free on and off, {interrupt} interrupts the "
+    also = _(" (or {keys})").format(keys=", ".join(other)) if other else ""
+    return _(
+        "Where the server offers voice, {call} starts a call and hangs up. Terminals report "
+        "no key release, so push-to-talk is a toggle: {talk}{also} starts talking, {talk} "
+        "again sends. {mode} switches hands-free on and off, {interrupt} interrupts the "
         "assistant. An action is confirmed by voice only after it was read out; its buttons "
         "work too."
-    )
+    ).format(call=call, talk=talk, also=also, mode=mode, interrupt=interrupt)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LocalizedBindings, ModalScreen[None]):
     """Every binding of the app and the current screen, grouped, plus a few fixed notes."""
 
-    HELP_GROUP = "Help"
+    HELP_GROUP = N_("Help")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,q", "close", "Close help"),
+        Binding("escape,f1,q", "close", N_("Close help")),
     ]
 
     def __init__(
@@ -182,22 +190,28 @@ class HelpScreen(ModalScreen[None]):
     def notes(self) -> HelpGroup:
         """The fixed lines: what no binding says."""
         return HelpGroup(
-            "Good to know",
+            _("Good to know"),
             [
-                (describe_key(self.newline_key), "New line in the message you are writing."),
-                ("Enter", "Sends the message; in a list, opens the highlighted entry."),
+                (describe_key(self.newline_key), _("New line in the message you are writing.")),
+                ("Enter", _("Sends the message; in a list, opens the highlighted entry.")),
                 (
-                    "Links",
-                    "Show their address and open in your browser only when you click them or "
-                    "press Enter on them, and only https: addresses or this server's own pages.",
+                    _("Links"),
+                    _(
+                        "Show their address and open in your browser only when you click them "
+                        "or press Enter on them, and only https: addresses or this server's own "
+                        "pages."
+                    ),
                 ),
                 (
-                    "Actions",
-                    "What the agent proposes waits for your Confirm or Cancel. Keys pressed just "
-                    "before a card appears are ignored; a high-risk action asks once more.",
+                    _("Actions"),
+                    _(
+                        "What the agent proposes waits for your Confirm or Cancel. Keys pressed "
+                        "just before a card appears are ignored; a high-risk action asks once "
+                        "more."
+                    ),
                 ),
-                ("Voice", _voice_note()),
-                ("↑ ↓ PgUp PgDn", "Move in lists and in the conversation."),
+                (_("Voice"), _voice_note()),
+                ("↑ ↓ PgUp PgDn", _("Move in lists and in the conversation.")),
             ],
         )
 
@@ -211,7 +225,7 @@ class HelpScreen(ModalScreen[None]):
         """A box with a title, the scrollable list of keys, and how to close it."""
         groups = [*collect_help(self.app, self._screen_below()), self.notes()]
         with Vertical(id="help-box"):
-            yield Static(Content("Keys and help"), id="help-title")
+            yield Static(Content(_("Keys and help")), id="help-title")
             with VerticalScroll(id="help-scroll"):
                 for group in groups:
                     # Plain Content throughout: descriptions may one day quote server text.
@@ -220,7 +234,7 @@ class HelpScreen(ModalScreen[None]):
                         with Horizontal(classes="help-row"):
                             yield Static(Content(keys), classes="help-key")
                             yield Static(Content(what), classes="help-what")
-            yield Static(Content("Esc, F1 or q closes this help."), id="help-footer")
+            yield Static(Content(_("Esc, F1 or q closes this help.")), id="help-footer")
 
     def on_mount(self) -> None:
         """Focus the scroll area so the arrow keys scroll it."""

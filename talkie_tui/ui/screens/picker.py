@@ -13,6 +13,10 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
+
 __all__ = ["PickItem", "PickerScreen"]
 
 
@@ -29,14 +33,16 @@ class PickItem:
         first_line = self.label.splitlines()[0] if self.label else ""
         if self.kind == "link":
             return Text.assemble(("↗ ", "bold"), first_line, ("  " + self.value, "dim"))
-        marker = "⧉ code  " if self.kind == "code" else "⧉ answer  "
+        kind = _("code") if self.kind == "code" else _("answer")
+        marker = f"⧉ {kind}  "
         return Text.assemble((marker, "bold"), first_line[:100])
 
 
-class PickerScreen(ModalScreen[PickItem | None]):
+class PickerScreen(LocalizedBindings, ModalScreen[PickItem | None]):
     """A list of links and copyable pieces of the conversation; Enter picks, Esc closes."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
+    HELP_GROUP = N_("Picker screen")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, items: list[PickItem]) -> None:
         super().__init__()
@@ -45,7 +51,7 @@ class PickerScreen(ModalScreen[PickItem | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="picker-box"):
             yield Static(
-                Text("Links open in the browser · code and answers are copied"),
+                Text(_("Links open in the browser · code and answers are copied")),
                 classes="picker-title",
             )
             yield OptionList(

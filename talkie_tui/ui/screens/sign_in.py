@@ -27,10 +27,13 @@ from talkie_tui import browser
 from talkie_tui.auth.loopback import CallbackOutcome
 from talkie_tui.auth.signin import SIGN_IN_TIMEOUT
 from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.protocol.client import StaticToken, TokenSource
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.protocol.sanitize import clean_text
+
+from ..localized import LocalizedBindings
 
 __all__ = ["SignInFlow", "SignInScreen"]
 
@@ -66,18 +69,18 @@ def _elapsed(seconds: float) -> str:
 def _no_browser_reason() -> str:
     """Why no browser will be opened, in words ("this is an SSH session, so …")."""
     description = browser.browser_description()
-    return description.removeprefix("none:").strip() or "no graphical browser was found"
+    return description.removeprefix("none:").strip() or _("no graphical browser was found")
 
 
-class SignInScreen(Screen[TokenSource | None]):
+class SignInScreen(LocalizedBindings, Screen[TokenSource | None]):
     """Sign in to one server; dismisses with the token source, or None when cancelled."""
 
-    HELP_GROUP = "Sign-in screen"
+    HELP_GROUP = N_("Sign-in screen")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel the sign-in"),
-        Binding("ctrl+t", "copy_url", "Copy the sign-in address"),
-        Binding("ctrl+o", "open_browser", "Open the browser"),
-        Binding("ctrl+r", "retry", "Retry"),
+        Binding("escape", "cancel", N_("Cancel the sign-in")),
+        Binding("ctrl+t", "copy_url", N_("Copy the sign-in address")),
+        Binding("ctrl+o", "open_browser", N_("Open the browser")),
+        Binding("ctrl+r", "retry", N_("Retry")),
     ]
 
     def __init__(
@@ -146,7 +149,9 @@ class SignInScreen(Screen[TokenSource | None]):
             yield Static(Content(self._title()), id="sign-in-title")
             if self.issuer:
                 yield Static(
-                    Content(f"through its sign-in service at {self.issuer}"),
+                    Content(
+                        _("through its sign-in service at {issuer}").format(issuer=self.issuer)
+                    ),
                     id="sign-in-issuer",
                 )
             if self.reason:
@@ -156,51 +161,63 @@ class SignInScreen(Screen[TokenSource | None]):
             if self.offer_dev_token:
                 yield from self._compose_dev_token()
             with Horizontal(id="sign-in-actions"):
-                yield Button(Content("Retry"), id="sign-in-retry", variant="primary")
-                yield Button(Content("Cancel"), id="sign-in-cancel", variant="default")
+                yield Button(Content(_("Retry")), id="sign-in-retry", variant="primary")
+                yield Button(Content(_("Cancel")), id="sign-in-cancel", variant="default")
             yield Static(Content(self._hints()), id="sign-in-hints")
 
     def _title(self) -> str:
         if self.uses_oauth:
-            return f"Sign in to {self.server_name}"
-        return f"Sign in to {self.server_name} with a development token"
+            return _("Sign in to {name}").format(name=self.server_name)
+        return _("Sign in to {name} with a development token").format(name=self.server_name)
 
     def _hints(self) -> str:
         if self.uses_oauth:
-            return "Esc cancels · Ctrl+T copies the address · Ctrl+O opens the browser · F1 help"
-        return "Enter signs in · Esc cancels · F1 help"
+            return _("Esc cancels · Ctrl+T copies the address · Ctrl+O opens the browser · F1 help")
+        return _("Enter signs in · Esc cancels · F1 help")
 
     def _compose_oauth(self) -> ComposeResult:
         yield Static(
-            Content("1. Open this address in a browser and sign in:"), classes="sign-in-step"
+            Content(_("1. Open this address in a browser and sign in:")), classes="sign-in-step"
         )
-        yield Static(Content("Preparing the sign-in address…"), id="sign-in-url")
+        yield Static(Content(_("Preparing the sign-in address…")), id="sign-in-url")
         with Horizontal(id="sign-in-url-buttons"):
-            yield Button(Content("Open browser"), id="sign-in-open", disabled=True)
-            yield Button(Content("Copy address"), id="sign-in-copy", disabled=True)
+            yield Button(Content(_("Open browser")), id="sign-in-open", disabled=True)
+            yield Button(Content(_("Copy address")), id="sign-in-copy", disabled=True)
             yield Static(Content(""), id="sign-in-copied")
         yield Static(Content(""), id="sign-in-browser-note")
         yield Static(
             Content(
-                "2. When you have signed in, talkie continues by itself. If the browser ends "
-                "on a page that cannot be reached (common over SSH), copy the whole address "
-                "from its address bar and paste it here, then press Enter:"
+                _(
+                    "2. When you have signed in, talkie continues by itself. If the browser ends "
+                    "on a page that cannot be reached (common over SSH), copy the whole address "
+                    "from its address bar and paste it here, then press Enter:"
+                )
             ),
             classes="sign-in-step",
         )
-        yield Input(placeholder="Paste the address your browser ended on", id="sign-in-paste")
+        yield Input(placeholder=_("Paste the address your browser ended on"), id="sign-in-paste")
         yield Static(Content(""), id="sign-in-paste-error")
         with Horizontal(id="sign-in-status-row"):
             yield Static(Content(""), id="sign-in-spinner")
             yield Static(Content(""), id="sign-in-status")
 
     def _compose_dev_token(self) -> ComposeResult:
-        hint = self.server.manifest.auth.token
-        text = "Development token" if not self.uses_oauth else "Or paste a development token"
-        if hint is not None and hint.hint:
-            text += f" ({clean_text(hint.hint)})"
-        yield Static(Content(text + ":"), classes="sign-in-step", id="sign-in-token-label")
-        yield Input(placeholder="Development token", password=True, id="sign-in-token")
+        token = self.server.manifest.auth.token
+        hint = clean_text(token.hint) if token is not None and token.hint else ""
+        if self.uses_oauth:
+            text = (
+                _("Or paste a development token ({hint}):").format(hint=hint)
+                if hint
+                else _("Or paste a development token:")
+            )
+        else:
+            text = (
+                _("Development token ({hint}):").format(hint=hint)
+                if hint
+                else _("Development token:")
+            )
+        yield Static(Content(text), classes="sign-in-step", id="sign-in-token-label")
+        yield Input(placeholder=_("Development token"), password=True, id="sign-in-token")
 
     @property
     def status_text(self) -> str:
@@ -249,7 +266,10 @@ class SignInScreen(Screen[TokenSource | None]):
         flow = self._flow = self._flow_factory()
         delivered = False
         try:
-            self._set_status(f"Finding the sign-in service of {self.server_name}…", busy=True)
+            self._set_status(
+                _("Finding the sign-in service of {name}…").format(name=self.server_name),
+                busy=True,
+            )
             self._browser_ok = await asyncio.to_thread(browser.graphical_browser_available)
             url = await flow.start()
             self._show_url(url)
@@ -259,7 +279,7 @@ class SignInScreen(Screen[TokenSource | None]):
             self._waiting_since = self._clock()
             self._tick()
             tokens = await flow.wait()
-            self._set_status("Signed in.", busy=False)
+            self._set_status(_("Signed in."), busy=False)
             delivered = True
             self.dismiss(tokens)
         except TalkieError as error:  # the timeout (SignInCancelled) too: Retry starts anew
@@ -274,8 +294,10 @@ class SignInScreen(Screen[TokenSource | None]):
         if event.worker is self._worker and event.state is WorkerState.ERROR:
             error = event.worker.error
             self._fail(
-                f"Something unexpected went wrong: {type(error).__name__}: {error}",
-                "This is a bug in talkie; please report it. Retry starts a new sign-in.",
+                _("Something unexpected went wrong: {kind}: {error}").format(
+                    kind=type(error).__name__, error=error
+                ),
+                _("This is a bug in talkie; please report it. Retry starts a new sign-in."),
             )
 
     def _fail(self, message: str, hint: str) -> None:
@@ -305,8 +327,10 @@ class SignInScreen(Screen[TokenSource | None]):
         opener.disabled = not self._browser_ok
         if not self._browser_ok:
             self._set_browser_note(
-                f"Talkie cannot open a browser here: {_no_browser_reason()}. Open the address "
-                "in a browser on any computer (Ctrl+T copies it)."
+                _(
+                    "Talkie cannot open a browser here: {reason}. Open the address "
+                    "in a browser on any computer (Ctrl+T copies it)."
+                ).format(reason=_no_browser_reason())
             )
 
     def _set_browser_note(self, text: str) -> None:
@@ -334,8 +358,13 @@ class SignInScreen(Screen[TokenSource | None]):
             minutes = int(SIGN_IN_TIMEOUT // 60)
             self.query_one("#sign-in-status", Static).update(
                 Content(
-                    f"Waiting for you to sign in… {_elapsed(now - self._waiting_since)} "
-                    f"(the address works for {minutes} minutes)"
+                    ngettext(
+                        "Waiting for you to sign in… {elapsed} "
+                        "(the address works for {minutes} minute)",
+                        "Waiting for you to sign in… {elapsed} "
+                        "(the address works for {minutes} minutes)",
+                        minutes,
+                    ).format(elapsed=_elapsed(now - self._waiting_since), minutes=minutes)
                 )
             )
 
@@ -350,12 +379,17 @@ class SignInScreen(Screen[TokenSource | None]):
         opened = await asyncio.to_thread(browser.open_url, url)
         if opened:
             self._set_browser_note(
-                "Your browser should now show the sign-in page. If it does not, press Open "
-                "browser again, or copy the address."
+                _(
+                    "Your browser should now show the sign-in page. If it does not, press Open "
+                    "browser again, or copy the address."
+                )
             )
         else:
             self._set_browser_note(
-                "The browser could not be opened; copy the address (Ctrl+T) and open it yourself."
+                _(
+                    "The browser could not be opened; copy the address (Ctrl+T) "
+                    "and open it yourself."
+                )
             )
 
     # --- the person's gestures -----------------------------------------------------------
@@ -365,18 +399,18 @@ class SignInScreen(Screen[TokenSource | None]):
         event.stop()
         text = event.value.strip()
         if not text:
-            self._show_paste_error("Paste the whole address from the browser's address bar.")
+            self._show_paste_error(_("Paste the whole address from the browser's address bar."))
             return
         flow = self._flow
         if flow is None or self._failed or not self._url:
             self._show_paste_error(
-                "No sign-in is waiting for an answer now; press Retry to start a new one."
+                _("No sign-in is waiting for an answer now; press Retry to start a new one.")
             )
             return
         outcome = flow.submit(text)
         if outcome.ok:
             self._show_paste_error("")
-            self._set_status("Signed in; finishing…", busy=True)
+            self._set_status(_("Signed in; finishing…"), busy=True)
             self._waiting_since = None
         elif not outcome.finished:
             # Refused, but the flow goes on: keep the text so it can be fixed.
@@ -426,8 +460,8 @@ class SignInScreen(Screen[TokenSource | None]):
         if not self._url:
             return
         self.app.copy_to_clipboard(self._url)
-        self.query_one("#sign-in-copied", Static).update(Content("✓ Copied"))
-        self.notify("The sign-in address was copied to the clipboard.", markup=False)
+        self.query_one("#sign-in-copied", Static).update(Content(_("✓ Copied")))
+        self.notify(_("The sign-in address was copied to the clipboard."), markup=False)
 
     def action_open_browser(self) -> None:
         """Open the sign-in address in a graphical browser."""
@@ -435,7 +469,7 @@ class SignInScreen(Screen[TokenSource | None]):
             return
         if not self._browser_ok:
             self.notify(
-                f"No browser can be opened here: {_no_browser_reason()}.",
+                _("No browser can be opened here: {reason}.").format(reason=_no_browser_reason()),
                 severity="warning",
                 markup=False,
             )

@@ -13,18 +13,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from talkie_tui.config import config_dir, settings_path
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
 
 __all__ = ["StoreChoiceScreen"]
 
 
-class StoreChoiceScreen(ModalScreen[str | None]):
+class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
     """Dismisses with "file", "session", or None (cancel); Cancel has the focus."""
 
-    HELP_GROUP = "Where to keep the sign-in"
+    HELP_GROUP = N_("Where to keep the sign-in")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("up", "app.focus_previous", "Previous choice", show=False),
-        Binding("down", "app.focus_next", "Next choice", show=False),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("up", "app.focus_previous", N_("Previous choice"), show=False),
+        Binding("down", "app.focus_next", N_("Next choice"), show=False),
     ]
 
     def __init__(
@@ -48,30 +51,33 @@ class StoreChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """The reason, the two places, Cancel, and how to choose for good."""
         with Vertical(id="store-choice-box"):
-            yield Static(Content("There is no system keyring here"), id="store-choice-title")
+            yield Static(Content(_("There is no system keyring here")), id="store-choice-title")
             yield Static(
                 Content(
-                    "Talkie keeps sign-ins in the system keyring, but none is usable here: "
-                    f"{self.reason.rstrip('.')}.\n\n"
-                    f"Where should talkie keep your sign-in to {self.server_name}?"
+                    _(
+                        "Talkie keeps sign-ins in the system keyring, but none is usable here: "
+                        "{reason}.\n\n"
+                        "Where should talkie keep your sign-in to {name}?"
+                    ).format(reason=self.reason.rstrip("."), name=self.server_name)
                 ),
                 id="store-choice-body",
             )
             yield Button(
-                Content(f"Keep it in a private file (0600) in {config_dir()}"),
+                Content(_("Keep it in a private file (0600) in {path}").format(path=config_dir())),
                 id="store-choice-file",
                 classes="store-choice",
             )
             yield Button(
-                Content("This session only (sign in again next time)"),
+                Content(_("This session only (sign in again next time)")),
                 id="store-choice-session",
                 classes="store-choice",
             )
-            yield Button(Content("Cancel"), id="store-choice-cancel", classes="store-choice")
+            yield Button(Content(_("Cancel")), id="store-choice-cancel", classes="store-choice")
             yield Static(
                 Content(
-                    'To choose for good, set token_storage = "file" (or "session") in '
-                    f"{settings_path()}."
+                    _(
+                        'To choose for good, set token_storage = "file" (or "session") in {path}.'
+                    ).format(path=settings_path())
                 ),
                 id="store-choice-hint",
             )

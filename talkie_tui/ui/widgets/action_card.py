@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.errors import (
     ConflictError,
     ExpiredError,
@@ -58,25 +59,25 @@ Decision = Literal["confirm", "cancel"]
 GUARD_SECONDS = 0.7
 ASK_AGAIN_SECONDS = 10.0
 
-_RISK_TEXT = {"low": "LOW RISK", "medium": "MEDIUM RISK", "high": "HIGH RISK"}
+_RISK_TEXT = {"low": N_("LOW RISK"), "medium": N_("MEDIUM RISK"), "high": N_("HIGH RISK")}
 _STATUS_TEXT = {
-    "pending": "waiting for your decision",
-    "running": "running…",
-    "done": "✓ done",
-    "failed": "✗ failed",
-    "cancelled": "cancelled",
-    "expired": "expired",
+    "pending": N_("waiting for your decision"),
+    "running": N_("running…"),
+    "done": N_("✓ done"),
+    "failed": N_("✗ failed"),
+    "cancelled": N_("cancelled"),
+    "expired": N_("expired"),
 }
 _STATES = tuple(f"-{status}" for status in _STATUS_TEXT)
 _RISKS = tuple(f"-risk-{risk}" for risk in _RISK_TEXT)
-ASK_AGAIN_TEXT = "High risk: press Confirm (y) again to go ahead, or Cancel (n)."
+ASK_AGAIN_TEXT = N_("High risk: press Confirm (y) again to go ahead, or Cancel (n).")
 
 
 def format_remaining(seconds: float) -> str:
     """Time left for people: `42s`, `9:58`, `1:02:03` (rounded up, never negative)."""
     left = max(0, math.ceil(seconds))
     if left < 60:
-        return f"{left}s"
+        return _("{seconds}s").format(seconds=left)
     minutes, left = divmod(left, 60)
     if minutes < 60:
         return f"{minutes}:{left:02d}"
@@ -87,34 +88,33 @@ def format_remaining(seconds: float) -> str:
 def explain_decision_error(error: BaseException) -> str:
     """A plain-words explanation of why a decision was not accepted (409, 410, …)."""
     if isinstance(error, StaleError):
-        return (
+        return _(
             "The action changed after it was shown to you, so nothing was done. "
-            f"Check the new details before deciding again. (The server: {error.message})"
-        )
+            "Check the new details before deciding again. (The server: {message})"
+        ).format(message=error.message)
     if isinstance(error, ConflictError):
-        return (
+        return _(
             "This action was already decided the other way (perhaps on another device); "
-            f"your decision was not applied. (The server: {error.message})"
-        )
+            "your decision was not applied. (The server: {message})"
+        ).format(message=error.message)
     if isinstance(error, ExpiredError):
-        return (
+        return _(
             "This action expired before your decision arrived; nothing was done. "
-            f"(The server: {error.message})"
-        )
+            "(The server: {message})"
+        ).format(message=error.message)
     if isinstance(error, NotFoundError):
-        return "The server no longer knows this action (its thread may have been deleted)."
+        return _("The server no longer knows this action (its thread may have been deleted).")
     if isinstance(error, UnauthorizedError):
-        return "You are signed out; sign in again, then decide."
+        return _("You are signed out; sign in again, then decide.")
     if isinstance(error, ForbiddenError):
-        return f"You may not decide this action: {error.message}"
+        return _("You may not decide this action: {message}").format(message=error.message)
     if isinstance(error, TransportError):
-        return (
-            f"Your decision may not have reached the server ({error.message}). "
-            "Deciding again is safe."
-        )
+        return _(
+            "Your decision may not have reached the server ({message}). Deciding again is safe."
+        ).format(message=error.message)
     if isinstance(error, TalkieError):
         return f"{error.message} {error.retry_hint}"
-    return "Something went wrong while sending your decision. Deciding again is safe."
+    return _("Something went wrong while sending your decision. Deciding again is safe.")
 
 
 def _timestamp(moment: datetime | None) -> float | None:
@@ -133,9 +133,10 @@ class ActionCard(Widget, can_focus=True):
 
     guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
 
+    HELP_GROUP = N_("Action card")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Confirm"),
-        Binding("n", "decline", "Cancel"),
+        Binding("y", "confirm", N_("Confirm")),
+        Binding("n", "decline", N_("Cancel")),
     ]
 
     def __init__(
@@ -159,7 +160,7 @@ class ActionCard(Widget, can_focus=True):
         self._error: str | None = None
         self._ticker: Timer | None = None
         self._ready = False  # `is_mounted` turns true only after on_mount returns
-        self.border_title = Content("Action")
+        self.border_title = Content(_("Action"))
 
     # --- composition -----------------------------------------------------------------------
 
@@ -172,9 +173,9 @@ class ActionCard(Widget, can_focus=True):
             yield Label(classes="action--countdown")
         yield Static(classes="action--message", markup=False)
         with Horizontal(classes="action--buttons"):
-            yield Button(Content("Confirm"), classes="action--confirm", variant="success")
-            yield Button(Content("Cancel"), classes="action--cancel", variant="default")
-            yield Button(Content("Undo"), classes="action--undo", variant="warning")
+            yield Button(Content(_("Confirm")), classes="action--confirm", variant="success")
+            yield Button(Content(_("Cancel")), classes="action--cancel", variant="default")
+            yield Button(Content(_("Undo")), classes="action--undo", variant="warning")
             yield Label(classes="action--keys")
 
     def on_mount(self) -> None:
@@ -304,24 +305,24 @@ class ActionCard(Widget, can_focus=True):
 
     def _status_text(self) -> str:
         if self.locally_expired:
-            return "expired"
+            return _(_STATUS_TEXT["expired"])
         if self.action.status == "running" and self.can_undo:
-            return "running (can still be undone)"
-        return _STATUS_TEXT[self.action.status]
+            return _("running (can still be undone)")
+        return _(_STATUS_TEXT[self.action.status])
 
     def _countdown_text(self) -> str:
         expires = _timestamp(self.action.expires_at)
         if self.can_decide and expires is not None:
-            return f"expires in {format_remaining(expires - self._clock())}"
+            return _("expires in {time}").format(time=format_remaining(expires - self._clock()))
         return ""
 
     def _message_text(self) -> str:
         if self._error:
             return self._error
         if self.asking_again:
-            return ASK_AGAIN_TEXT
+            return _(ASK_AGAIN_TEXT)
         if self._busy:
-            return "Sending your decision…"
+            return _("Sending your decision…")
         return ""
 
     def _sync(self) -> None:
@@ -344,7 +345,8 @@ class ActionCard(Widget, can_focus=True):
         self.set_class(bool(message), "-has-message")
         self.set_class(bool(self._error), "-has-error")
 
-        self.query_one(".action--risk", Label).update(Content(_RISK_TEXT[action.risk_level]))
+        risk = _(_RISK_TEXT[action.risk_level])
+        self.query_one(".action--risk", Label).update(Content(risk))
         self.query_one(".action--status", Label).update(Content(self._status_text()))
         self.query_one(".action--countdown", Label).update(Content(self._countdown_text()))
         self.query_one(".action--message", Static).update(Content(message))
@@ -358,7 +360,8 @@ class ActionCard(Widget, can_focus=True):
         undo_until = _timestamp(self.action.undo_until)
         confirm.variant = "error" if self.action.risk_level == "high" else "success"
         if can_undo and undo_until is not None:
-            undo.label = Content(f"Undo ({format_remaining(undo_until - self._clock())})")
+            left = format_remaining(undo_until - self._clock())
+            undo.label = Content(_("Undo ({time})").format(time=left))
         decide_on = can_decide and not self._busy
         wanted = {confirm: decide_on, cancel: decide_on, undo: can_undo and not self._busy}
         focused = self.screen.focused
@@ -367,7 +370,7 @@ class ActionCard(Widget, can_focus=True):
             self.focus()
         for button, on in wanted.items():
             button.disabled = not on
-        keys = "y confirm · n cancel" if can_decide else ("n undo" if can_undo else "")
+        keys = _("y confirm · n cancel") if can_decide else (_("n undo") if can_undo else "")
         self.query_one(".action--keys", Label).update(Content(keys))
 
     def _sync_ticker(self, can_decide: bool, can_undo: bool) -> None:

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from talkie_tui.i18n import N_, _, ngettext, pgettext
 from talkie_tui.protocol.models import (
     BadgeBlock,
     Card,
@@ -49,14 +50,20 @@ MAX_LABEL_WIDTH = 28
 
 
 def human_size(size: int) -> str:
-    """A byte count for people: `512 B`, `48.2 kB`, `3.1 MB` (powers of 1000)."""
+    """A byte count for people: `512 B`, `48.2 kB`, `3.1 MB` (powers of 1000).
+
+    The decimal point is the UI language's ("48,2 kB" in Czech).
+    """
     if size < 1000:
         return f"{size} B"
     value = float(size)
     for unit in ("kB", "MB", "GB", "TB"):
         value /= 1000
         if value < 1000 or unit == "TB":
-            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+            if value >= 100:
+                return f"{value:.0f} {unit}"
+            number = f"{value:.1f}".replace(".", pgettext("decimal separator", "."))
+            return f"{number} {unit}"
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -103,6 +110,8 @@ class BadgeView(Static):
 class FileRow(ActivatableRow):
     """A downloadable file: name, type and size, and a Download affordance."""
 
+    HELP_GROUP = N_("File row")
+
     def __init__(self, block: FileBlock) -> None:
         # `mime` is not cleaned by the model (it is not meant for display), so clean it here.
         details = [clean_text(block.mime)] if block.mime else []
@@ -112,7 +121,7 @@ class FileRow(ActivatableRow):
             block.name,
             marker="⬇",
             detail=" · ".join(details) or None,
-            hint="Download",
+            hint=_("Download"),
             classes="card--file",
         )
         self.block = block
@@ -149,7 +158,8 @@ def _list(block: ListBlock, card: Card) -> Iterator[Widget]:
         else:
             yield Row(item.title, marker="›", detail=item.subtitle, classes="card--item")
     if block.more:
-        yield plain(f"+{block.more} more", "card--more")
+        more = ngettext("+{count} more", "+{count} more", block.more)
+        yield plain(more.format(count=block.more), "card--more")
 
 
 def _link(block: LinkBlock, card: Card) -> Iterator[Widget]:

@@ -6,10 +6,17 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from talkie_tui.i18n import _, ngettext, pgettext
+
 __all__ = ["Composer"]
 
 # Ctrl+J works in every terminal; the others only where the terminal reports them.
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
+
+def _grouped(number: int) -> str:
+    """`number` with its thousands grouped as the UI's language writes them (1,234 / 1 234)."""
+    return f"{number:,}".replace(",", pgettext("thousands separator", ","))
 
 
 class Composer(TextArea):
@@ -26,7 +33,7 @@ class Composer(TextArea):
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
         self.max_chars = max_chars
         self._newline_keys = NEWLINE_KEYS | {newline_key}
-        self.border_title = "Message"
+        self.border_title = _("Message")
         self._update_counter()
 
     @property
@@ -53,9 +60,15 @@ class Composer(TextArea):
             return
         if self.over_limit:
             self.app.bell()
+            count = len(text)
             self.notify(
-                f"The message has {len(text):,} characters; this server accepts "
-                f"{self.max_chars:,}. Shorten it to send.",
+                ngettext(
+                    "The message has {count} character; this server accepts {limit}. "
+                    "Shorten it to send.",
+                    "The message has {count} characters; this server accepts {limit}. "
+                    "Shorten it to send.",
+                    count,
+                ).format(count=_grouped(count), limit=_grouped(self.max_chars)),
                 severity="warning",
                 markup=False,
             )
@@ -67,6 +80,6 @@ class Composer(TextArea):
 
     def _update_counter(self) -> None:
         count = len(self.text)
-        self.border_subtitle = f"{count:,} / {self.max_chars:,}"
+        self.border_subtitle = f"{_grouped(count)} / {_grouped(self.max_chars)}"
         self.set_class(self.over_limit, "-over-limit")
         self.set_class(count >= self.max_chars * 0.9, "-near-limit")

@@ -12,6 +12,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.protocol.models import UsageMeter, User
 from talkie_tui.protocol.sanitize import clean_text
 
@@ -24,11 +25,11 @@ WIDE = 100  # columns from which the header has room for the logo
 ConnectionState = Literal["connected", "streaming", "reconnecting", "offline", "connecting"]
 
 _STATE_LABELS: dict[str, str] = {
-    "connecting": "◌ connecting…",
-    "connected": "● connected",
-    "streaming": "◉ answering…",
-    "reconnecting": "◌ reconnecting…",
-    "offline": "○ offline",
+    "connecting": N_("◌ connecting…"),
+    "connected": N_("● connected"),
+    "streaming": N_("◉ answering…"),
+    "reconnecting": N_("◌ reconnecting…"),
+    "offline": N_("○ offline"),
 }
 
 
@@ -126,7 +127,8 @@ class TalkieHeader(Horizontal):
         if not self.is_mounted:
             return
         widget = self.query_one("#header-state", Static)
-        widget.update(Text(_STATE_LABELS.get(state, state)))
+        label = _STATE_LABELS.get(state)
+        widget.update(Text(_(label) if label is not None else state))
         for name in _STATE_LABELS:
             widget.set_class(name == state, f"-{name}")
 
@@ -134,5 +136,9 @@ class TalkieHeader(Horizontal):
         """Show how many actions wait for a decision."""
         if not self.is_mounted:
             return
-        label = f"⚑ {count} pending" if count else ""
+        label = (
+            ngettext("⚑ {count} pending", "⚑ {count} pending", count).format(count=count)
+            if count
+            else ""
+        )
         self.query_one("#header-pending", Static).update(Text(label))

@@ -10,6 +10,7 @@ from textual.events import Click
 from textual.style import Style
 from textual.widget import Widget
 
+from talkie_tui.i18n import N_
 from talkie_tui.protocol.models import OpenLink
 from talkie_tui.ui.messages import OpenLinkRequested
 
@@ -77,7 +78,7 @@ class Row(Widget):
 class ActivatableRow(Row, can_focus=True):
     """A row that does something on Enter or a click (and only then)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "activate", "Open", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "activate", N_("Open"), show=False)]
 
     def activate(self) -> None:
         """Do what the row stands for (post a message); subclasses decide."""
@@ -95,6 +96,8 @@ class ActivatableRow(Row, can_focus=True):
 
 class LinkRow(ActivatableRow):
     """A row that asks the screen to open `url` (the screen applies the link policy)."""
+
+    HELP_GROUP = N_("Link row")
 
     def __init__(
         self,
@@ -126,6 +129,8 @@ class LinkRow(ActivatableRow):
 
 class LinkView(LinkRow):
     """A `talkie.open` suggestion: label and URL visible; opens only on Enter or a click."""
+
+    HELP_GROUP = N_("Link view")
 
     def __init__(self, link: OpenLink, *, classes: str | None = None) -> None:
         super().__init__(link.label, link.url, classes=f"link-view {classes or ''}".strip())

@@ -13,12 +13,13 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from talkie_tui.chat.turns import NoticePart
+from talkie_tui.i18n import N_, _
 from talkie_tui.ui.messages import RetryRequested
 from talkie_tui.ui.widgets.action_card import Clock
 
 __all__ = ["NoticeView"]
 
-RETRY_HINT = "Trying again may help."
+RETRY_HINT = N_("Trying again may help.")
 
 
 class NoticeView(Widget):
@@ -44,11 +45,12 @@ class NoticeView(Widget):
         part = self.part
         yield Static(Content(part.text), markup=False, classes="notice--text")
         if part.code:
-            yield Static(Content(f"code: {part.code}"), markup=False, classes="notice--code")
+            code = _("code: {code}").format(code=part.code)
+            yield Static(Content(code), markup=False, classes="notice--code")
         if part.retryable:
             with Horizontal(classes="notice--retry"):
-                yield Static(Content(RETRY_HINT), markup=False, classes="notice--hint")
-                yield Button(Content("Retry"), classes="notice--retry-button", compact=True)
+                yield Static(Content(_(RETRY_HINT)), markup=False, classes="notice--hint")
+                yield Button(Content(_("Retry")), classes="notice--retry-button", compact=True)
 
     def on_mount(self) -> None:
         """Start the countdown when the server asked us to wait."""
@@ -67,7 +69,8 @@ class NoticeView(Widget):
             return
         left = self.seconds_left
         button = self.query_one(".notice--retry-button", Button)
-        button.label = Content(f"Retry in {left}s" if left else "Retry")
+        label = _("Retry in {seconds}s").format(seconds=left) if left else _("Retry")
+        button.label = Content(label)
         button.disabled = left > 0
         if not left and self._ticker is not None:
             self._ticker.stop()

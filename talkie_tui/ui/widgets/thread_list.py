@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from talkie_tui.i18n import N_, _, ngettext, pgettext
 from talkie_tui.protocol.models import Thread
 
 __all__ = ["SplitRow", "ThreadList", "ThreadRow", "fold_text", "one_line", "relative_time"]
@@ -41,6 +42,39 @@ def fold_text(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+def _weekday(when: datetime) -> str:
+    """The short name of the day of the week, in the UI's language (not the C locale's)."""
+    names = (
+        pgettext("weekday", "Mon"),
+        pgettext("weekday", "Tue"),
+        pgettext("weekday", "Wed"),
+        pgettext("weekday", "Thu"),
+        pgettext("weekday", "Fri"),
+        pgettext("weekday", "Sat"),
+        pgettext("weekday", "Sun"),
+    )
+    return names[when.weekday()]
+
+
+def _day_and_month(when: datetime) -> str:
+    """The day and the short month name ("12 Mar"), in the UI's language."""
+    months = (
+        pgettext("month", "Jan"),
+        pgettext("month", "Feb"),
+        pgettext("month", "Mar"),
+        pgettext("month", "Apr"),
+        pgettext("month", "May"),
+        pgettext("month", "Jun"),
+        pgettext("month", "Jul"),
+        pgettext("month", "Aug"),
+        pgettext("month", "Sep"),
+        pgettext("month", "Oct"),
+        pgettext("month", "Nov"),
+        pgettext("month", "Dec"),
+    )
+    return _("{day} {month}").format(day=when.day, month=months[when.month - 1])
+
+
 def relative_time(when: datetime | None, now: datetime, tz: tzinfo | None = None) -> str:
     """A short age such as "now", "3 min", "5 h", "yesterday", "Mon", "12 Mar" or "2024"."""
     if when is None:
@@ -50,18 +84,20 @@ def relative_time(when: datetime | None, now: datetime, tz: tzinfo | None = None
     when, now = when.astimezone(tz), now.astimezone(tz)
     seconds = (now - when).total_seconds()
     if seconds < 60:
-        return "now"  # also for a clock slightly ahead of ours
+        return _("now")  # also for a clock slightly ahead of ours
     if seconds < 3600:
-        return f"{int(seconds // 60)} min"
+        minutes = int(seconds // 60)
+        return ngettext("{count} min", "{count} min", minutes).format(count=minutes)
     days = (now.date() - when.date()).days
     if days == 0:
-        return f"{int(seconds // 3600)} h"
+        hours = int(seconds // 3600)
+        return ngettext("{count} h", "{count} h", hours).format(count=hours)
     if days == 1:
-        return "yesterday"
+        return _("yesterday")
     if days < 7:
-        return when.strftime("%a")
+        return _weekday(when)
     if when.year == now.year:
-        return f"{when.day} {when.strftime('%b')}"
+        return _day_and_month(when)
     return str(when.year)
 
 
@@ -133,7 +169,7 @@ class ThreadRow(SplitRow):
             thread = self.thread
             marker = _MARKERS.get(str(thread.channel), _OTHER_MARKER)
             # Server text: cleaned of control characters already; never markup, one line only.
-            title = one_line(thread.title) or "(untitled)"
+            title = one_line(thread.title) or _("(untitled)")
             age = relative_time(thread.updated_at or thread.created_at, self._now, self._tz)
             self._parts = (Content.assemble(marker, " ", title), age)
         return self._parts
@@ -167,13 +203,13 @@ class _ThreadMessage(Message):
 class ThreadList(Widget):
     """A filter box above an `OptionList` of threads; posts messages, never calls HTTP."""
 
-    HELP_GROUP = "Thread list"
+    HELP_GROUP = N_("Thread list")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_thread", "New thread"),
-        Binding("delete", "delete_thread", "Delete thread"),
-        Binding("slash", "focus_filter", "Filter threads"),
-        Binding("down", "focus_list", "From the filter to the list", show=False),
-        Binding("escape", "clear_filter", "Empty the filter", show=False),
+        Binding("n", "new_thread", N_("New thread")),
+        Binding("delete", "delete_thread", N_("Delete thread")),
+        Binding("slash", "focus_filter", N_("Filter threads")),
+        Binding("down", "focus_list", N_("From the filter to the list"), show=False),
+        Binding("escape", "clear_filter", N_("Empty the filter"), show=False),
     ]
 
     class Selected(_ThreadMessage):
@@ -209,7 +245,9 @@ class ThreadList(Widget):
         self._tz = tz
         self._entries: list[_Entry] = [_Entry(t) for t in threads]
         self._highlighted_id: str | None = None
-        self.filter_input = Input(placeholder="Filter threads  /", id="thread-filter", compact=True)
+        self.filter_input = Input(
+            placeholder=_("Filter threads  /"), id="thread-filter", compact=True
+        )
         self.options = OptionList(markup=False, id="thread-options")
 
     def compose(self) -> ComposeResult:
@@ -268,7 +306,8 @@ class ThreadList(Widget):
         """Show the threads that match the filter; `fresh` recomputes every row (ages)."""
         now = self._now()
         # None draws a rule under "New thread"; it is not an option, so threads start at 1.
-        options: list[Option | None] = [Option(Content("+ New thread"), id=NEW_THREAD_ID), None]
+        new_thread = Option(Content(_("+ New thread")), id=NEW_THREAD_ID)
+        options: list[Option | None] = [new_thread, None]
         seen: set[str] = set()
         for entry in self._matching():
             thread_id = entry.thread.id
@@ -280,7 +319,11 @@ class ThreadList(Widget):
                 entry.option = Option(row, id=_THREAD_PREFIX + thread_id)
             options.append(entry.option)
         if not seen:
-            text = "No threads match the filter." if self.filter_input.value else "No threads yet."
+            text = (
+                _("No threads match the filter.")
+                if self.filter_input.value
+                else _("No threads yet.")
+            )
             options.append(Option(Content(text), id="no-threads", disabled=True))
         keep = self._highlighted_id
         self.options.set_options(options)

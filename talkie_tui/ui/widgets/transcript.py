@@ -20,6 +20,7 @@ from talkie_tui.chat.turns import (
     ToolPart,
     Turn,
 )
+from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.protocol.sanitize import clean_text
 
 from .action_card import ActionCard
@@ -35,9 +36,9 @@ __all__ = ["Transcript", "TurnView"]
 VISIBLE_TURNS = 60
 
 _STATE_NOTES = {
-    "cancelled": "Stopped.",
-    "truncated": "The connection was lost before the answer was complete.",
-    "failed": "Not delivered.",
+    "cancelled": N_("Stopped."),
+    "truncated": N_("The connection was lost before the answer was complete."),
+    "failed": N_("Not delivered."),
 }
 
 
@@ -68,9 +69,10 @@ class TurnView(Vertical):
         self._state_note = Static(classes="turn-state")
 
     def compose(self) -> ComposeResult:
-        role = "You" if self.turn.role == "user" else "Agent"
+        role = _("You") if self.turn.role == "user" else _("Agent")
         if self.turn.channel == "voice":
-            role += " · ♪ voice"  # the mark of voice threads in the thread list
+            # ♪ is the mark of voice threads in the thread list
+            role = _("{role} · ♪ voice").format(role=role)
         yield Static(Text(role), classes="turn-role")
         for part in self.turn.parts:
             view = _part_view(part)
@@ -106,7 +108,7 @@ class TurnView(Vertical):
         state = self.turn.state
         for name in ("streaming", "cancelled", "truncated", "failed", "error"):
             self.set_class(state == name, f"-{name}")
-        note = _STATE_NOTES.get(state, "")
+        note = _(_STATE_NOTES[state]) if state in _STATE_NOTES else ""
         self._state_note.update(Text(note))
         self._state_note.display = bool(note)
         if state != "streaming":
@@ -137,10 +139,12 @@ class Transcript(VerticalScroll):
         turns = conversation.turns
         self._hidden_turns = max(0, len(turns) - limit)
         views: list[Widget] = []
-        if self._hidden_turns:
+        if hidden := self._hidden_turns:
             views.append(
                 Button(
-                    f"Show {self._hidden_turns} earlier messages",
+                    ngettext(
+                        "Show {count} earlier message", "Show {count} earlier messages", hidden
+                    ).format(count=hidden),
                     id="load-earlier",
                     classes="load-earlier",
                 )

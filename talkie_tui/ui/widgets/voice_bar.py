@@ -14,6 +14,8 @@ from textual.content import Content
 from textual.style import Style
 from textual.widget import Widget
 
+from talkie_tui.i18n import N_, _, ngettext
+
 from ..screens.help import describe_key
 from ..voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
 from .tool_status import SPINNER_FRAMES
@@ -35,13 +37,13 @@ _ICONS = {
     "ended": "■",
 }
 _WORDS = {
-    "connecting": "Connecting…",
-    "listening": "Listening",
-    "talking": "Talking",
-    "assistant_speaking": "Assistant speaking",
-    "ended": "Ended",
+    "connecting": N_("Connecting…"),
+    "listening": N_("Listening"),
+    "talking": N_("Talking"),
+    "assistant_speaking": N_("Assistant speaking"),
+    "ended": N_("Ended"),
 }
-_MODES = {"push_to_talk": "push-to-talk", "hands_free": "hands-free"}
+_MODES = {"push_to_talk": N_("push-to-talk"), "hands_free": N_("hands-free")}
 
 
 def _key(keys: str) -> str:
@@ -62,8 +64,9 @@ def format_left(seconds: float) -> str:
     """Voice time left: "14 min left", or seconds in the last minute."""
     left = max(0, math.ceil(seconds))
     if left < 60:
-        return f"{left} s left"
-    return f"{math.ceil(left / 60)} min left"
+        return ngettext("{count} s left", "{count} s left", left).format(count=left)
+    minutes = math.ceil(left / 60)
+    return ngettext("{count} min left", "{count} min left", minutes).format(count=minutes)
 
 
 def meter(fraction: float, cells: int = METER_CELLS) -> tuple[str, str]:
@@ -177,32 +180,38 @@ class VoiceBar(Widget):
         """The state in words, as the first line shows it."""
         state = self.state
         if state == "consent":
-            yes = self.consent_words[0]
-            text = f"Say “{yes}” to confirm"
+            # The words are in the call's language; the sentence around them in the UI's.
+            text = _("Say “{words}” to confirm").format(words=self.consent_words[0])
             left = self.consent_left
             return text if left is None else f"{text} · {math.ceil(left)} s"
-        return _WORDS.get(state, state)
+        return _(_WORDS[state]) if state in _WORDS else state
 
     def keys_text(self) -> str:
         """The keys that do something now."""
         state = self.state
         push_to_talk = self.status is None or self.status.mode == "push_to_talk"
         talk, mode, call = _key(TALK_KEYS), _key(MODE_KEY), _key(CALL_KEY)
-        hang_up = f"{call} hang up"
+        hang_up = _("{key} hang up").format(key=call)
         if state == "connecting":
-            return f"{call} cancel"
+            return _("{key} cancel").format(key=call)
         if state == "ended":
             return ""
-        switch = f"{mode} {'hands-free' if push_to_talk else 'push-to-talk'}"
+        switch = (
+            _("{key} hands-free").format(key=mode)
+            if push_to_talk
+            else _("{key} push-to-talk").format(key=mode)
+        )
         parts: list[str] = []
         if state == "assistant_speaking":
-            parts.append(f"{_key(BARGE_IN_KEY)} interrupt")
+            parts.append(_("{key} interrupt").format(key=_key(BARGE_IN_KEY)))
         if push_to_talk:
-            parts.append(f"{talk} {'send' if state == 'talking' else 'talk'}")
+            talking = state == "talking"
+            parts.append((_("{key} send") if talking else _("{key} talk")).format(key=talk))
         elif state != "talking":
-            parts.append("just speak")
+            parts.append(_("just speak"))
         if state == "consent":
-            parts.append(f"“{self.consent_words[1]}” cancels · y/n on the card")
+            no = self.consent_words[1]
+            parts.append(_("“{words}” cancels · y/n on the card").format(words=no))
         else:
             parts.append(switch)
         parts.append(hang_up)
@@ -227,7 +236,8 @@ class VoiceBar(Widget):
         if left is not None:
             first.append((f" · {format_left(left)}", "voice-bar--time"))
         if self.status is not None:
-            first.append((f" · {_MODES.get(self.status.mode, '')}", "voice-bar--mode"))
+            mode = self.status.mode
+            first.append((f" · {_(_MODES[mode]) if mode in _MODES else ''}", "voice-bar--mode"))
         lines = [first]
         if self.tool_label:
             lines.append([(f"{SPINNER_FRAMES[self._frame]} {self.tool_label}", "voice-bar--info")])
@@ -241,7 +251,7 @@ class VoiceBar(Widget):
     @property
     def plain(self) -> str:
         """The bar as plain text (tests, the report)."""
-        return "\n".join("".join(text for text, _ in line) for line in self.lines())
+        return "\n".join("".join(text for text, _style in line) for line in self.lines())
 
     def render(self) -> Content:
         """Up to three lines: state, level and time; a running tool or an explanation; keys."""
