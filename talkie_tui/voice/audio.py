@@ -185,6 +185,11 @@ class AudioSource(Protocol):
         """The next frame (960 samples), waiting for the sound card's clock."""
         ...
 
+    @property
+    def backlog(self) -> int:
+        """Frames captured but not read yet (the reader is behind the sound card)."""
+        ...
+
     async def stop(self) -> None:
         """Close the device; a pending `read_frame` raises `AudioStopped`."""
         ...
@@ -286,6 +291,11 @@ class Microphone(_StartedAndStopped, ABC):
     def running(self) -> bool:
         """True between `start()` and `stop()`."""
         return self._running
+
+    @property
+    def backlog(self) -> int:
+        """Frames captured but not read yet (the reader is behind the sound card)."""
+        return len(self._frames)
 
     async def start(self) -> None:
         """Open the device; frames start arriving. Raises `AudioUnavailable`."""

@@ -75,6 +75,8 @@ TalkMode = Literal["push_to_talk", "hands_free"]
 USAGE_INTERVAL = 30.0
 RELEASE_TAIL = 0.25
 MIN_PRESS = 0.15  # shorter presses hold no speech; committing them is a provider error
+MAX_BACKLOG_WAIT = 1.0  # how long a release waits for a late reader to catch up
+FRAME_SECONDS = 0.02
 PROVIDER_NOTICE = N_(
     "Voice audio goes directly to the speech provider of this server "
     "({host}); the server keeps the transcript in the thread."
@@ -361,6 +363,12 @@ class VoiceCall:
         # RTP audio and data-channel events travel apart: without a tail the commit can
         # overtake the last words (notes §1.5).
         await asyncio.sleep(self._release_tail)
+        # A busy event loop reads the microphone late: what it captured before the release
+        # (and the tail) is sent before the microphone is muted and the turn committed.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MAX_BACKLOG_WAIT
+        while self.microphone.backlog and loop.time() < deadline:
+            await asyncio.sleep(FRAME_SECONDS)
         if self._pressed_at is not None or serial != self._press_serial or self.peer is None:
             return  # pressed again meanwhile
         if self.mode == "push_to_talk":

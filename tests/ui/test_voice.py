@@ -123,11 +123,24 @@ async def until_state(
     pilot: Pilot[None], screen: ChatScreen, wanted: str, timeout: float = CALL_TIMEOUT
 ) -> None:
     """Let the app run until the bar shows `wanted`; a failure names the state it shows."""
+    await until_call(
+        pilot, screen, lambda: state(screen) == wanted, f"the state {wanted!r}", timeout
+    )
+
+
+async def until_call(
+    pilot: Pilot[None],
+    screen: ChatScreen,
+    condition: Callable[[], bool],
+    what: str,
+    timeout: float = CALL_TIMEOUT,
+) -> None:
+    """Let the app run until `condition`; a failure tells the call's state and provider log."""
     try:
-        await until(pilot, lambda: state(screen) == wanted, timeout=timeout)
+        await until(pilot, condition, timeout=timeout)
     except AssertionError:
         raise AssertionError(
-            f"the call never got {wanted!r}; it is {state(screen)!r}\n{provider_log(screen)}"
+            f"the call never got {what}; it is {state(screen)!r}\n{provider_log(screen)}"
         ) from None
 
 
@@ -186,12 +199,12 @@ async def until_proposal(
 ) -> None:
     """Ask about the customer (a card), then for the offer, until its consent window opens."""
     await talk(pilot, screen, microphone)
-    await until(pilot, lambda: bool(screen.transcript.query(CardView)), timeout=CALL_TIMEOUT)
+    await until_call(pilot, screen, lambda: bool(screen.transcript.query(CardView)), "a card")
     # The assistant reads the card out; the next sentence waits until it is done.
-    await until(pilot, lambda: spoken(screen, "assistant") >= 1, timeout=CALL_TIMEOUT)
+    await until_call(pilot, screen, lambda: spoken(screen, "assistant") >= 1, "a spoken answer")
     await until_state(pilot, screen, "listening")
     await talk(pilot, screen, microphone)
-    await until(pilot, lambda: bool(screen.transcript.query(ActionCard)), timeout=CALL_TIMEOUT)
+    await until_call(pilot, screen, lambda: bool(screen.transcript.query(ActionCard)), "an action")
     await until_state(pilot, screen, "consent")
 
 
