@@ -367,7 +367,7 @@ class VoiceCall:
         # (and the tail) is sent before the microphone is muted and the turn committed.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + MAX_BACKLOG_WAIT
-        while self.microphone.backlog and loop.time() < deadline:
+        while self.microphone.backlog and loop.time() < deadline:  # noqa: ASYNC110 - bounded poll
             await asyncio.sleep(FRAME_SECONDS)
         if self._pressed_at is not None or serial != self._press_serial or self.peer is None:
             return  # pressed again meanwhile
