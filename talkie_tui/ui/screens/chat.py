@@ -28,7 +28,6 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from talkie_tui.chat.export import conversation_markdown
@@ -52,6 +51,7 @@ from ..markdown import code_blocks, render_markdown
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..widgets.action_card import ActionCard, explain_decision_error
 from ..widgets.composer import Composer
+from ..widgets.footer import TalkieFooter
 from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
@@ -160,7 +160,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
                     newline_key=self._newline_key,
                     id="composer",
                 )
-        yield Footer()
+        yield TalkieFooter()
 
     @property
     def header(self) -> TalkieHeader:
