@@ -180,12 +180,36 @@ async def start_call(pilot: Pilot[None], screen: ChatScreen) -> ScriptedMicropho
 async def talk(
     pilot: Pilot[None], screen: ChatScreen, microphone: ScriptedMicrophone, key: str = "f6"
 ) -> None:
-    """Toggle talking on with the key, "say" a tone, toggle it off (no key release exists)."""
+    """Toggle talking on with the key, "say" a tone, toggle it off (no key release exists).
+
+    Like a person who keeps talking until they are heard, the key goes off only once the
+    provider has the tone: a loaded machine may decode it later than the commit arrives.
+    """
     await pilot.press(key)
     await until_state(pilot, screen, "talking", 10)
     microphone.say(tone())
     await microphone.said()
+    await until_heard(pilot, screen, HEARD_MS)
     await pilot.press(key)
+
+
+HEARD_MS = 300  # of the 800 ms tone: plenty for the provider's speech detection (60 ms)
+
+
+async def until_heard(pilot: Pilot[None], screen: ChatScreen, loud_ms: int) -> None:
+    """Let the app run until the provider's input buffer holds `loud_ms` of loud audio."""
+    call = screen.call
+    assert call is not None and call.session is not None
+    calls = httpx.URL(call.session.signaling.url).join("/fake-voice/calls")
+    heard = 0
+    async with httpx.AsyncClient(timeout=5) as http:
+        for _attempt in range(200):
+            answer = (await http.get(calls)).json()["calls"]
+            heard = max((each.get("bufferLoudMs", 0) for each in answer), default=0)
+            if heard >= loud_ms:
+                return
+            await pilot.pause(0.05)
+    raise AssertionError(f"the provider heard {heard} ms of the tone\n{provider_log(screen)}")
 
 
 def spoken(screen: ChatScreen, role: str) -> int:

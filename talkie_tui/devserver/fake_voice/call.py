@@ -204,6 +204,9 @@ class FakeCall:
             "connectionState": self._pc.connectionState,
             "turnDetection": self._turn_detection,
             "scriptLeft": len(self.script),
+            # What the input buffer holds now: a test "speaks" until the provider has heard it.
+            "bufferMs": round(self._buffer_ms),
+            "bufferLoudMs": round(self._buffer_loud_ms),
             "received": list(self.received),
             "sent": list(self.sent),
         }
