@@ -162,3 +162,35 @@ async def test_audio_devices_are_counted_with_their_defaults(
     assert _line(report, "PortAudio") == "✓ PortAudio V19.7.0"
     assert _line(report, "microphones") == "✓ 2, default: Laptop"
     assert _line(report, "speakers") == "✓ 2, default: Laptop"
+
+
+@pytest.mark.parametrize(
+    ("environ", "config", "said"),
+    [
+        ({"LANG": "cs_CZ.UTF-8"}, "", "– Čeština (the system's language)"),
+        ({"LANG": "C.UTF-8"}, "", "– the server's, when it is English or Czech; else English"),
+        ({"LANG": "cs_CZ.UTF-8"}, 'language = "en"\n', '– English (language = "en" in'),
+    ],
+)
+async def test_the_ui_language_and_why(
+    monkeypatch: pytest.MonkeyPatch,
+    talkie_home: Path,
+    environ: dict[str, str],
+    config: str,
+    said: str,
+) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    (talkie_home / "config.toml").write_text(config)
+    assert _line(await _report(), "language").startswith(said)
+
+
+async def test_crash_reports_are_pointed_out() -> None:
+    from talkie_tui.logs import write_crash_report
+
+    try:
+        raise RuntimeError("for the report")
+    except RuntimeError as error:
+        path = write_crash_report(error, "test")
+    assert path is not None
+    assert _line(await _report(), "crash reports").startswith(f"– 1, newest {path}")

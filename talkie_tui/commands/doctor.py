@@ -30,6 +30,7 @@ from talkie_tui.config import (
     settings_path,
     state_dir,
 )
+from talkie_tui.i18n import LANGUAGES, system_language
 from talkie_tui.logs import log_folder
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.http import (
@@ -94,7 +95,23 @@ def _files(settings_file: Path) -> tuple[_Section, Settings]:
         section.add(INFO, "debug logs", f"{len(logs)} in {log_folder()}, newest {logs[-1].name}")
     else:
         section.add(INFO, "debug logs", f"none (`talkie --debug …` writes one to {log_folder()})")
+    crashes = sorted(log_folder().glob("crash-*.log")) if log_folder().is_dir() else []
+    if crashes:
+        section.add(
+            INFO, "crash reports", f"{len(crashes)}, newest {crashes[-1]} (attach it to a report)"
+        )
+    section.add(INFO, "language", _language_row(settings.language))
     return section, settings
+
+
+def _language_row(setting: str) -> str:
+    """Which language the UI will speak, and why."""
+    if setting in LANGUAGES:
+        return f'{LANGUAGES[setting]} (language = "{setting}" in the settings)'
+    system = system_language()
+    if system is not None:
+        return f"{LANGUAGES[system]} (the system's language)"
+    return "the server's, when it is English or Czech; else English (no system language set)"
 
 
 # --- sign-in -----------------------------------------------------------------------------------
