@@ -140,8 +140,19 @@ async def until_call(
         await until(pilot, condition, timeout=timeout)
     except AssertionError:
         raise AssertionError(
-            f"the call never got {what}; it is {state(screen)!r}\n{provider_log(screen)}"
+            f"the call never got {what}; it is {state(screen)!r}\n{provider_log(screen)}\n"
+            f"{client_log(screen)}"
         ) from None
+
+
+def client_log(screen: ChatScreen, last: int = 4) -> str:
+    """The conversation's latest turns and the app's notices, to explain a failed step."""
+    lines = []
+    for turn in screen.session.conversation.turns[-last:]:
+        parts = ", ".join(type(part).__name__ for part in turn.parts)
+        lines.append(f"turn {turn.role}/{turn.channel}: {turn.text[:80]!r} [{parts}]")
+    lines += [f"notice: {notice.message}" for notice in screen.app._notifications]
+    return "\n".join(lines)
 
 
 def provider_log(screen: ChatScreen, last: int = 20) -> str:
