@@ -25,6 +25,7 @@ from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.errors import ConflictError, TalkieError
 from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecoder
 from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
+from talkie_tui.protocol.sanitize import clean_text
 
 from .audio import AudioLevel, AudioSink, AudioSource
 from .consent import ConsentWindow, ConsentWords, Decision, Heard
@@ -75,6 +76,7 @@ TalkMode = Literal["push_to_talk", "hands_free"]
 USAGE_INTERVAL = 30.0
 RELEASE_TAIL = 0.25
 MIN_PRESS = 0.15  # shorter presses hold no speech; committing them is a provider error
+MAX_TOOL_ERROR = 300  # characters of a failed tool's output shown to the person
 MAX_BACKLOG_WAIT = 1.0  # how long a release waits for a late reader to catch up
 FRAME_SECONDS = 0.02
 PROVIDER_NOTICE = N_(
@@ -577,7 +579,11 @@ class VoiceCall:
             return
         decoder = EventDecoder()
         events = [decoded for raw in result.events for decoded in decoder.decode_object(raw)]
-        self._emit(ToolFinished(call.call_id, events))
+        # A tool the server ran but that failed: say so (its words, cleaned), not nothing.
+        failure = None
+        if not result.ok:
+            failure = clean_text(result.output)[:MAX_TOOL_ERROR] or _("The tool failed.")
+        self._emit(ToolFinished(call.call_id, events, error=failure))
         for event in events:
             if isinstance(event, ActionProposed):
                 self._consider_consent(event.action)
