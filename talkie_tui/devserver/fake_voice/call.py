@@ -238,7 +238,9 @@ class FakeCall:
 
     def _send(self, event: dict[str, Any]) -> None:
         event = {"event_id": new_id("event"), **event}
-        self.sent.append(event["type"])
+        # Function calls are logged with their tool, so a test's failure says which was asked.
+        name = event.get("name")
+        self.sent.append(f"{event['type']} {name}" if isinstance(name, str) else event["type"])
         channel = self._channel
         if channel is not None and channel.readyState == "open":
             channel.send(json.dumps(event, ensure_ascii=False))
