@@ -70,6 +70,17 @@ def memory() -> dict[str, float]:
     return {"python_mb": current / 1e6, "rss_mb": rss_kb / 1e3}
 
 
+def growth(after_100: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    """Memory after run 100 and at the end, and the growth between them in percent."""
+    figures: dict[str, float] = {}
+    for kind, digits in (("python_mb", 2), ("rss_mb", 1)):
+        figures[f"{kind}_after_100"] = round(after_100[kind], digits)
+        figures[f"{kind}_end"] = round(end[kind], digits)
+        name = kind.removesuffix("_mb")
+        figures[f"{name}_growth_percent"] = round(100 * (end[kind] / after_100[kind] - 1), 1)
+    return figures
+
+
 def _rss_kb() -> float:
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
@@ -115,12 +126,7 @@ async def soak(url: str, runs: int) -> dict[str, Any]:
         "failed_runs": failures,
         "decisions": decided,
         "seconds": round(wall, 1),
-        "python_mb_after_100": round(after_100["python_mb"], 2),
-        "python_mb_end": round(end["python_mb"], 2),
-        "python_growth_percent": round(100 * (end["python_mb"] / after_100["python_mb"] - 1), 1),
-        "rss_mb_after_100": round(after_100["rss_mb"], 1),
-        "rss_mb_end": round(end["rss_mb"], 1),
-        "rss_growth_percent": round(100 * (end["rss_mb"] / after_100["rss_mb"] - 1), 1),
+        **growth(after_100, end),
     }
 
 
@@ -182,12 +188,7 @@ async def soak_tui(url: str, runs: int) -> dict[str, Any]:
         "mode": "tui",
         "failed_runs": failures,
         "seconds": round(wall, 1),
-        "python_mb_after_100": round(after_100["python_mb"], 2),
-        "python_mb_end": round(end["python_mb"], 2),
-        "python_growth_percent": round(100 * (end["python_mb"] / after_100["python_mb"] - 1), 1),
-        "rss_mb_after_100": round(after_100["rss_mb"], 1),
-        "rss_mb_end": round(end["rss_mb"], 1),
-        "rss_growth_percent": round(100 * (end["rss_mb"] / after_100["rss_mb"] - 1), 1),
+        **growth(after_100, end),
     }
 
 

@@ -70,13 +70,8 @@ class CrashGuard(App[None]):
         # Textual offers no public hook for this: every other unhandled exception (message
         # handlers, workers, compose) reaches this method, which by default exits with a
         # traceback. The failing widget's message loop stops after it returns.
-        if active_message_pump.get(None) is self:
-            self._note_for_tests(error)
-            self.crash_report = write_crash_report(error, __version__)
-            self._preserve()
-            self._leave(describe_error(error))  # our own loop is ending: no screen can show
-            return
-        self._report(error, can_continue=False)
+        # When it is our own loop that is ending, no screen can show any more.
+        self._report(error, can_continue=False, can_show=active_message_pump.get(None) is not self)
 
     def _note_for_tests(self, error: Exception) -> None:
         self._return_code = 1
@@ -85,14 +80,14 @@ class CrashGuard(App[None]):
             self._exception = error
             self._exception_event.set()
 
-    def _report(self, error: Exception, *, can_continue: bool) -> None:
+    def _report(self, error: Exception, *, can_continue: bool, can_show: bool = True) -> None:
         """Write the report, save the drafts, and show the screen (or leave if it cannot)."""
         self._note_for_tests(error)
         self.crash_report = write_crash_report(error, __version__)
         self._preserve()
         summary = describe_error(error)
         showing = bool(self.screen_stack) and isinstance(self.screen_stack[-1], CrashScreen)
-        if showing or not self.is_running or not self.screen_stack:
+        if not can_show or showing or not self.is_running or not self.screen_stack:
             self._leave(summary)
             return
         try:

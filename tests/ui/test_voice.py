@@ -30,6 +30,7 @@ from talkie_tui.ui.widgets.thread_list import ThreadList
 from talkie_tui.ui.widgets.transcript import TurnView
 from talkie_tui.ui.widgets.voice_bar import VoiceBar, format_clock, format_left, meter
 from talkie_tui.voice.audio import AudioPair, AudioUnavailable, ScriptedMicrophone, scripted_audio
+from talkie_tui.voice.call import VoiceCall
 from tests.helpers import TEST_TOKEN
 from tests.ui.apps.voice_app import VoiceBarsApp, every_state, fixed_bar
 from tests.ui.test_app_snapshots import ask, fixed_app
@@ -186,6 +187,14 @@ async def start_call(pilot: Pilot[None], screen: ChatScreen) -> ScriptedMicropho
     microphone = call.microphone
     assert isinstance(microphone, ScriptedMicrophone)
     return microphone
+
+
+async def started_call(pilot: Pilot[None], screen: ChatScreen) -> VoiceCall:
+    """Start a call and return it, with its voice session."""
+    await start_call(pilot, screen)
+    call = screen.call
+    assert call is not None and call.session is not None
+    return call
 
 
 async def talk(
@@ -390,9 +399,7 @@ async def test_leaving_the_app_hangs_up(
     app = voice_app(voice_url, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await start_call(pilot, screen)
-        call = screen.call
-        assert call is not None and call.session is not None
+        call = await started_call(pilot, screen)
         client = screen.client
     # After the app exited: no peer, no streams, and the server got the final report.
     assert call.peer is not None and not call.peer.connected
@@ -409,9 +416,7 @@ async def test_switching_servers_hangs_up_before_the_client_closes(
     app = voice_app(voice_url, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await start_call(pilot, screen)
-        call = screen.call
-        assert call is not None and call.session is not None
+        call = await started_call(pilot, screen)
         client = screen.client
         await app.run_action("switch_server")
         await pilot.pause()
