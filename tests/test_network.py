@@ -33,10 +33,12 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from talkie_tui.commands.ask import ask
 from talkie_tui.protocol import client as protocol_client
-from talkie_tui.protocol import http as talkie_http
+from talkie_tui.protocol import trust
 from talkie_tui.protocol.errors import TransportError
-from talkie_tui.protocol.http import make_http_client, mask_url, proxy_settings, trust_store
+from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import fetch_manifest
+from talkie_tui.protocol.proxies import mask_url, proxy_settings
+from talkie_tui.protocol.trust import trust_store
 from tests.helpers import TEST_TOKEN
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")
@@ -569,9 +571,9 @@ async def test_ssl_cert_file_adds_to_the_system_store(
     """SSL_CERT_FILE widens trust; the system store still counts (here a second CA stands in
     for it, since the suite cannot add one to the real store)."""
     system_ca = CompanyCA(tmp_path)  # "the system store" of this test
-    monkeypatch.setattr(talkie_http, "_system_bundle", lambda: system_ca.pem)
-    monkeypatch.setattr(talkie_http, "_system_folder", lambda: None)
-    monkeypatch.setattr(talkie_http, "_contexts", {})
+    monkeypatch.setattr(trust, "_system_bundle", lambda: system_ca.pem)
+    monkeypatch.setattr(trust, "_system_folder", lambda: None)
+    monkeypatch.setattr(trust, "_contexts", {})
     monkeypatch.setenv("SSL_CERT_FILE", company_ca.pem)
     by_system = tls_server(system_ca.issue("127.0.0.1"))
     by_company = tls_server(company_ca.issue("127.0.0.1"))

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from talkie_tui.i18n import _
 
 from .errors import DiscoveryError, TransportError, error_from_response
-from .http import describe_failure
+from .failures import describe_failure
 from .models import Manifest
 
 __all__ = [
