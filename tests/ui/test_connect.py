@@ -14,12 +14,17 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 from textual.pilot import Pilot
+from textual.widget import Widget
 
-from talkie_tui.config import KnownServers
+from talkie_tui.config import KnownServers, Settings, save_logo
+from talkie_tui.devserver.assets import logo_png
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.manifest import MANIFEST_PATH
+from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.logo import HALF_BLOCK
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
+from talkie_tui.ui.widgets.logo import LogoView
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import ANOTHER_LOOPBACK, StubServer, manifest_document, talkie_app
 from tests.ui.apps.connect_app import ConnectApp, steady_cursor
@@ -320,26 +325,80 @@ async def test_broken_server_list_is_a_warning(known: KnownServers) -> None:
         assert "could not be read" in app.connect_screen.status_text
 
 
-# --- snapshots -----------------------------------------------------------------------------
+# --- inside the real app, with all its stylesheets ------------------------------------------
 
 
-def test_snapshot_known_servers(snap_compare, known: KnownServers) -> None:
+def real_app(tmp_path: Path, known: KnownServers, address: str | None = None) -> TalkieApp:
+    """The real `TalkieApp` opening on the connect screen (as `talkie connect` does)."""
+    return TalkieApp(address, settings=Settings(downloads_dir=tmp_path), known=known)
+
+
+async def connect_screen_ready(pilot: Pilot[Any]) -> ConnectScreen:
+    """Wait for the connect screen, its discovery (if any) and the logo's drawing."""
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+    screen = app.screen
+    assert isinstance(screen, ConnectScreen)
+    await until(pilot, lambda: not screen.busy)
+    await app.workers.wait_for_complete()
+    steady_cursor(app)
+    await pilot.pause()
+    return screen
+
+
+def visible(screen: ConnectScreen, widget: Widget) -> bool:
+    """The widget takes room on screen and lies wholly inside the screen."""
+    region = widget.region
+    return region.width > 0 and region.height > 0 and screen.region.contains_region(region)
+
+
+async def test_fresh_start_shows_the_address_box_focused(
+    tmp_path: Path, known: KnownServers
+) -> None:
+    """`talkie connect` with nothing known: title, address box (focused) and the empty list."""
+    app = real_app(tmp_path, known)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await connect_screen_ready(pilot)
+        assert screen.address_input.has_focus
+        assert screen.logo_slot.region.height == 0  # no logo to show: no gap above the title
+        for selector in ("#connect-title", "#connect-address", "#known-title", "#known-servers"):
+            assert visible(screen, screen.query_one(selector)), selector
+
+
+async def test_a_logo_takes_bounded_room(tmp_path: Path, known: KnownServers) -> None:
+    """The highlighted server's logo stays small: the address box and the list still show."""
     two_known(known)
-
-    async def prepare(pilot: Pilot[Any]) -> None:
-        steady_cursor(pilot.app)
+    save_logo("crm.example.com", logo_png())
+    app = real_app(tmp_path, known)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await connect_screen_ready(pilot)
+        logo = screen.query_one("#connect-logo-view", LogoView)
+        assert HALF_BLOCK in logo.render().plain
+        assert 0 < logo.region.height <= 8
+        for selector in ("#connect-address", "#known-servers", "#connect-hints"):
+            assert visible(screen, screen.query_one(selector)), selector
+        await pilot.resize_terminal(80, 24)  # a short terminal: a smaller logo
         await pilot.pause()
+        assert 0 < logo.region.height <= 4
+        assert visible(screen, screen.query_one("#known-servers"))
 
-    assert snap_compare(ConnectApp(known=known), terminal_size=(80, 24), run_before=prepare)
+
+def test_snapshot_fresh_start(snap_compare, tmp_path: Path, known: KnownServers) -> None:
+    """Nothing known yet: the title, the address box and "None yet"."""
+    app = real_app(tmp_path, known)
+    assert snap_compare(app, terminal_size=(120, 36), run_before=connect_screen_ready)
 
 
-def test_snapshot_error(snap_compare, known: KnownServers) -> None:
+def test_snapshot_known_servers(snap_compare, tmp_path: Path, known: KnownServers) -> None:
+    """Two known servers; the highlighted one has a cached logo, drawn at a bounded size."""
     two_known(known)
+    save_logo("crm.example.com", logo_png())
+    app = real_app(tmp_path, known)
+    assert snap_compare(app, terminal_size=(120, 36), run_before=connect_screen_ready)
 
-    async def prepare(pilot: Pilot[Any]) -> None:
-        await settle(pilot.app, pilot)  # type: ignore[arg-type]
-        steady_cursor(pilot.app)
-        await pilot.pause()
 
-    app = ConnectApp("http://example.com", known=known)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=prepare)
+def test_snapshot_error(snap_compare, tmp_path: Path, known: KnownServers) -> None:
+    """A refused address in a small terminal: the error and its hint under the address."""
+    two_known(known)
+    app = real_app(tmp_path, known, "http://example.com")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=connect_screen_ready)

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from talkie_tui.auth.store import TokenStoreError
-from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo
+from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.errors import TalkieError, TransportError
@@ -70,6 +70,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         Binding("delete", "forget", N_("Forget the highlighted server")),
         Binding("escape", "stop", N_("Stop connecting")),
     ]
+    # A short terminal gets a smaller logo (connect.tcss), to leave room for the list.
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
 
     class Connected(Message):
         """Discovery succeeded (and foreign endpoints were accepted): here is the client."""
@@ -174,6 +176,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         keep = known_list.highlighted_option.id if known_list.highlighted_option else None
         entries = self.known.all()
         self._entries = {entry.server_id: entry for entry in entries}
+        has_logos = any(logo_path(entry.server_id).is_file() for entry in entries)
+        self.logo_slot.set_class(not has_logos, "-empty")
         options = [Option(_known_row(entry), id=entry.server_id) for entry in entries]
         if not options:
             options = [Option(Content(_("None yet: type an address above.")), disabled=True)]
