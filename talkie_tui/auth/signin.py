@@ -22,16 +22,10 @@ from talkie_tui.protocol.manifest import DiscoveredServer
 
 from .errors import CallbackRejected, SignInCancelled, SignInError
 from .flow import PendingSignIn, begin_sign_in, read_callback
+from .grants import StoredGrant, TokenStore, TokenStoreError
 from .loopback import CallbackOutcome, LoopbackReceiver
 from .metadata import AuthServer, discover_auth_server
-from .store import (
-    ForgetIncomplete,
-    StoredGrant,
-    TokenStore,
-    TokenStoreError,
-    forget_everywhere,
-    open_store,
-)
+from .store import ForgetIncomplete, forget_everywhere, open_store
 from .token_requests import TokenSet, exchange_code, revoke_token
 from .tokens import OAuthTokens, Warn
 

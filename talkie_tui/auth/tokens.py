@@ -23,8 +23,8 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.http import make_http_client
 
 from .errors import GrantInvalid, SignInError
+from .grants import StoredGrant, TokenStore, TokenStoreError
 from .metadata import AuthServer, discover_auth_server
-from .store import StoredGrant, TokenStore, TokenStoreError
 from .token_requests import TokenSet, refresh_grant
 
 __all__ = ["OAuthTokens", "refresh_lock_path"]

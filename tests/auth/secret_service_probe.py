@@ -14,8 +14,8 @@ import sys
 from contextlib import closing
 from typing import Any
 
+from talkie_tui.auth.keyring_store import KEYRING_SERVICE
 from talkie_tui.auth.store import (
-    KEYRING_SERVICE,
     StoredGrant,
     TokenStoreError,
     keyring_status,

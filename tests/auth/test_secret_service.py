@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from talkie_tui.auth.store import KEYRING_SERVICE, StoredGrant
+from talkie_tui.auth.keyring_store import KEYRING_SERVICE
+from talkie_tui.auth.store import StoredGrant
 from talkie_tui.config import DEFAULT_CLIENT_ID
 
 pytestmark = pytest.mark.keyring

@@ -26,13 +26,12 @@ from keyring.errors import (
     NoKeyringError as KeyringNoKeyringError,
 )
 
-from talkie_tui.auth import store
+from talkie_tui.auth import keyring_store, store
+from talkie_tui.auth.grants import MAX_GRANT_CHARS, GrantTooLarge
+from talkie_tui.auth.keyring_store import KEYRING_SERVICE
 from talkie_tui.auth.store import (
-    KEYRING_SERVICE,
-    MAX_GRANT_CHARS,
     FileStore,
     ForgetIncomplete,
-    GrantTooLarge,
     KeyringStore,
     MemoryStore,
     NoKeyringError,
@@ -615,7 +614,7 @@ def test_detection_that_hangs_is_bounded(
         "the system keyring did not answer within 0.2 seconds "
         "(D-Bus or the Secret Service is not responding)"
     )
-    detection = store._detecting
+    detection = keyring_store._detecting
     assert detection is not None
     assert detection.wait(5).status.available  # and the stuck detection ends once answered
 
@@ -660,7 +659,7 @@ def test_a_secret_service_that_never_answers_does_not_hang_talkie(
     assert "did not answer within 0.3 seconds" in status.reason
     # Hang up, so the stuck detection ends (Secret Service not viable) before the test does.
     assert silent_dbus() >= 1  # detection did reach the silent bus
-    detection = store._detecting
+    detection = keyring_store._detecting
     assert detection is not None
     late = detection.wait(10)
     assert not late.status.available
