@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -52,6 +53,61 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def test_control_sequences_are_removed(dirty: str, clean: str) -> None:
     """ESC/CSI/OSC/DCS sequences and C0/C1 controls go; newline and tab stay."""
     assert clean_text(dirty) == clean
+
+
+@pytest.mark.parametrize(
+    ("dirty", "clean"),
+    [
+        ("stray \x90DCS-looking byte, then words", "stray DCS-looking byte, then words"),
+        ("stray C1s \x98sos \x9epm \x9fapc \x9dosc go on", "stray C1s sos pm apc osc go on"),
+        ("OSC \x1b]0;never ends", "OSC ]0;never ends"),
+        ("DCS \x1bP+q never ends", "DCS P+q never ends"),
+        ("APC \x1b_never ends", "APC _never ends"),
+        ("CSI at the end \x1b[12", "CSI at the end [12"),
+        ("8-bit CSI at the end \x9b12;3", "8-bit CSI at the end 12;3"),
+        ("CSI broken by \x1b[1ž text", "CSI broken by [1ž text"),
+        ("no final after intermediates \x1b(", "no final after intermediates ("),
+        ("OSC cut short \x1b]0;t\x1b[31mred", "OSC cut short ]0;tred"),
+        ("DCS with BEL is not ended \x1bPab\x07cd", "DCS with BEL is not ended Pabcd"),
+        ("a C1 inside cuts a DCS \x90ab\x85cd\x9c end", "a C1 inside cuts a DCS abcd end"),
+        ("Ä\x8d and Ä\x90 mis-decoded č and Đ", "Ä and Ä mis-decoded č and Đ"),
+    ],
+)
+def test_an_unterminated_introducer_goes_alone_and_the_text_after_it_stays(
+    dirty: str, clean: str
+) -> None:
+    """Issue 10.5: an introducer whose sequence never ends in the same string is removed by
+    itself; the printable characters after it are kept (a terminated sequence goes whole)."""
+    assert clean_text(dirty) == clean
+
+
+@pytest.mark.parametrize(
+    "dirty",
+    [
+        "\x90" * 1_000_000,
+        "\x9d" * 1_000_000,
+        "\x9b" * 1_000_000,
+        "\x1b]" * 500_000,
+        "\x1bP" * 500_000,
+        "\x1b[" * 500_000,
+        "\x1b(" * 500_000,
+        "\x1b]" + "a" * 1_000_000,
+        "\x9d" + "a" * 1_000_000,
+        "\x1bP" + "\x07" * 1_000_000,
+        "\x1b[" + "1" * 1_000_000,
+        "\x1b" + " " * 1_000_000,
+        "\x1b]\x1bP\x9b1\x9d\x90\x1b[;\x1b( a" * 70_000,
+    ],
+    ids=lambda dirty: repr(dirty[:6]) + f"…{len(dirty)}",
+)
+def test_a_megabyte_of_introducers_is_cleaned_in_linear_time(dirty: str) -> None:
+    """No backtracking blow-up: 1 MB of unterminated introducers is cleaned well under a second
+    (a quadratic cleaner would take minutes) and leaves no control character."""
+    started = time.perf_counter()
+    cleaned = clean_text(dirty)
+    elapsed = time.perf_counter() - started
+    assert not CONTROL.search(cleaned)
+    assert elapsed < 1.0, f"{elapsed:.2f} s"
 
 
 @pytest.mark.parametrize(
