@@ -32,9 +32,10 @@ from typing import Any
 import numpy as np
 
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.voice.audio import SAMPLE_RATE, RecordingSpeaker, ScriptedMicrophone
 from talkie_tui.voice.call import CallUpdate, TalkMode, VoiceCall
+from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone
 from talkie_tui.voice.realtime import RealtimeEvent, SpeechStarted
+from talkie_tui.voice.sound import SAMPLE_RATE
 
 TOKEN = "bench-token"
 DETECT_MS = 60.0  # the fake provider calls it speech after 60 ms of loud audio

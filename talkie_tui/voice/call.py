@@ -27,7 +27,7 @@ from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecode
 from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
 from talkie_tui.protocol.sanitize import clean_text
 
-from .audio import AudioLevel, AudioSink, AudioSource
+from .audio import AudioSink, AudioSource
 from .consent import ConsentWindow, ConsentWords, Decision, Heard
 from .realtime import (
     AssistantTranscript,
@@ -52,6 +52,7 @@ from .realtime import (
     turn_detection_update,
 )
 from .rtc import RealtimePeer, VoiceConnectionError
+from .sound import AudioLevel
 
 __all__ = [
     "AssistantSaid",

@@ -35,9 +35,10 @@ from talkie_tui.protocol.manifest import describe_transport_error, is_loopback_h
 from talkie_tui.protocol.models import VoiceSession
 from talkie_tui.protocol.sanitize import clean_text
 
-from .audio import FRAME_SAMPLES, SAMPLE_RATE, AudioSink, AudioSource, AudioStopped
+from .audio import AudioSink, AudioSource
 from .ice import loopback_ice, rtc_configuration
 from .realtime import ProviderError, RealtimeEvent, SessionReady, encode, parse_server_event
+from .sound import FRAME_SAMPLES, SAMPLE_RATE, AudioStopped
 
 __all__ = ["MicrophoneTrack", "RealtimePeer", "VoiceConnectionError", "audio_level_dbov"]
 

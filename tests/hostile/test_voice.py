@@ -16,12 +16,12 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.protocol.errors import DiscoveryError, TalkieError
-from talkie_tui.voice.audio import scripted_audio
 from talkie_tui.voice.call import VoiceCall
 from tests.helpers import TEST_TOKEN
 from tests.hostile.kit import bearers, controls, hostile, hostile_app, shown, sink_app
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import ANOTHER_LOOPBACK, ENDPOINTS, StubServer, manifest_document
+from tests.voice.fakes import scripted_audio
 
 pytestmark = pytest.mark.hostile
 

@@ -29,13 +29,15 @@ from talkie_tui.ui.widgets.card import CardView
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from talkie_tui.ui.widgets.transcript import TurnView
 from talkie_tui.ui.widgets.voice_bar import VoiceBar, format_clock, format_left, meter
-from talkie_tui.voice.audio import AudioPair, AudioUnavailable, ScriptedMicrophone, scripted_audio
+from talkie_tui.voice.audio import AudioPair, AudioUnavailable
 from talkie_tui.voice.call import VoiceCall
+from talkie_tui.voice.memory_audio import ScriptedMicrophone
 from tests.helpers import TEST_TOKEN
 from tests.ui.apps.voice_app import VoiceBarsApp, every_state, fixed_bar
 from tests.ui.test_app_snapshots import ask, fixed_app
 from tests.ui.test_chat_flows import chat_screen, send, until
 from tests.voice.call_helpers import decisions, server_test_endpoint, tone
+from tests.voice.fakes import scripted_audio
 
 CALL_TIMEOUT = 30  # one step of the scripted call (the provider speaks in real time)
 

@@ -24,21 +24,17 @@ import pytest
 from talkie_tui.cli import main
 from talkie_tui.voice import audio
 from talkie_tui.voice.audio import (
-    FRAME_SAMPLES,
-    SAMPLE_RATE,
     AudioPair,
     AudioSink,
     AudioSource,
-    AudioStopped,
     AudioUnavailable,
-    DeviceMicrophone,
-    DeviceSpeaker,
-    ScriptedMicrophone,
     device_audio,
     list_devices,
-    load_wav,
-    scripted_audio,
 )
+from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone, load_wav
+from talkie_tui.voice.sound import FRAME_SAMPLES, SAMPLE_RATE, AudioLevel, AudioStopped
+from talkie_tui.voice.sound_card import DeviceMicrophone, DeviceSpeaker
+from tests.voice.fakes import scripted_audio
 from tests.voice.pulse import MIC_DEVICE, SPEAKER_DEVICE, PulseAudio, active_seconds, tone
 
 SENTENCE = "one, two, three, four, five, six, seven, eight"
@@ -160,7 +156,7 @@ async def test_mute_sends_zero_frames_at_the_same_pace(
     assert one.mic.gated
     one.speak(speech(SENTENCE))
     started = time.monotonic()
-    frames, loudest = [], audio.AudioLevel()
+    frames, loudest = [], AudioLevel()
     for _ in range(50):
         frames.append(await one.mic.read_frame())
         loudest = max(loudest, one.mic.level, key=lambda level: level.rms_dbfs)
@@ -430,12 +426,12 @@ async def test_the_speaker_takes_aiortc_s16_stereo_packed_frames() -> None:
             pair.speaker.write(packed[:, 2 * start : 2 * (start + FRAME_SAMPLES)], channels=2)
         pair.speaker.write(np.stack([mono, mono], axis=1))  # (n, 2) works too
         await pair.speaker.drained()
-        assert isinstance(pair.speaker, audio.RecordingSpeaker)
+        assert isinstance(pair.speaker, RecordingSpeaker)
         assert np.array_equal(pair.speaker.recording(), np.concatenate([mono, mono]))
 
 
 async def test_the_speaker_queue_is_bounded_dropping_the_oldest() -> None:
-    speaker = audio.RecordingSpeaker(max_queue_seconds=0.5)
+    speaker = RecordingSpeaker(max_queue_seconds=0.5)
     speaker.write(np.full(SAMPLE_RATE, 1, np.int16))
     speaker.write(np.full(SAMPLE_RATE // 10, 2, np.int16))
     assert speaker.queued_seconds == pytest.approx(0.5)
@@ -458,7 +454,7 @@ async def test_a_microphone_read_late_drops_the_oldest_frames() -> None:
 
 
 async def test_speaker_latency_delays_drained() -> None:
-    speaker = audio.RecordingSpeaker(latency=0.3)
+    speaker = RecordingSpeaker(latency=0.3)
     async with speaker:
         started = time.monotonic()
         speaker.write(tone(0.2))
