@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 from textual import on
@@ -27,6 +27,7 @@ from talkie_tui.protocol.sanitize import clean_text
 
 from .commands import TalkieCommands
 from .crash import CrashGuard
+from .native_stderr import native_stderr_to_log
 from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
@@ -103,6 +104,15 @@ class TalkieApp(CrashGuard):
         if self.settings.theme:
             self.theme = self.settings.theme
         use_language(choose_language(self.settings.language, None))
+
+    def run(self, **options: Any) -> None:
+        """Run the app in the terminal (`talkie connect`, `talkie demo`).
+
+        Meanwhile what native libraries (ALSA, PortAudio, libav) write to fd 2 goes to the
+        debug log instead of over the screen.
+        """
+        with native_stderr_to_log():
+            super().run(**options)
 
     def get_css_variables(self) -> dict[str, str]:
         """Theme variables plus `$server-accent`, the connected server's brand colour."""
