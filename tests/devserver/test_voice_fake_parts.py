@@ -21,9 +21,9 @@ from talkie_tui.devserver.fake_voice.call import (
     DEFAULT_TURN_DETECTION,
     SessionLocked,
     _wanted_turn_detection,
-    speakable,
 )
 from talkie_tui.devserver.fake_voice.provider import FakeRealtimeProvider
+from talkie_tui.devserver.fake_voice.responses import speakable
 from talkie_tui.devserver.fake_voice.script import (
     DEMO_LINES,
     FALLBACK,

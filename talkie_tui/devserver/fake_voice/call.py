@@ -1,8 +1,8 @@
 """One call to the fake provider: an aiortc answerer speaking `openai-realtime/1` (GA names).
 
 The "model" is a script (`script.py`): detected speech takes the next line as its transcript;
-a response either calls the line's tool or speaks. The session is locked by the server: a
-`session.update` may change turn detection and nothing else.
+a response (`responses.py`) either calls the line's tool or speaks. The session is locked by the
+server: a `session.update` may change turn detection and nothing else.
 """
 
 from __future__ import annotations
@@ -11,11 +11,8 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
-import secrets
 from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 import av
@@ -25,16 +22,10 @@ from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from talkie_tui.voice.ice import loopback_ice, rtc_configuration
 
 from ..voice import VoiceGrant
-from .audio import (
-    SAMPLE_RATE,
-    OutputTrack,
-    Playback,
-    SpeechDetector,
-    rms,
-    rms_threshold,
-    synthesize,
-)
-from .script import Line, Script
+from .audio import OutputTrack, SpeechDetector, rms, rms_threshold
+from .conversation import Conversation, new_id
+from .responses import Responder
+from .script import Script
 
 logger = logging.getLogger(__name__)
 
@@ -54,61 +45,8 @@ DEFAULT_TURN_DETECTION: dict[str, Any] = {
     "interrupt_response": True,
 }
 TURN_DETECTION_TYPES = ("server_vad", "semantic_vad")
-# Rough token rates of realtime audio, for `usage` in response.done.
-INPUT_AUDIO_TOKENS_PER_SECOND = 10
-OUTPUT_AUDIO_TOKENS_PER_SECOND = 20
-MAX_SPOKEN_CHARS = 400
 FLUSH_SECONDS = 0.5
 EVENT_LOG_SIZE = 500
-ACKNOWLEDGEMENTS = {"cs": "Dobře.", "en": "All right."}
-GREETINGS = {"cs": "Dobrý den, s čím vám mohu pomoci?", "en": "Hello, how can I help?"}
-WAITING = {
-    "cs": "Ještě čekám na výsledek nástroje.",
-    "en": "I'm still waiting for the tool's result.",
-}
-_MARKDOWN = re.compile(r"\*\*|\*|`|_{2,}")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_BULLET = re.compile(r"^\s*(?:[-•]|\d+\.)\s+", re.MULTILINE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def new_id(prefix: str) -> str:
-    """Provider-style ids: `item_…`, `resp_…`, `call_…`, `event_…`."""
-    return f"{prefix}_{secrets.token_hex(8)}"
-
-
-def speakable(text: str, limit: int = MAX_SPOKEN_CHARS) -> str:
-    """Markdown turned into plain sentences, cut at a sentence end near `limit` characters."""
-    plain = _BULLET.sub("", _MARKDOWN.sub("", _LINK.sub(r"\1", text)))
-    plain = re.sub(r"\s+", " ", plain).strip()
-    if len(plain) <= limit:
-        return plain
-    kept = ""
-    for sentence in _SENTENCE_END.split(plain):
-        if kept and len(kept) + len(sentence) + 1 > limit:
-            break
-        kept = f"{kept} {sentence}".strip()
-    return kept[:limit]
-
-
-def words_of(text: str) -> list[str]:
-    """Transcript deltas: each word with its following space."""
-    return re.findall(r"\S+\s*", text) or [text]
-
-
-@dataclass
-class _ToolCall:
-    call_id: str
-    line: Line
-    output: str | None = None
-
-
-@dataclass
-class _Response:
-    id: str
-    task: asyncio.Task[None] | None = None
-    playback: Playback | None = None
-    output: list[dict[str, Any]] = field(default_factory=list)
 
 
 class SessionLocked(ValueError):
@@ -143,12 +81,15 @@ class FakeCall:
         self._buffer_ms = 0.0  # input audio since the last commit or clear
         self._buffer_loud_ms = 0.0
         self._vad_item: str | None = None
-        self._last_item: str | None = None
-        self._heard: Line | None = None  # the last utterance, until a response answers it
-        self._tool: _ToolCall | None = None
-        self._response: _Response | None = None
-        self._last_response_id: str | None = None
-        self._input_seconds = 0.0
+        self._conversation = Conversation()
+        self._responder = Responder(
+            grant,
+            self._conversation,
+            self._out,
+            send=self._send,
+            error=self._error,
+            spawn=self._spawn,
+        )
         self._closed = False
 
     # --- signalling --------------------------------------------------------------------------
@@ -292,9 +233,9 @@ class FakeCall:
             "session.update": self._session_update,
             "input_audio_buffer.clear": self._buffer_clear,
             "input_audio_buffer.commit": self._buffer_commit,
-            "response.create": self._response_create,
-            "response.cancel": self._response_cancel,
-            "output_audio_buffer.clear": self._output_clear,
+            "response.create": self._responder.on_create,
+            "response.cancel": self._responder.on_cancel,
+            "output_audio_buffer.clear": self._responder.on_output_clear,
             "conversation.item.create": self._item_create,
         }
 
@@ -386,8 +327,8 @@ class FakeCall:
                 "item_id": self._vad_item,
             }
         )
-        if self._turn_detection.get("interrupt_response") and self._response is not None:
-            self._cancel_response("turn_detected")
+        if self._turn_detection.get("interrupt_response") and self._responder.active is not None:
+            self._responder.cancel("turn_detected")
 
     def _speech_stopped(self) -> None:
         assert self._turn_detection is not None
@@ -402,8 +343,8 @@ class FakeCall:
             }
         )
         heard = self._commit(item_id, speech=True)
-        if heard and self._turn_detection.get("create_response") and self._response is None:
-            self._start_response()
+        if heard and self._turn_detection.get("create_response") and self._responder.active is None:
+            self._responder.start()
 
     def _buffer_clear(self, event: dict[str, Any]) -> None:
         self._buffer_ms = self._buffer_loud_ms = 0.0
@@ -427,9 +368,10 @@ class FakeCall:
     def _commit(self, item_id: str, *, speech: bool) -> bool:
         """Turn the buffer into a user item; speech takes the next script line as transcript."""
         seconds = round(self._buffer_ms / 1000.0, 3)
-        self._input_seconds += seconds
+        conversation = self._conversation
+        conversation.input_seconds += seconds
         self._buffer_ms = self._buffer_loud_ms = 0.0
-        previous, self._last_item = self._last_item, item_id
+        previous, conversation.last_item = conversation.last_item, item_id
         self._send(
             {
                 "type": "input_audio_buffer.committed",
@@ -459,7 +401,7 @@ class FakeCall:
         )
         if line is not None:
             # A new utterance replaces one that was never answered (and its pending tool call).
-            self._heard, self._tool = line, None
+            conversation.heard, conversation.tool = line, None
         return line is not None
 
     # --- conversation items ------------------------------------------------------------------
@@ -478,245 +420,23 @@ class FakeCall:
             return
         if item["type"] == "function_call_output":
             call_id, output = item.get("call_id"), item.get("output")
-            if self._tool is None or call_id != self._tool.call_id or not isinstance(output, str):
+            tool = self._conversation.tool
+            if tool is None or call_id != tool.call_id or not isinstance(output, str):
                 self._error(
                     "invalid_call_id",
                     f"No function call {call_id!r} is waiting for its output.",
                     event_id=event.get("event_id"),
                 )
                 return
-            self._tool.output = output
+            tool.output = output
         stored = {"object": "realtime.item", "status": "completed", **item}
         stored.setdefault("id", new_id("item"))
-        previous, self._last_item = self._last_item, stored["id"]
+        conversation = self._conversation
+        previous, conversation.last_item = conversation.last_item, stored["id"]
         self._send(
             {"type": "conversation.item.added", "previous_item_id": previous, "item": stored}
         )
         self._send({"type": "conversation.item.done", "previous_item_id": previous, "item": stored})
-
-    # --- responses ---------------------------------------------------------------------------
-
-    def _response_create(self, event: dict[str, Any]) -> None:
-        if self._response is not None:
-            self._error(
-                "conversation_already_has_active_response",
-                f"Conversation already has an active response in progress: {self._response.id}. "
-                "Wait until the response is finished before creating a new one.",
-                event_id=event.get("event_id"),
-            )
-            return
-        self._start_response()
-
-    def _start_response(self) -> None:
-        response = _Response(new_id("resp"))
-        self._response = response
-        self._last_response_id = response.id
-        # Sent at once, so a cancel arriving right after always finds a created response.
-        self._send(
-            {
-                "type": "response.created",
-                "response": {
-                    "id": response.id,
-                    "object": "realtime.response",
-                    "status": "in_progress",
-                    "status_details": None,
-                    "output": [],
-                    "output_modalities": ["audio"],
-                    "usage": None,
-                },
-            }
-        )
-        response.task = self._spawn(self._run_response(response))
-
-    def _response_cancel(self, event: dict[str, Any]) -> None:
-        if not self._cancel_response("client_cancelled"):
-            self._error(
-                "response_cancel_not_active",
-                "Cancellation failed: no active response found",
-                event_id=event.get("event_id"),
-            )
-
-    def _output_clear(self, event: dict[str, Any]) -> None:
-        # Always answered with `cleared`, also when nothing was playing.
-        if not self._cancel_response("client_cancelled", report_clear=True):
-            self._out.clear()
-            self._send(
-                {"type": "output_audio_buffer.cleared", "response_id": self._last_response_id}
-            )
-
-    def _cancel_response(self, reason: str, *, report_clear: bool = False) -> bool:
-        """Stop the active response (and its speech); False when there is none."""
-        response = self._response
-        if response is None:
-            return False
-        self._response = None
-        if response.task is not None:
-            response.task.cancel()
-        cut = response.playback is not None and self._out.clear()
-        if cut or report_clear:
-            self._send({"type": "output_audio_buffer.cleared", "response_id": response.id})
-        self._send_response_done(response, "cancelled", reason)
-        return True
-
-    async def _run_response(self, response: _Response) -> None:
-        line, tool = self._heard, self._tool
-        locale = self.grant.locale
-        if line is not None and line.tool and tool is None:
-            await self._call_function(response, line)
-            return
-        if tool is not None and tool.output is None:
-            text = WAITING.get(locale, WAITING["en"])
-        elif tool is not None:
-            assert tool.output is not None
-            text = tool.line.reply or speakable(tool.output)
-            self._heard = self._tool = None
-        elif line is not None:
-            text = line.reply or ACKNOWLEDGEMENTS.get(locale, ACKNOWLEDGEMENTS["en"])
-            self._heard = None
-        else:
-            text = GREETINGS.get(locale, GREETINGS["en"])
-        await self._speak(response, text)
-
-    async def _call_function(self, response: _Response, line: Line) -> None:
-        assert line.tool is not None
-        call_id = new_id("call")
-        self._tool = _ToolCall(call_id, line)
-        arguments = json.dumps(line.arguments, ensure_ascii=False)
-        item = {
-            "id": new_id("item"),
-            "object": "realtime.item",
-            "type": "function_call",
-            "status": "in_progress",
-            "name": line.tool,
-            "call_id": call_id,
-            "arguments": "",
-        }
-        where = {"response_id": response.id, "output_index": 0}
-        self._send({"type": "response.output_item.added", **where, "item": item})
-        self._send(
-            {"type": "conversation.item.added", "previous_item_id": self._last_item, "item": item}
-        )
-        self._last_item = item["id"]
-        ids = {**where, "item_id": item["id"], "call_id": call_id}
-        self._send({"type": "response.function_call_arguments.delta", **ids, "delta": arguments})
-        self._send(
-            {
-                "type": "response.function_call_arguments.done",
-                **ids,
-                "name": line.tool,
-                "arguments": arguments,
-            }
-        )
-        done = {**item, "status": "completed", "arguments": arguments}
-        self._send({"type": "conversation.item.done", "item": done})
-        self._send({"type": "response.output_item.done", **where, "item": done})
-        response.output.append(done)
-        self._finish(response)
-
-    async def _speak(self, response: _Response, text: str) -> None:
-        item_id = new_id("item")
-        item: dict[str, Any] = {
-            "id": item_id,
-            "object": "realtime.item",
-            "type": "message",
-            "role": "assistant",
-            "status": "in_progress",
-            "content": [],
-        }
-        where = {"response_id": response.id, "output_index": 0}
-        part = {**where, "item_id": item_id, "content_index": 0}
-        self._send({"type": "response.output_item.added", **where, "item": item})
-        self._send(
-            {"type": "conversation.item.added", "previous_item_id": self._last_item, "item": item}
-        )
-        self._last_item = item_id
-        self._send(
-            {
-                "type": "response.content_part.added",
-                **part,
-                "part": {"type": "audio", "transcript": ""},
-            }
-        )
-        pcm = await synthesize(text, self.grant.locale)
-        playback = response.playback = self._out.play(pcm)
-        self._send({"type": "output_audio_buffer.started", "response_id": response.id})
-        # The transcript keeps pace with the audio, as it does with a real model.
-        words, said = words_of(text), 0
-        while not playback.finished.done():
-            await asyncio.wait([playback.finished], timeout=0.1)
-            due = min(len(words), int(len(words) * playback.progress + 0.999))
-            for word in words[said:due]:
-                self._send(
-                    {"type": "response.output_audio_transcript.delta", **part, "delta": word}
-                )
-            said = max(said, due)
-        if not playback.finished.result():
-            return  # cut off: _cancel_response reported it
-        for word in words[said:]:
-            self._send({"type": "response.output_audio_transcript.delta", **part, "delta": word})
-        self._send({"type": "response.output_audio.done", **part})
-        self._send({"type": "response.output_audio_transcript.done", **part, "transcript": text})
-        self._send(
-            {
-                "type": "response.content_part.done",
-                **part,
-                "part": {"type": "audio", "transcript": text},
-            }
-        )
-        done = {
-            **item,
-            "status": "completed",
-            "content": [{"type": "output_audio", "transcript": text}],
-        }
-        self._send({"type": "conversation.item.done", "item": done})
-        self._send({"type": "response.output_item.done", **where, "item": done})
-        response.output.append(done)
-        self._finish(response, spoken_seconds=len(pcm) / SAMPLE_RATE)
-        self._send({"type": "output_audio_buffer.stopped", "response_id": response.id})
-
-    def _finish(self, response: _Response, *, spoken_seconds: float = 0.0) -> None:
-        if self._response is response:
-            self._response = None
-        self._send_response_done(response, "completed", None, spoken_seconds=spoken_seconds)
-
-    def _send_response_done(
-        self,
-        response: _Response,
-        status: str,
-        reason: str | None,
-        *,
-        spoken_seconds: float = 0.0,
-    ) -> None:
-        text_tokens = sum(len(json.dumps(item)) for item in response.output) // 4
-        input_audio = round(self._input_seconds * INPUT_AUDIO_TOKENS_PER_SECOND)
-        output_audio = round(spoken_seconds * OUTPUT_AUDIO_TOKENS_PER_SECOND)
-        usage = {
-            "total_tokens": input_audio + text_tokens + output_audio,
-            "input_tokens": input_audio,
-            "output_tokens": text_tokens + output_audio,
-            "input_token_details": {
-                "text_tokens": 0,
-                "audio_tokens": input_audio,
-                "cached_tokens": 0,
-            },
-            "output_token_details": {"text_tokens": text_tokens, "audio_tokens": output_audio},
-        }
-        self._input_seconds = 0.0
-        details = None if reason is None else {"type": status, "reason": reason}
-        self._send(
-            {
-                "type": "response.done",
-                "response": {
-                    "id": response.id,
-                    "object": "realtime.response",
-                    "status": status,
-                    "status_details": details,
-                    "output": response.output,
-                    "output_modalities": ["audio"],
-                    "usage": usage,
-                },
-            }
-        )
 
 
 _UNCHANGED: Any = object()
