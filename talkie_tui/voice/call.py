@@ -28,7 +28,8 @@ from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
 from talkie_tui.protocol.sanitize import clean_text
 
 from .audio import AudioSink, AudioSource
-from .consent import ConsentWindow, ConsentWords, Decision, Heard
+from .consent import ConsentWindow, Decision, Heard
+from .consent_classifier import ConsentWords
 from .realtime import (
     AssistantTranscript,
     AssistantTranscriptDelta,

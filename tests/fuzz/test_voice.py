@@ -1,5 +1,5 @@
-"""The voice-consent classifier (`voice/consent.py classify`) and the realtime event parser
-(`voice/realtime.py parse_server_event`) on arbitrary input.
+"""The voice-consent classifier (`voice/consent_classifier.py classify`) and the realtime event
+parser (`voice/realtime.py parse_server_event`) on arbitrary input.
 
 Rules (§10.4, DESIGN): classification never fails and stays within its outcomes and reasons;
 text over the length cap is never a decision; a question is never a decision; the server's
@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from talkie_tui.voice import realtime as rt
-from talkie_tui.voice.consent import (
+from talkie_tui.voice.consent_classifier import (
     CONFIRM_WORDS,
     HESITATION_WORDS,
     MAX_CHARS,

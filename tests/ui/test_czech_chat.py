@@ -14,7 +14,8 @@ from talkie_tui.i18n import use_language
 from talkie_tui.ui.voice import consent_phrase, describe_heard
 from talkie_tui.ui.widgets.composer import _grouped
 from talkie_tui.ui.widgets.voice_bar import format_left
-from talkie_tui.voice.consent import Heard, Verdict
+from talkie_tui.voice.consent import Heard
+from talkie_tui.voice.consent_classifier import Verdict
 from tests.ui.apps.voice_app import fixed_bar
 
 

@@ -556,7 +556,8 @@ def test_meter_and_clocks() -> None:
 
 
 def test_what_the_consent_window_heard_in_words() -> None:
-    from talkie_tui.voice.consent import Heard, Verdict
+    from talkie_tui.voice.consent import Heard
+    from talkie_tui.voice.consent_classifier import Verdict
 
     def heard(text: str, verdict: Verdict | None = None, ignored: Any = None) -> Heard:
         return Heard("item_1", text, 0.0, verdict, ignored)

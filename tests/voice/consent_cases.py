@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from talkie_tui.voice.consent import ConsentWords, Reason, VerdictOutcome
+from talkie_tui.voice.consent_classifier import ConsentWords, Reason, VerdictOutcome
 
 
 class Case(NamedTuple):

@@ -7,15 +7,14 @@ import time
 
 import pytest
 
-from talkie_tui.voice.consent import (
+from talkie_tui.voice.consent import ConsentWindow, Decision
+from talkie_tui.voice.consent_classifier import (
     CONFIRM_WORDS,
     HESITATION_WORDS,
     MAX_CHARS,
     MAX_WORDS,
     REFUSE_WORDS,
-    ConsentWindow,
     ConsentWords,
-    Decision,
     Verdict,
     classify,
 )
