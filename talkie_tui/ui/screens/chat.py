@@ -56,6 +56,7 @@ from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
 from ..widgets.voice_bar import VoiceBar
+from ..widgets.welcome import Welcome
 from .confirm import ConfirmScreen
 from .picker import PickerScreen, PickItem
 
@@ -154,7 +155,8 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         with Horizontal(id="body"):
             yield ThreadList(id="sidebar")
             with Vertical(id="main"):
-                yield Transcript(id="transcript")
+                welcome = Welcome.from_manifest(manifest, newline_key=self._newline_key)
+                yield Transcript(welcome=welcome, id="transcript")
                 yield Composer(
                     max_chars=manifest.limits.max_message_chars,
                     newline_key=self._newline_key,
@@ -186,7 +188,8 @@ class ChatScreen(LocalizedBindings, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#sidebar").display = self._show_sidebar
-        self.transcript.show(self.session.conversation)
+        # A thread given to open (--thread) shows its turns, not a new thread's welcome.
+        self.transcript.show(self.session.conversation, welcome=not self._initial_thread)
         self._restore_draft()
         self.composer.focus()
         self.load_status()
@@ -240,6 +243,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         self.header.set_user(status.user)
         self.header.set_usage(status.usage)
         self._voice_allowed = status.voice
+        self.transcript.set_voice_allowed(status.voice)
         self.refresh_bindings()
 
     @work(exit_on_error=False, exclusive=True, group="logo")

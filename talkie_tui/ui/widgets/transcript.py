@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -29,6 +31,7 @@ from .link import LinkView
 from .markdown_view import MarkdownView
 from .notice import NoticeView
 from .tool_status import ToolStatus
+from .welcome import Welcome, WelcomePanel
 
 __all__ = ["Transcript", "TurnView"]
 
@@ -118,27 +121,43 @@ class TurnView(Vertical):
 
 
 class Transcript(VerticalScroll):
-    """The conversation; follows new text only while the person is at the bottom."""
+    """The conversation; follows new text only while the person is at the bottom.
+
+    A thread with no turns yet starts with a `WelcomePanel` (when given a `welcome`): the
+    server, what it offers and the keys. It is not a turn, and goes with the first one.
+    """
 
     class LoadEarlier(Message):
         """The person asked to see older turns."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, *, welcome: Welcome | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._turn_views: dict[int, TurnView] = {}
         self._conversation: Conversation | None = None
         self._hidden_turns = 0
+        self._welcome = welcome
+        self._welcome_panel: WelcomePanel | None = None
 
     def on_mount(self) -> None:
         self.anchor()
 
-    def show(self, conversation: Conversation, *, limit: int = VISIBLE_TURNS) -> None:
-        """Replace the transcript with a conversation (loaded history or a new thread)."""
+    def show(
+        self, conversation: Conversation, *, limit: int = VISIBLE_TURNS, welcome: bool = True
+    ) -> None:
+        """Replace the transcript with a conversation (loaded history or a new thread).
+
+        Without turns it starts with the welcome panel, unless `welcome` is False (a stored
+        thread is on its way and would replace it at once).
+        """
         self._conversation = conversation
         self._turn_views.clear()
         turns = conversation.turns
         self._hidden_turns = max(0, len(turns) - limit)
         views: list[Widget] = []
+        self._welcome_panel = None
+        if welcome and not turns and self._welcome is not None:
+            self._welcome_panel = WelcomePanel(self._welcome, id="welcome")
+            views.append(self._welcome_panel)
         if hidden := self._hidden_turns:
             views.append(
                 Button(
@@ -198,10 +217,26 @@ class Transcript(VerticalScroll):
             self.add_turn(turn)
 
     def add_turn(self, turn: Turn) -> TurnView:
-        """Mount a new turn at the end."""
+        """Mount a new turn at the end (the first one replaces the welcome panel)."""
+        if self._welcome_panel is not None:
+            self._welcome_panel.remove()
+            self._welcome_panel = None
         view = self._view_of(turn)
         self.mount(view)
         return view
+
+    @property
+    def welcome_panel(self) -> WelcomePanel | None:
+        """The welcome panel, while it is shown."""
+        return self._welcome_panel
+
+    def set_voice_allowed(self, allowed: bool) -> None:
+        """Whether the signed-in person may call (`status.voice`): the panel shows the call key."""
+        if self._welcome is None or self._welcome.voice_allowed is allowed:
+            return
+        self._welcome = replace(self._welcome, voice_allowed=allowed)
+        if self._welcome_panel is not None and self._welcome.voice:  # else nothing changes
+            self._welcome_panel.welcome = self._welcome
 
     def apply(self, change: Change, delta: str | None = None) -> None:
         """Show one reducer change; `delta` is the new text when a text part grew."""
