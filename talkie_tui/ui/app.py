@@ -105,14 +105,14 @@ class TalkieApp(CrashGuard):
             self.theme = self.settings.theme
         use_language(choose_language(self.settings.language, None))
 
-    def run(self, **options: Any) -> None:
+    def run(self, **options: Any) -> Any:
         """Run the app in the terminal (`talkie connect`, `talkie demo`).
 
         Meanwhile what native libraries (ALSA, PortAudio, libav) write to fd 2 goes to the
         debug log instead of over the screen.
         """
         with native_stderr_to_log():
-            super().run(**options)
+            return super().run(**options)
 
     def get_css_variables(self) -> dict[str, str]:
         """Theme variables plus `$server-accent`, the connected server's brand colour."""
