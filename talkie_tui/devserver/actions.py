@@ -25,9 +25,8 @@ Decision = Literal["confirm", "cancel"]
 
 @dataclass(frozen=True)
 class ActionResult:
-    """What a confirmed action produced: a line of text and a result card."""
+    """What a confirmed action produced: its result card (`fallbackText` says it in one line)."""
 
-    text: str
     card: cards.Card
 
 
@@ -212,28 +211,35 @@ class ActionService:
             return None
         record["status"] = "done"
         record.pop("undoUntil", None)
+        # The thread keeps what the decision showed: the card alone. A line of text beside it
+        # would say the card's contents a second time when the thread is loaded again.
         self._storage.add_message(
             row["thread_id"],
             new_id("m"),
             "assistant",
-            result.text,
+            "",
             at or clock.iso(clock.now()),
             cards=[result.card],
         )
         return result
 
     def _scheduled_card(self, row: Row, record: dict[str, Any]) -> cards.Card:
+        """What was scheduled (the summary), when it goes out, and that it can still be
+        cancelled: each said once (the action card beside it counts the time down)."""
         czech = row["locale"] == "cs"
         seconds = f"{self._config.undo_seconds:g}"
         if czech:
             title, badge = "Odeslání naplánováno", f"Odejde za {seconds} s"
-            note = f"Ještě {seconds} s to můžete **zrušit**."
+            note, plain = "Do té doby ho ještě můžete **zrušit**.", "do té doby ho lze zrušit"
         else:
             title, badge = "Sending scheduled", f"Goes out in {seconds} s"
-            note = f"You can still **cancel** it for {seconds} s."
+            note, plain = (
+                "Until then you can still **cancel** it.",
+                "until then it can be cancelled",
+            )
         return cards.card(
             title,
-            [cards.badge(badge, "warning"), cards.text(record["summary"]), cards.text(note)],
-            f"{title}: {record['summary']}. {note}",
+            [cards.badge(badge, "warning"), cards.text(note)],
+            f"{title}: {record['summary']}. {badge}, {plain}.",
             subtitle=record["summary"],
         )

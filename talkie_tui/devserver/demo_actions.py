@@ -7,27 +7,28 @@ from typing import Any
 from . import cards
 from .actions import ActionKind, ActionResult
 from .assets import sample_files
-from .demo_data import company, pick
+from .demo_data import company, contact, pick
 
 
 def _result(
-    czech: bool, text: tuple[str, str], title: tuple[str, str], *blocks: Any
+    czech: bool, fallback: tuple[str, str], title: tuple[str, str], *blocks: Any, **extra: Any
 ) -> ActionResult:
-    chosen_title = pick(title, czech)
-    chosen_text = pick(text, czech)
-    return ActionResult(chosen_text, cards.card(chosen_title, list(blocks), chosen_text))
+    # Each result says each thing once: the title says what happened, the blocks add only what
+    # the title does not (no badge that repeats it), and the fallback says it all in one line.
+    return ActionResult(
+        cards.card(pick(title, czech), list(blocks), pick(fallback, czech), **extra)
+    )
 
 
 def _add_note(params: dict[str, Any], czech: bool) -> ActionResult:
-    firm = company(params["company"])
+    firm, note = company(params["company"]), params["note"]
     return _result(
         czech,
-        (f"The note was added to {firm.name}.", f"Poznámka je uložená u firmy {firm.name}."),
+        (f"Note added to {firm.name}: “{note}”", f"Poznámka k firmě {firm.name} uložena: „{note}“"),
         ("Note added", "Poznámka uložena"),
-        cards.badge("Uloženo" if czech else "Saved", "positive"),
         cards.fields(
             ("Firma" if czech else "Company", firm.name),
-            ("Poznámka" if czech else "Note", params["note"]),
+            ("Poznámka" if czech else "Note", note),
         ),
         cards.link("Otevřít v CRM" if czech else "Open in the CRM", firm.url),
     )
@@ -42,7 +43,6 @@ def _send_offer(params: dict[str, Any], czech: bool) -> ActionResult:
             f"Nabídka {params['offer']} odešla na {params['to']}.",
         ),
         ("Offer sent", "Nabídka odeslána"),
-        cards.badge("Odesláno" if czech else "Sent", "positive"),
         cards.fields(
             ("Komu" if czech else "To", params["to"]),
             ("Nabídka" if czech else "Offer", params["offer"]),
@@ -53,12 +53,18 @@ def _send_offer(params: dict[str, Any], czech: bool) -> ActionResult:
 
 def _delete_contact(params: dict[str, Any], czech: bool) -> ActionResult:
     # The sample data are shared by every server in the process, so nothing is really removed.
+    # An irreversible outcome gets its red badge; the title then names whom it concerns.
+    person = contact(params["contact"])
+    firm = company(person.company_id)
     return _result(
         czech,
-        (f"Contact {params['name']} was deleted.", f"Kontakt {params['name']} je smazaný."),
-        ("Contact deleted", "Kontakt smazán"),
+        (
+            f"Contact {params['name']} ({firm.name}) was deleted.",
+            f"Kontakt {params['name']} ({firm.name}) je smazaný.",
+        ),
+        (params["name"], params["name"]),
         cards.badge("Smazáno" if czech else "Deleted", "negative"),
-        cards.fields(("Jméno" if czech else "Name", params["name"])),
+        subtitle=firm.name,
     )
 
 

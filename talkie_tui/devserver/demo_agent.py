@@ -247,7 +247,7 @@ async def meetings_answer(ctx: RunContext, req: Request) -> None:
 
 
 def company_card(firm: Company, czech: bool) -> cards.Card:
-    """The record card of a company with its people."""
+    """The record card of a company with its people; its title opens the record (`url`)."""
     turnover = format_czk(firm.turnover_czk, czech=czech) if firm.turnover_czk else "—"
     people = [
         cards.item(person.name, f"{pick(person.role, czech)} · {person.email}", person.url)
@@ -267,7 +267,6 @@ def company_card(firm: Company, czech: bool) -> cards.Card:
             cards.heading("Lidé" if czech else "People"),
             cards.list_block(people),
             cards.text(pick(firm.note, czech)),
-            cards.link("Otevřít v CRM" if czech else "Open in the CRM", firm.url),
         ],
         f"{firm.name} – {kind.lower()}, {firm.city}, {status.lower()}",
         subtitle=f"{kind} · {firm.city}",
@@ -317,7 +316,7 @@ async def lookup_answer(ctx: RunContext, req: Request) -> None:
 
 
 def offer_card(offer: Offer, czech: bool) -> cards.Card:
-    """The card of one offer with its PDF."""
+    """The card of one offer with its PDF; its title opens the offer (`url`)."""
     firm, person = company(offer.company_id), contact(offer.contact_id)
     pdf = sample_files()[offer.file_name]
     title = f"{'Nabídka' if czech else 'Offer'} {offer.number}"
@@ -332,9 +331,6 @@ def offer_card(offer: Offer, czech: bool) -> cards.Card:
                 ("Kontakt" if czech else "Contact", f"{person.name} <{person.email}>"),
             ),
             cards.file(f"{title}.pdf", pdf.url, mime=pdf.mime, size=pdf.size),
-            cards.link(
-                "Otevřít v CRM" if czech else "Open in the CRM", f"/crm/offers/{offer.number}"
-            ),
         ],
         f"{title} – {firm.name}, {amount}, {pick(offer.status, czech).lower()}",
         subtitle=firm.name,

@@ -101,13 +101,10 @@ def script_for(message: str) -> Agent | None:
 def _mark_checked(params: dict[str, Any], czech: bool) -> ActionResult:
     card = cards.card(
         "Test action done",
-        [
-            cards.badge("Done", "positive"),
-            cards.fields(("Record", str(params["record"])), ("Mark", str(params["mark"]))),
-        ],
+        [cards.fields(("Record", str(params["record"])), ("Mark", str(params["mark"])))],
         f"Test action done: {params['record']} marked as {params['mark']}",
     )
-    return ActionResult(f"Done: record {params['record']} is marked as {params['mark']}.", card)
+    return ActionResult(card)
 
 
 ACTION_KINDS: dict[str, ActionKind] = {
