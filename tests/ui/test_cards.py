@@ -135,6 +135,21 @@ async def test_more_is_not_shown_without_hidden_rows() -> None:
 
 
 async def test_a11y_label_is_name_tooltip_and_border_title() -> None:
+    """A label that says something the title does not heads the card, so it is read first."""
+    app = cards_app(card_of(title="Q4 2026", a11yLabel="Sales pipeline card"))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        view = app.query_one(CardView)
+        assert view.name == "Sales pipeline card"
+        assert isinstance(view.tooltip, Content)
+        assert view.tooltip.plain == "Sales pipeline card"
+        assert view.border_title == "Sales pipeline card"
+        assert "Sales pipeline card" in screen_text(app)
+
+
+async def test_a_label_that_wraps_the_title_does_not_say_it_twice() -> None:
+    """Issue 10.6: "Karta klienta Alfa s.r.o." above "Alfa s.r.o." would show the name twice;
+    the label stays the card's name and tooltip, the border shows no title."""
     app = cards_app(EVERY_BLOCK)
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
@@ -142,8 +157,25 @@ async def test_a11y_label_is_name_tooltip_and_border_title() -> None:
         assert view.name == "Karta klienta Alfa s.r.o."
         assert isinstance(view.tooltip, Content)
         assert view.tooltip.plain == "Karta klienta Alfa s.r.o."
-        assert view.border_title == "Karta klienta Alfa s.r.o."
-        assert "Karta klienta Alfa s.r.o." in screen_text(app)
+        assert view.border_title is None
+        assert "Karta klienta" not in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("title", "label", "drawn"),
+    [
+        ("Today's meetings", "Card with today's meetings", False),
+        ("Alfa s.r.o. – client card", "alfa  S.R.O.", False),  # says less: nothing to add
+        ("Q4 2026", "Sales pipeline card", True),
+        ("", "Card of an untitled record", True),
+    ],
+)
+def test_the_border_title_is_drawn_only_when_the_label_says_more(
+    title: str, label: str, drawn: bool
+) -> None:
+    view = CardView(card_of(title=title, a11yLabel=label))
+    assert (view.border_title == label) is drawn
+    assert view.name == label
 
 
 async def test_without_a11y_label_the_title_is_the_label() -> None:

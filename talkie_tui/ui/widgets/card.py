@@ -2,8 +2,10 @@
 
 Accessible label: terminals expose no accessibility tree, so the card's `label` (`a11yLabel`,
 else the title, else the fallback text) is set as the widget's `name` (for code and tests), as
-its `tooltip` (shown on hover), and as its border title when `a11yLabel` says more than the
-title, so a screen reader reading the terminal meets it first.
+its `tooltip` (shown on hover), and as its border title when `a11yLabel` says something the
+title does not, so a screen reader reading the terminal meets it first. A label that only
+wraps the title ("Company card Alfa s.r.o." over "Alfa s.r.o.") is not drawn: the card would
+show the title twice.
 """
 
 from __future__ import annotations
@@ -191,6 +193,16 @@ def render_block(block: object, card: Card) -> list[Widget] | None:
     return list(renderer(block, card)) if renderer is not None else None
 
 
+def _says_more(label: str, title: str | None) -> bool:
+    """Whether the accessible label says something the title does not (neither holds the other)."""
+
+    def words(text: str) -> str:
+        return " ".join(text.casefold().split())
+
+    shown = words(title or "")
+    return not shown or (shown not in words(label) and words(label) not in shown)
+
+
 class CardView(Widget):
     """A result card: title (a link when the card has a `url`), subtitle and blocks."""
 
@@ -198,7 +210,7 @@ class CardView(Widget):
         super().__init__(name=card.label, id=id, classes=f"card {classes or ''}".strip())
         self.card = card
         self.tooltip = Content(card.label)
-        if card.a11y_label and card.a11y_label != card.title:
+        if card.a11y_label and _says_more(card.a11y_label, card.title):
             self.border_title = Content(card.a11y_label)
 
     def compose(self) -> ComposeResult:
