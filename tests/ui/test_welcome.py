@@ -88,6 +88,19 @@ async def test_the_panel_goes_with_the_first_message_and_comes_back_for_a_new_th
         assert len(screen.transcript.query(WelcomePanel)) == 1
 
 
+async def test_a_new_thread_over_an_empty_one_shows_one_panel(devserver, tmp_path: Path) -> None:
+    """Ctrl+N while the panel is still there: the old one is replaced, never duplicated."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        for _ in range(3):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        await until(pilot, lambda: len(screen.transcript.query(WelcomePanel)) == 1)
+        assert screen.transcript.welcome_panel is not None
+        assert screen.transcript.welcome_panel.is_mounted
+
+
 async def test_an_opened_thread_with_messages_has_no_panel(
     devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

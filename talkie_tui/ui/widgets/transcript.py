@@ -156,7 +156,7 @@ class Transcript(VerticalScroll):
         views: list[Widget] = []
         self._welcome_panel = None
         if welcome and not turns and self._welcome is not None:
-            self._welcome_panel = WelcomePanel(self._welcome, id="welcome")
+            self._welcome_panel = WelcomePanel(self._welcome)
             views.append(self._welcome_panel)
         if hidden := self._hidden_turns:
             views.append(
