@@ -6,10 +6,11 @@ import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from talkie_tui import __version__
 
@@ -188,7 +189,47 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `talkie` console script."""
+    """Entry point of the `talkie` console script.
+
+    When the reader of stdout goes away (`talkie ask … | head -3`), talkie ends as `cat` does:
+    quietly, killed by SIGPIPE (a shell shows 141). A run in progress is not cancelled: the
+    connection just closes, and the server finishes the run (§5 disconnect is not cancel).
+    """
+    try:
+        code = _command(argv)
+    except BrokenPipeError:
+        _reader_gone()
+    except SystemExit:  # argparse's --help and usage errors
+        _flush_stdout()
+        raise
+    _flush_stdout()
+    return code
+
+
+def _flush_stdout() -> None:
+    """Write out what is buffered now: a reader that left shows here, not as a warning at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _reader_gone() -> NoReturn:
+    """End quietly, the way a tool whose output pipe closed does: by SIGPIPE."""
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+    # Python ignores SIGPIPE (and so gets BrokenPipeError); put back the default and take it.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    # No SIGPIPE here (Windows): exit 1, with stdout on devnull so the final flush is quiet.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(1)
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """Parse the command line and run the command; its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command
