@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.protocol.errors import (
+    ForbiddenError,
+    NotFoundError,
+    TalkieError,
+    UnauthorizedError,
+)
 from talkie_tui.protocol.events import DecodedEvent, StreamTruncated
 from talkie_tui.protocol.models import ThreadHistory
 
@@ -16,14 +21,35 @@ from .reducer import Change, Conversation, conversation_from_history
 
 __all__ = ["ChatSession", "Recovered", "SessionUpdate"]
 
-RECOVERY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 15.0)
+# The first look is at once: a thread that is gone (404) or not ours (403) ends the wait there.
+RECOVERY_DELAYS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 15.0)
+
+# Answers to "GET thread" after which asking again cannot help.
+_HOPELESS = (NotFoundError, ForbiddenError, UnauthorizedError)
 
 
 @dataclass(frozen=True, slots=True)
 class Recovered:
-    """The answer of a broken stream was loaded from the thread (§5 disconnect is not cancel)."""
+    """The wait for a broken stream's answer ended (§5 disconnect is not cancel).
+
+    `complete` when the whole answer was loaded from the thread. Otherwise `reason` says why
+    the wait ended without it (None when the stream was abandoned: its own reason says all),
+    and `pending` is true when the answer may still come (the wait ran out or was stopped).
+    They are words and hints for a person: they take no part in comparing two outcomes.
+    """
 
     complete: bool
+    reason: str | None = field(default=None, compare=False)
+    pending: bool = field(default=False, compare=False)
+
+
+@dataclass(slots=True)
+class _Polled:
+    """What the polls of a thread found: the thread with the answer, or why there is none."""
+
+    answered: ThreadHistory | None = None
+    reason: str | None = None
+    pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +73,25 @@ class ChatSession:
         self.client = client
         self.conversation = Conversation(thread_id)
         self._sleep = sleep
+        self._waiting: asyncio.Task[None] | None = None
+        self._stop_requested = False
+
+    @property
+    def waiting(self) -> bool:
+        """True while a broken stream's answer is awaited from the thread."""
+        return self._waiting is not None and not self._waiting.done()
+
+    def stop_waiting(self) -> bool:
+        """Stop waiting for a broken stream's answer; True when there was a wait to stop.
+
+        The run goes on on the server (disconnect is not cancel): its answer will be in the
+        thread. The send ends with `Recovered(complete=False)` and the message stays.
+        """
+        if not self.waiting or self._waiting is None:
+            return False
+        self._stop_requested = True
+        self._waiting.cancel()
+        return True
 
     @property
     def thread_id(self) -> str | None:
@@ -90,23 +135,53 @@ class ChatSession:
             yield await self._recover(request)
 
     async def _recover(self, request: RunRequest) -> SessionUpdate:
-        """Load the thread until the answer to `request` is stored, then show it."""
-        history: ThreadHistory | None = None
+        """Load the thread until the answer to `request` is stored, then show it.
+
+        Ends at once when waiting cannot help: the client abandoned the stream itself, or the
+        thread answers 401, 403 or 404; and when `stop_waiting()` is called.
+        """
+        polled = _Polled()
+        if not request.abandoned:
+            self._stop_requested = False
+            self._waiting = task = asyncio.ensure_future(self._poll(request, polled))
+            try:
+                await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not self._stop_requested or (current is not None and current.cancelling()):
+                    raise  # not stop_waiting(): the send itself is being cancelled
+                polled.reason = _("You stopped waiting; the server may still finish the answer.")
+                polled.pending = True
+            finally:
+                self._waiting = None
+        if polled.answered is not None:
+            self.conversation = conversation_from_history(polled.answered)
+            return SessionUpdate(Recovered(complete=True), None)
+        # No answer stored: what arrived before the break stays, marked as cut off.
+        reason = request.truncated or _("Connection lost.")
+        notice = f"{reason} {polled.reason}" if polled.reason else reason
+        change = self.conversation.apply(StreamTruncated(notice, abandoned=request.abandoned))
+        outcome = Recovered(complete=False, reason=polled.reason, pending=polled.pending)
+        return SessionUpdate(outcome, change)
+
+    async def _poll(self, request: RunRequest, polled: _Polled) -> None:
+        """Look at the thread until the answer is there, or asking again cannot help."""
         for delay in RECOVERY_DELAYS:
             await self._sleep(delay)
             try:
                 history = await self.client.thread(request.thread_id)
+            except _HOPELESS as error:
+                polled.reason = _("The thread cannot be loaded (HTTP {status}): {error}").format(
+                    status=error.status, error=error.message
+                )
+                return
             except TalkieError:
                 continue
             if _answered(history, request.message_id):
-                self.conversation = conversation_from_history(history)
-                return SessionUpdate(Recovered(complete=True), None)
-        if history is not None:
-            self.conversation = conversation_from_history(history)
-        change = self.conversation.apply(
-            StreamTruncated(request.truncated or _("Connection lost."))
-        )
-        return SessionUpdate(Recovered(complete=False), change)
+                polled.answered = history
+                return
+        polled.reason = _("The answer is not in the thread yet; the server may still finish it.")
+        polled.pending = True
 
 
 def _answered(history: ThreadHistory, message_id: str) -> bool:

@@ -5,19 +5,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from typing import TextIO
 
 import ag_ui.core as agui
 
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
+from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.events import StreamTruncated, event_to_json
 from talkie_tui.protocol.sanitize import clean_text
 
 from .common import EXIT_ERROR, EXIT_OK, connect, report_error
 
-__all__ = ["ask"]
+__all__ = ["WAIT_REPORT_EVERY", "ask"]
+
+WAIT_REPORT_EVERY = 10.0
+"""Seconds between the "still waiting" lines when stderr is not a terminal (a pipe, a log)."""
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
 
 
 class _TextPrinter:
@@ -65,6 +77,60 @@ class _TextPrinter:
             self.write("\n")
 
 
+class _WaitProgress:
+    """Shows on stderr that `talkie ask` still waits for a broken stream's answer.
+
+    On a terminal: one line with the seconds waited, redrawn in place every second.
+    Elsewhere (a pipe, a log): a line every `every` seconds, so a log shows the wait too.
+    """
+
+    def __init__(self, err: TextIO, every: float) -> None:
+        self.err = err
+        self.tty = _isatty(err)
+        self.every = 1.0 if self.tty else every
+        self.began: float | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._drawn = False
+
+    @property
+    def seconds(self) -> int:
+        """Whole seconds waited so far."""
+        return round(time.monotonic() - self.began) if self.began is not None else 0
+
+    def start(self) -> None:
+        self.began = time.monotonic()
+        if self.tty:
+            self._draw()
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+
+    async def _tick(self) -> None:
+        with contextlib.suppress(OSError):  # stderr is gone too: nowhere to show the wait
+            while True:
+                await asyncio.sleep(self.every)
+                self._draw()
+
+    def _draw(self) -> None:
+        if self.tty:
+            line = _("talkie: waiting for the answer… {seconds} s (Ctrl+C stops waiting)")
+            self.err.write("\r" + line.format(seconds=self.seconds) + "\x1b[K")
+            self._drawn = True
+        else:
+            line = _("talkie: still waiting for the answer ({seconds} s)…")
+            self.err.write(line.format(seconds=self.seconds) + "\n")
+        self.err.flush()
+
+    def stop(self) -> None:
+        """Stop showing the wait; on a terminal its line is wiped."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        if self._drawn:
+            self._drawn = False
+            with contextlib.suppress(OSError):
+                self.err.write("\r\x1b[K")
+                self.err.flush()
+
+
 async def ask(
     server: str,
     message: str,
@@ -75,8 +141,13 @@ async def ask(
     allow_private_http: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
+    wait_report_every: float = WAIT_REPORT_EVERY,
 ) -> int:
-    """Send `message`, print the answer, and return the exit code (0, 1, 3)."""
+    """Send `message`, print the answer, and return the exit code (0, 1, 3).
+
+    When the stream breaks, the answer is awaited from the thread (the server finishes the
+    run), with the wait shown on stderr; Ctrl+C then stops waiting (exit 1), not the run.
+    """
     try:
         client = await connect(server, token, allow_private_http=allow_private_http)
     except TalkieError as error:
@@ -85,29 +156,46 @@ async def ask(
         session = ChatSession(client, thread)
         request = session.prepare(message)
         printer = _TextPrinter(out, err)
+        progress = _WaitProgress(err, wait_report_every)
         try:
             async for update in session.send(request):
                 event = update.event
-                if as_json:
-                    if not isinstance(event, Recovered):
-                        out.write(event_to_json(event) + "\n")
-                        out.flush()
-                    continue
                 if isinstance(event, StreamTruncated):
-                    err.write(f"talkie: {event.reason} Loading the answer from the thread…\n")
+                    _say_truncated(event, printer)
+                    if not event.abandoned:
+                        progress.start()
                 elif isinstance(event, Recovered):
-                    _print_recovered(session, printer)
-                else:
+                    progress.stop()
+                    progress.began = None
+                    if not as_json:
+                        _print_recovered(session, printer)
+                    if event.reason:
+                        printer.finish()
+                        err.write(_("talkie: {reason}").format(reason=event.reason) + "\n")
+                    if event.pending:
+                        err.write(_later(server, request.thread_id) + "\n")
+                    continue
+                if as_json:
+                    out.write(event_to_json(event) + "\n")
+                    out.flush()
+                elif not isinstance(event, StreamTruncated):
                     delta = event.delta if isinstance(event, agui.TextMessageContentEvent) else None
                     printer.show(update.change, delta)
         except TalkieError as error:
             printer.finish()
             return report_error(error, server, err)
         except (KeyboardInterrupt, asyncio.CancelledError):
+            progress.stop()
             printer.finish()
+            if progress.began is not None:
+                # Only the wait is stopped: the server finishes the run (disconnect is not cancel).
+                _say_stopped_waiting(err, server, request.thread_id, progress.seconds)
+                return EXIT_ERROR
             await _cancel_quietly(session, request.run_id)
             err.write("talkie: cancelled.\n")
             return 130
+        finally:
+            progress.stop()
         printer.finish()
     if request.error is not None:
         code = request.error.code or "internal"
@@ -118,6 +206,31 @@ async def ask(
     if request.truncated and not request.finished and not _has_answer(session):
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _say_truncated(event: StreamTruncated, printer: _TextPrinter) -> None:
+    """Say that the stream broke, and whether the answer is now awaited from the thread."""
+    err = printer.err
+    if not printer.at_line_start and _isatty(printer.out) and _isatty(err):
+        err.write("\n")  # one terminal: the message starts its own line, not the answer's
+    if event.abandoned:
+        err.write(_("talkie: {reason}").format(reason=event.reason) + "\n")
+    else:
+        line = _("talkie: {reason} Loading the answer from the thread…")
+        err.write(line.format(reason=event.reason) + "\n")
+    err.flush()
+
+
+def _later(server: str, thread_id: str) -> str:
+    """Where the answer the server may still finish will be."""
+    line = _("  It will be in the thread: talkie connect {server} --thread {thread}")
+    return line.format(server=clean_text(server), thread=clean_text(thread_id))
+
+
+def _say_stopped_waiting(err: TextIO, server: str, thread_id: str, seconds: int) -> None:
+    line = _("talkie: stopped waiting after {seconds} s; the server may still finish the answer.")
+    err.write(line.format(seconds=seconds) + "\n" + _later(server, thread_id) + "\n")
+    err.flush()
 
 
 def _print_recovered(session: ChatSession, printer: _TextPrinter) -> None:

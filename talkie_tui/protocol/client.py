@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from talkie_tui.i18n import _
 
-from .errors import ServerError, TalkieError, TooLargeError, error_from_response
+from .errors import EventTooLarge, ServerError, TalkieError, TooLargeError, error_from_response
 from .events import (
     MAX_EVENT_CHARS,
     DecodedEvent,
@@ -116,6 +116,8 @@ class RunRequest:
         self.finished = False
         self.error: agui.RunErrorEvent | None = None
         self.truncated: str | None = None
+        # The client closed the stream itself over what the server sent (see StreamTruncated).
+        self.abandoned = False
 
     def body(self) -> bytes:
         """The AG-UI RunAgentInput body."""
@@ -438,6 +440,14 @@ class TalkieClient:
                         yield event
         except TalkieError as error:
             request.truncated = error.message
+            request.abandoned = isinstance(error, EventTooLarge)
+        except httpx.DecodingError as error:
+            # A body that cannot be decoded (a broken gzip stream…) is no network hiccup.
+            request.truncated = _(
+                "The server's event stream could not be decoded ({error}); the answer was "
+                "abandoned."
+            ).format(error=clean_text(str(error) or type(error).__name__)[:200])
+            request.abandoned = True
         except httpx.HTTPError as error:
             request.truncated = describe_transport_error(error, self.server.origin).message
         finally:
@@ -449,7 +459,7 @@ class TalkieClient:
                 "The connection closed before the answer was complete."
             )
         if request.truncated:
-            yield StreamTruncated(request.truncated)
+            yield StreamTruncated(request.truncated, abandoned=request.abandoned)
 
     async def _open_run(self, request: RunRequest) -> httpx.Response:
         refreshed = False

@@ -83,9 +83,14 @@ class MalformedEvent:
 
 @dataclass(frozen=True, slots=True)
 class StreamTruncated:
-    """The stream ended without RUN_FINISHED or RUN_ERROR."""
+    """The stream ended without RUN_FINISHED or RUN_ERROR.
+
+    `abandoned` when the client itself closed it over what the server sent (an event over
+    the size cap, a body it cannot decode): the thread holds the same, so waiting cannot help.
+    """
 
     reason: str
+    abandoned: bool = False
 
 
 DecodedEvent = (
@@ -383,6 +388,8 @@ def event_to_json(event: DecodedEvent) -> str:
         payload = {"type": "talkie.malformed", "eventType": event.type, "reason": event.reason}
     else:
         payload = {"type": "talkie.truncated", "reason": event.reason}
+        if event.abandoned:
+            payload["abandoned"] = True
     return _escape_c1(json.dumps(payload, ensure_ascii=False))
 
 

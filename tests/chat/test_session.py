@@ -3,6 +3,7 @@ same id) and a lost stream is recovered from the thread (§5 "disconnect is not 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -203,7 +204,7 @@ async def test_a_lost_stream_is_recovered_from_the_thread(
 async def test_recovery_gives_up_and_shows_what_it_has(
     serve: Serve, connect: Connect, sleeps: Sleeps
 ) -> None:
-    """When the answer never appears, the stored thread is shown with a truncation warning."""
+    """When the answer never appears, what arrived stays, with a truncation warning."""
     stub = ChatStub([stream(STARTED, content("partial"))])
     session = await session_for(serve, connect, stub, sleeps)
     request = session.prepare("question")
@@ -219,6 +220,8 @@ async def test_recovery_gives_up_and_shows_what_it_has(
     last = session.conversation.turns[-1]
     assert last.state == "truncated" and isinstance(last.parts[-1], NoticePart)
     assert session.conversation.turns[0].text == "question"
+    assert last.text == "partial"
+    assert updates[-1].event.pending  # type: ignore[union-attr]
 
 
 async def test_when_the_thread_cannot_be_loaded_the_partial_answer_stays(
@@ -233,6 +236,95 @@ async def test_when_the_thread_cannot_be_loaded_the_partial_answer_stays(
     assert updates[-1].event == Recovered(complete=False)
     answer = session.conversation.turns[-1]
     assert (answer.text, answer.state) == ("partial", "truncated")
+
+
+async def test_a_thread_that_is_gone_ends_the_wait_at_the_first_look(
+    serve: Serve, connect: Connect, sleeps: Sleeps
+) -> None:
+    """GET thread answers 404: no second look, the reason is in the outcome and the notice."""
+    stub = ChatStub(
+        [stream(STARTED, content("partial"))], [error_response(404, "not_found", "No thread")]
+    )
+    session = await session_for(serve, connect, stub, sleeps)
+
+    updates = await send_all(session, session.prepare("question"))
+
+    assert sleeps.delays == [0.0]
+    outcome = updates[-1].event
+    assert isinstance(outcome, Recovered) and not outcome.complete and not outcome.pending
+    assert outcome.reason == "The thread cannot be loaded (HTTP 404): No thread"
+    notice = session.conversation.turns[-1].parts[-1]
+    assert isinstance(notice, NoticePart) and notice.text.endswith(outcome.reason)
+
+
+async def test_an_abandoned_stream_is_not_waited_for(
+    serve: Serve, connect: Connect, sleeps: Sleeps
+) -> None:
+    """An event over the cap: the client closed the stream itself; nothing is polled."""
+    huge = sse_frame(STARTED) + "data: " + "x" * (1100 << 10) + "\n\n"
+    stub = ChatStub([sse_response(huge)], [stored("m_x", answered=True)])
+    session = await session_for(serve, connect, stub, sleeps)
+
+    updates = await send_all(session, session.prepare("question"))
+
+    truncated = updates[-2].event
+    assert isinstance(truncated, StreamTruncated) and truncated.abandoned
+    assert updates[-1].event == Recovered(complete=False)
+    assert sleeps.delays == []
+    assert session.conversation.turns[-1].state == "truncated"
+
+
+class Forever:
+    """A sleep that never ends: the wait lasts until it is stopped."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+        await asyncio.Event().wait()
+
+
+async def test_stop_waiting_ends_the_wait_and_keeps_the_message(
+    serve: Serve, connect: Connect
+) -> None:
+    """stop_waiting(): Recovered(complete=False, pending), the partial answer with a notice."""
+    stub = ChatStub([stream(STARTED, content("partial"))])
+    client = await connect(serve(stub.app()).origin)
+    session = ChatSession(client, sleep=Forever())
+    assert not session.stop_waiting()  # nothing to stop yet
+
+    sending = asyncio.ensure_future(send_all(session, session.prepare("question")))
+    while not session.waiting:
+        await asyncio.sleep(0.01)
+    assert session.stop_waiting()
+    updates = await asyncio.wait_for(sending, 5)
+
+    outcome = updates[-1].event
+    assert isinstance(outcome, Recovered) and not outcome.complete and outcome.pending
+    assert outcome.reason == "You stopped waiting; the server may still finish the answer."
+    user, answer = session.conversation.turns
+    assert (user.text, answer.text, answer.state) == ("question", "partial", "truncated")
+    notice = answer.parts[-1]
+    assert isinstance(notice, NoticePart) and notice.retryable
+    assert not session.waiting and not session.stop_waiting()
+
+
+async def test_cancelling_the_send_while_it_waits_cancels_it(
+    serve: Serve, connect: Connect
+) -> None:
+    """Cancelling the send (Ctrl+C in `talkie ask`) is not mistaken for stop_waiting()."""
+    stub = ChatStub([stream(STARTED, content("partial"))])
+    client = await connect(serve(stub.app()).origin)
+    session = ChatSession(client, sleep=Forever())
+
+    sending = asyncio.ensure_future(send_all(session, session.prepare("question")))
+    while not session.waiting:
+        await asyncio.sleep(0.01)
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    assert not session.waiting
 
 
 async def test_load_replaces_the_conversation_with_the_stored_thread(

@@ -84,6 +84,8 @@ class ChatScreen(LocalizedBindings, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Before "Stop answer": while the assistant speaks in a call, Esc interrupts it.
         Binding(voice_ui.BARGE_IN_KEY, "barge_in", N_("Interrupt the assistant")),
+        # While "reconnecting" (a broken stream's answer is awaited), Esc stops the wait.
+        Binding("escape", "stop_waiting", N_("Stop waiting"), show=True),
         Binding("escape", "cancel_run", N_("Stop answer"), show=True),
         Binding(voice_ui.CALL_KEY, "voice_call", N_("Voice call")),
         Binding(voice_ui.CALL_KEY, "hang_up", N_("Hang up")),
@@ -143,6 +145,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         self._newline_key = newline_key
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: RunRequest | None = None  # the run in flight, or the last failed one
+        self._wait_timer: Timer | None = None  # while a broken stream's answer is awaited
         self._drafts = DraftStore()
         self._draft_key = thread_id or NEW  # whose draft the composer holds
         self._draft_timer: Timer | None = None
@@ -444,9 +447,10 @@ class ChatScreen(LocalizedBindings, Screen[None]):
                 if self.session.conversation is not conversation:
                     conversation = self.session.conversation
                 if isinstance(update.event, StreamTruncated):
-                    self.header.state = "reconnecting"
+                    self._start_waiting()
                     continue
                 if isinstance(update.event, Recovered):
+                    self._end_waiting()
                     self.transcript.show(self.session.conversation)
                     continue
                 self.transcript.sync_turns()
@@ -459,6 +463,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         except TalkieError as error:
             self._show_send_failure(request, error)
         finally:
+            self._end_waiting()
             self.header.state = "connected" if self.header.state != "offline" else "offline"
         if conversation.usage:
             self.header.set_usage(conversation.usage)
@@ -508,6 +513,33 @@ class ChatScreen(LocalizedBindings, Screen[None]):
             if turn.role == "user":
                 return RunRequest(turn.text, thread_id=self.session.thread_id, message_id=turn.id)
         return None
+
+    def _start_waiting(self) -> None:
+        """The stream broke: "reconnecting", with the seconds waited, until the answer is in."""
+        began = time.monotonic()
+        self.header.waited = 0
+        self.header.state = "reconnecting"
+
+        def tick() -> None:
+            self.header.waited = int(time.monotonic() - began)
+
+        self._wait_timer = self.set_interval(1.0, tick)
+        self.refresh_bindings()
+
+    def _end_waiting(self) -> None:
+        if self._wait_timer is None:
+            return
+        self._wait_timer.stop()
+        self._wait_timer = None
+        self.refresh_bindings()
+
+    def action_stop_waiting(self) -> None:
+        """Esc while reconnecting: stop waiting for the answer; the message stays with Retry.
+
+        Only the wait ends: the run goes on on the server (disconnect is not cancel), so its
+        answer is in the thread when it is opened again.
+        """
+        self.session.stop_waiting()
 
     def action_cancel_run(self) -> None:
         """Esc: stop the answer being streamed (cancelRun, §5)."""
@@ -644,6 +676,8 @@ class ChatScreen(LocalizedBindings, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Voice keys only where they do something (the footer shows just those)."""
         call = self._call
+        if action in ("stop_waiting", "cancel_run"):  # one Esc: the wait, else the answer
+            return (self._wait_timer is not None) == (action == "stop_waiting")
         if action == "voice_call":
             return call is None and self.voice_offered
         if action == "hang_up":

@@ -28,7 +28,7 @@ _STATE_LABELS: dict[str, str] = {
     "connecting": N_("◌ connecting…"),
     "connected": N_("● connected"),
     "streaming": N_("◉ answering…"),
-    "reconnecting": N_("◌ reconnecting…"),
+    "reconnecting": N_("◌ reconnecting… {seconds} s · Esc stops waiting"),
     "offline": N_("○ offline"),
 }
 
@@ -67,6 +67,8 @@ class TalkieHeader(Horizontal):
 
     state: reactive[str] = reactive("connecting")
     pending_actions: reactive[int] = reactive(0)
+    # Seconds spent "reconnecting": waiting for a broken stream's answer from the thread.
+    waited: reactive[int] = reactive(0)
 
     def __init__(self, server_name: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -128,9 +130,17 @@ class TalkieHeader(Horizontal):
             return
         widget = self.query_one("#header-state", Static)
         label = _STATE_LABELS.get(state)
-        widget.update(Text(_(label) if label is not None else state))
+        text = _(label) if label is not None else state
+        if state == "reconnecting":
+            text = text.format(seconds=self.waited)  # how long the answer has been awaited
+        widget.update(Text(text))
         for name in _STATE_LABELS:
             widget.set_class(name == state, f"-{name}")
+
+    def watch_waited(self, seconds: int) -> None:
+        """Count the seconds of a wait for a broken stream's answer."""
+        if self.state == "reconnecting":
+            self.watch_state(self.state)
 
     def watch_pending_actions(self, count: int) -> None:
         """Show how many actions wait for a decision."""
