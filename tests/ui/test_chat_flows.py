@@ -472,6 +472,23 @@ async def test_confirmed_e_mail_can_be_undone_then_ends_done(devserver, tmp_path
         await until(pilot, lambda: card.action.status == "done", timeout=10)
 
 
+async def test_the_result_of_an_undo_window_shows_when_it_ends(devserver, tmp_path: Path) -> None:
+    """The server posts what the sent e-mail produced into the thread: it shows without a reload."""
+    app = make_app(devserver(**{**FAST, "undo_seconds": 1.0}), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "send the offer to Alfa")
+        card = screen.transcript.query_one(ActionCard)
+        await until(pilot, lambda: not card.is_guarded)
+        card.focus()
+        await pilot.press("y")
+        await until(pilot, lambda: card.action.status == "running")
+        assert "Offer sent" not in screen_text(app)
+        await until(pilot, lambda: "Offer sent" in screen_text(app), timeout=10)
+        done = screen.transcript.query_one(ActionCard)
+        assert done.action.status == "done"
+
+
 async def test_a_message_the_server_refused_stays_with_retry(tmp_path: Path) -> None:
     """A send that fails before the stream keeps the message, the server's words and Retry."""
     from starlette.requests import Request

@@ -629,9 +629,22 @@ class ChatScreen(LocalizedBindings, Screen[None]):
             fresh = await self.client.action(action_id)
         except TalkieError:
             return
-        self.transcript.apply(self.session.conversation.update_action(fresh))
+        conversation = self.session.conversation
+        before = conversation.actions.get(action_id)
+        was_running = before is not None and before.action.status == "running"
+        self.transcript.apply(conversation.update_action(fresh))
         self._follow_running(fresh, checks_left)
         self._count_pending()
+        # What an undo window let through is posted into the thread by the server (§8 names
+        # no event for it), so the result card comes from the stored thread.
+        thread_id = conversation.thread_id
+        if was_running and fresh.status == "done" and thread_id and not self._busy_elsewhere:
+            self.open_thread(thread_id)
+
+    @property
+    def _busy_elsewhere(self) -> bool:
+        """True while an answer streams or a call is on: reloading the thread would cut in."""
+        return self.answering or self._call is not None
 
     def _offer_focus(self, part: object) -> None:
         """Focus a new action card, unless the person is typing (its guard eats stray keys)."""
