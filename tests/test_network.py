@@ -32,9 +32,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from talkie_tui.commands.ask import ask
+from talkie_tui.core.errors import TransportError
 from talkie_tui.protocol import client as protocol_client
 from talkie_tui.protocol import trust
-from talkie_tui.protocol.errors import TransportError
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import fetch_manifest
 from talkie_tui.protocol.proxies import mask_url, proxy_settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.core.errors import TalkieError
 
 __all__ = ["CallbackRejected", "GrantInvalid", "SignInCancelled", "SignInError"]
 

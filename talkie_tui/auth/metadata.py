@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import httpx
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.manifest import check_secure, describe_transport_error
 
 from .errors import SignInError

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from talkie_tui.config import KnownServers
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
-from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import DiscoveredServer
 

@@ -6,14 +6,9 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from talkie_tui.core.errors import ForbiddenError, NotFoundError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import (
-    ForbiddenError,
-    NotFoundError,
-    TalkieError,
-    UnauthorizedError,
-)
 from talkie_tui.protocol.events import DecodedEvent, StreamTruncated
 from talkie_tui.protocol.models import ThreadHistory
 

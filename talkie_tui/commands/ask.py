@@ -12,10 +12,10 @@ import ag_ui.core as agui
 
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.events import StreamTruncated, event_to_json
-from talkie_tui.protocol.sanitize import clean_text
 
 from .common import EXIT_ERROR, EXIT_OK, connect, report_error
 

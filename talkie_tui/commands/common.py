@@ -11,8 +11,8 @@ from talkie_tui.auth.signin import tokens_for
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import Settings
+from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.protocol.errors import ServerError, TalkieError, UnauthorizedError
 
 __all__ = [
     "EXIT_ERROR",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.core.sanitize import clean_text
 
 # The exit codes of commands.common, which is not imported: it loads the sign-in machinery.
 EXIT_OK = 0

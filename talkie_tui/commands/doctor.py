@@ -30,9 +30,10 @@ from talkie_tui.config import (
     settings_path,
     state_dir,
 )
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import LANGUAGES, system_language
 from talkie_tui.logs import log_folder
-from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.http import (
     ProxySettings,
     TrustStore,
@@ -41,7 +42,6 @@ from talkie_tui.protocol.http import (
     trust_store,
 )
 from talkie_tui.protocol.manifest import fetch_manifest, manifest_url_for
-from talkie_tui.protocol.sanitize import clean_text
 
 __all__ = ["doctor"]
 

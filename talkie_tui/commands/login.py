@@ -13,9 +13,9 @@ from talkie_tui.auth.signin import SignIn, find_grant, oauth_issuer, sign_out
 from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
 from talkie_tui.browser import graphical_browser_available, open_url
 from talkie_tui.config import KnownServers, Settings, settings_path
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import TalkieError
-from talkie_tui.protocol.sanitize import clean_text
 
 from .common import EXIT_ERROR, EXIT_OK, EXIT_SIGN_IN, EXIT_USAGE, report_error
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from talkie_tui.protocol.errors import TalkieError
-from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.sanitize import clean_text
 
 from .common import EXIT_OK, connect, report_error
 

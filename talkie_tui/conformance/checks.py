@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 import ag_ui.core as agui
 from pydantic import ValidationError
 
+from talkie_tui.core.errors import NotFoundError
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import NotFoundError
 from talkie_tui.protocol.events import ActionProposed, CardReceived
 from talkie_tui.protocol.models import Action, DecisionResult, FieldsBlock, Manifest, ThreadHistory
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.core.sanitize import clean_text
 
 __all__ = ["CheckFailed", "CheckSkipped", "Result", "Verdict", "show", "summary_line"]
 

@@ -15,8 +15,8 @@ from typing import TextIO
 
 import httpx
 
+from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.protocol.client import StaticToken, TalkieClient, make_http_client
-from talkie_tui.protocol.errors import ServerError, TalkieError
 from talkie_tui.protocol.manifest import describe_transport_error
 
 from .checks import CHECKS, Check, Session

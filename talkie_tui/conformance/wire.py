@@ -18,8 +18,8 @@ from typing import Any
 import ag_ui.core as agui
 import httpx
 
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.client import USER_AGENT, RunRequest, TalkieClient
-from talkie_tui.protocol.errors import TalkieError
 from talkie_tui.protocol.events import (
     DecodedEvent,
     EventDecoder,

@@ -12,9 +12,11 @@ import ag_ui.core as agui
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from talkie_tui.core.errors import EventTooLarge, ServerError, TalkieError, TooLargeError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
+from talkie_tui.protocol.errors import error_from_response
 
-from .errors import EventTooLarge, ServerError, TalkieError, TooLargeError, error_from_response
 from .events import (
     MAX_EVENT_CHARS,
     DecodedEvent,
@@ -41,7 +43,6 @@ from .models import (
     VoiceToolResult,
     VoiceUsage,
 )
-from .sanitize import clean_text
 
 __all__ = [
     "RunRequest",

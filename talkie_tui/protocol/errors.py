@@ -1,4 +1,4 @@
-"""The §3 error envelope and every other failure of the protocol layer, as exceptions."""
+"""The §3 error envelope of talkie/1, read into the shared error types of `talkie_tui.core`."""
 
 from __future__ import annotations
 
@@ -8,119 +8,24 @@ from typing import Any
 
 import httpx
 
+from talkie_tui.core.errors import (
+    ConflictError,
+    ExpiredError,
+    ForbiddenError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    StaleError,
+    TooLargeError,
+    UnauthorizedError,
+)
 from talkie_tui.i18n import _
 
-from .sanitize import clean_text
-
-__all__ = [
-    "ConflictError",
-    "DiscoveryError",
-    "EventTooLarge",
-    "ExpiredError",
-    "ForbiddenError",
-    "NotFoundError",
-    "RateLimitedError",
-    "ServerError",
-    "StaleError",
-    "TalkieError",
-    "TooLargeError",
-    "TransportError",
-    "UnauthorizedError",
-    "error_from_response",
-]
+__all__ = ["MAX_RETRY_AFTER", "error_from_response"]
 
 # Statuses where trying again later may help even when the body does not say so.
 MAX_RETRY_AFTER = 3600.0
 _RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
-
-
-class TalkieError(Exception):
-    """Anything that went wrong while talking to a Talkie server."""
-
-    retryable: bool = False
-
-    def __init__(self, message: str, *, retryable: bool | None = None) -> None:
-        message = clean_text(message)  # messages quote the server, and reach the screen
-        super().__init__(message)
-        self.message = message
-        if retryable is not None:
-            self.retryable = retryable
-
-    @property
-    def retry_hint(self) -> str:
-        """A short sentence telling the user whether trying again may help."""
-        return _("Trying again may help.") if self.retryable else _("Trying again will not help.")
-
-
-class DiscoveryError(TalkieError):
-    """The address does not lead to a usable talkie/1 manifest (§1)."""
-
-
-class TransportError(TalkieError):
-    """The network failed: no connection, a timeout, a TLS failure, a dropped stream."""
-
-    retryable = True
-
-
-class EventTooLarge(TalkieError):
-    """One server-sent event exceeded the size cap; the stream was abandoned."""
-
-
-class ServerError(TalkieError):
-    """A non-2xx answer of a Talkie endpoint, carrying the §3 envelope (or what stood for it)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int,
-        code: str,
-        retryable: bool,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message, retryable=retryable)
-        self.status = status
-        self.code = clean_text(code)
-        self.details = details or {}
-
-    def __str__(self) -> str:
-        return f"{self.message} ({self.code}, HTTP {self.status})"
-
-
-class UnauthorizedError(ServerError):
-    """401: the token is missing, expired or revoked."""
-
-
-class ForbiddenError(ServerError):
-    """403: the signed-in user may not do this."""
-
-
-class NotFoundError(ServerError):
-    """404: unknown thread, action or session."""
-
-
-class ConflictError(ServerError):
-    """409 conflict: the opposite decision was already made."""
-
-
-class StaleError(ServerError):
-    """409 stale: the action's parameters changed since it was shown."""
-
-
-class ExpiredError(ServerError):
-    """410: the action or session expired."""
-
-
-class TooLargeError(ServerError):
-    """413: the message is longer than the server accepts."""
-
-
-class RateLimitedError(ServerError):
-    """429: slow down (retryable) or the quota is used up (not retryable)."""
-
-    def __init__(self, *args: Any, retry_after: float | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.retry_after = retry_after
 
 
 _BY_CODE: dict[str, type[ServerError]] = {

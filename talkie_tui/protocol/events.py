@@ -18,11 +18,11 @@ import httpx
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned < 0.5: its tolerant framing
 from pydantic import TypeAdapter, ValidationError
 
+from talkie_tui.core.errors import EventTooLarge
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
-from .errors import EventTooLarge
 from .models import Action, Card, OpenLink, UsageMeter
-from .sanitize import clean_text
 
 __all__ = [
     "MAX_EVENT_CHARS",

@@ -13,9 +13,10 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
+from talkie_tui.core.errors import DiscoveryError, TransportError
 from talkie_tui.i18n import _
+from talkie_tui.protocol.errors import error_from_response
 
-from .errors import DiscoveryError, TransportError, error_from_response
 from .failures import describe_failure
 from .models import Manifest
 

@@ -17,7 +17,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from .sanitize import SafeStr
+from talkie_tui.core.sanitize import SafeStr
 
 __all__ = [
     "Action",

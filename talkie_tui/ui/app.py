@@ -20,10 +20,10 @@ from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, choose_language, use_language
 from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
 from talkie_tui.protocol.manifest import is_loopback_host
-from talkie_tui.protocol.sanitize import clean_text
 
 from .commands import TalkieCommands
 from .crash import CrashGuard

@@ -27,9 +27,9 @@ from textual.app import App
 from textual.dom import DOMNode
 
 from talkie_tui import __version__
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.logs import write_crash_report
-from talkie_tui.protocol.sanitize import clean_text
 
 from .screens.crash import CrashScreen
 

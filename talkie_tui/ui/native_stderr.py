@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterator
 from typing import TextIO
 
-from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.core.sanitize import clean_text
 
 __all__ = [
     "LOGGER",

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
+from talkie_tui.core.errors import ConflictError, TalkieError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import ConflictError, TalkieError
 from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecoder
 from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
-from talkie_tui.protocol.sanitize import clean_text
 
 from .audio import AudioSink, AudioSource
 from .consent import ConsentWindow, Decision, Heard

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.sanitize import clean_text
 
 __all__ = [
     "AssistantTranscript",

@@ -29,11 +29,11 @@ from aiortc import (
 from aiortc import rtp as aiortc_rtp
 from aiortc.mediastreams import MediaStreamError
 
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import describe_transport_error, is_loopback_host
 from talkie_tui.protocol.models import VoiceSession
-from talkie_tui.protocol.sanitize import clean_text
 
 from .audio import AudioSink, AudioSource
 from .ice import loopback_ice, rtc_configuration

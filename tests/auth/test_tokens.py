@@ -12,8 +12,8 @@ from starlette.routing import Route
 from talkie_tui.auth.signin import sign_out, tokens_for
 from talkie_tui.auth.store import FileStore, MemoryStore, StoredGrant, TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import UnauthorizedError
 from tests.auth.stub_authorization_server import TokenLedger, authorization_server
 from tests.protocol.conftest import Serve
 from tests.stub_server import ENDPOINTS, StubServer, error_response, manifest_document

@@ -14,8 +14,8 @@ from starlette.routing import Route
 
 from talkie_tui.chat.session import RECOVERY_DELAYS, ChatSession, Recovered, SessionUpdate
 from talkie_tui.chat.turns import NoticePart
+from talkie_tui.core.errors import ServerError, TooLargeError
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import ServerError, TooLargeError
 from talkie_tui.protocol.events import StreamTruncated
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import (

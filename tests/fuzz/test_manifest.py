@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from talkie_tui.protocol.errors import DiscoveryError
+from talkie_tui.core.errors import DiscoveryError
 from talkie_tui.protocol.manifest import (
     DiscoveredServer,
     _foreign_endpoints,

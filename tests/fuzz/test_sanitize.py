@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from talkie_tui.protocol.sanitize import clean_text
+from talkie_tui.core.sanitize import clean_text
 from tests.fuzz.kit import PIECES, fuzz_settings, nasty_text, unsafe
 
 pytestmark = pytest.mark.fuzz

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from talkie_tui.protocol.errors import EventTooLarge
+from talkie_tui.core.errors import EventTooLarge
 from talkie_tui.protocol.events import iter_event_data
 from tests.fuzz.kit import fuzz_settings
 

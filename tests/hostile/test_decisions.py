@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.models import Action
 from talkie_tui.ui.widgets.action_card import ActionCard, explain_decision_error
 from tests.hostile.kit import answer, controls, custom, frames, hostile, hostile_app, shown

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.protocol.errors import DiscoveryError, TalkieError
+from talkie_tui.core.errors import DiscoveryError, TalkieError
 from talkie_tui.voice.call import VoiceCall
 from tests.helpers import TEST_TOKEN
 from tests.hostile.kit import bearers, controls, hostile, hostile_app, shown, sink_app

@@ -13,8 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from talkie_tui.protocol.client import RunRequest, StaticToken, TalkieClient, new_id
-from talkie_tui.protocol.errors import (
+from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
     ServerError,
@@ -24,6 +23,7 @@ from talkie_tui.protocol.errors import (
     TransportError,
     UnauthorizedError,
 )
+from talkie_tui.protocol.client import RunRequest, StaticToken, TalkieClient, new_id
 from talkie_tui.protocol.events import StreamTruncated
 from talkie_tui.protocol.manifest import MANIFEST_PATH, ForeignEndpointError
 from talkie_tui.protocol.models import Action

@@ -10,8 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.protocol.client import RunRequest
-from talkie_tui.protocol.errors import (
+from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
     ForbiddenError,
@@ -23,8 +22,9 @@ from talkie_tui.protocol.errors import (
     TooLargeError,
     TransportError,
     UnauthorizedError,
-    error_from_response,
 )
+from talkie_tui.protocol.client import RunRequest
+from talkie_tui.protocol.errors import error_from_response
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import envelope, talkie_app
 

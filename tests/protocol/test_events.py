@@ -13,8 +13,8 @@ import ag_ui.core as agui
 import httpx
 import pytest
 
+from talkie_tui.core.errors import EventTooLarge
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import EventTooLarge
 from talkie_tui.protocol.events import (
     ActionProposed,
     CardReceived,

@@ -19,7 +19,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from talkie_tui.protocol.errors import DiscoveryError, TransportError
+from talkie_tui.core.errors import DiscoveryError, TransportError
 from talkie_tui.protocol.manifest import (
     MANIFEST_PATH,
     DiscoveredServer,

@@ -10,14 +10,14 @@ from typing import Any
 import ag_ui.core as agui
 import pytest
 
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import (
+from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
     NotFoundError,
     StaleError,
     UnauthorizedError,
 )
+from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.events import ActionProposed, CardReceived, DecodedEvent
 from talkie_tui.protocol.models import Action
 from tests.helpers import TEST_TOKEN

@@ -13,8 +13,10 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
+from talkie_tui.core.errors import DiscoveryError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import DiscoveryError, error_from_response
+from talkie_tui.protocol.errors import error_from_response
 from talkie_tui.protocol.events import (
     ActionProposed,
     CardReceived,
@@ -25,7 +27,6 @@ from talkie_tui.protocol.events import (
 )
 from talkie_tui.protocol.manifest import validate_manifest
 from talkie_tui.protocol.models import HistoryMessage, Status, Thread
-from talkie_tui.protocol.sanitize import clean_text
 from tests.protocol.replay import play
 
 # What must never reach a terminal: C0 controls except tab and newline, DEL, C1 controls.

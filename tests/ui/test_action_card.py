@@ -8,7 +8,7 @@ import httpx
 import pytest
 from textual.widgets import Button, Input
 
-from talkie_tui.protocol.errors import (
+from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
     RateLimitedError,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from talkie_tui.protocol.errors import TalkieError
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.models import VoiceSession, VoiceToolResult
 from talkie_tui.voice.call import CallUpdate, ToolFinished, ToolStarted, VoiceCall
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone

@@ -35,12 +35,12 @@ from talkie_tui.chat.reducer import Conversation
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, LinkPart, NoticePart, Turn
 from talkie_tui.config import save_logo
+from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
 from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
-from talkie_tui.protocol.sanitize import clean_text
 
 from .. import voice as voice_ui
 from ..drafts import NEW, DraftStore

@@ -23,11 +23,11 @@ from textual.worker import Worker
 
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
+from talkie_tui.core.errors import TalkieError, TransportError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.protocol.errors import TalkieError, TransportError
 from talkie_tui.protocol.manifest import DiscoveredServer
-from talkie_tui.protocol.sanitize import clean_text
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of, session_signed_in

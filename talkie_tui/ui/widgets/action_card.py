@@ -30,8 +30,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
-from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.errors import (
+from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
     ForbiddenError,
@@ -41,6 +40,7 @@ from talkie_tui.protocol.errors import (
     TransportError,
     UnauthorizedError,
 )
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.models import Action
 from talkie_tui.ui.messages import DecisionRequested
 

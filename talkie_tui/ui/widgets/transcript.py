@@ -22,8 +22,8 @@ from talkie_tui.chat.turns import (
     ToolPart,
     Turn,
 )
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
-from talkie_tui.protocol.sanitize import clean_text
 
 from .action_card import ActionCard
 from .card import CardView

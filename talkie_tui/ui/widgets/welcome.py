@@ -16,9 +16,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.models import Manifest
-from talkie_tui.protocol.sanitize import clean_text
 
 from ..screens.help import describe_key
 from ..voice import CALL_KEY

@@ -1,0 +1,1 @@
+"""What every protocol and layer shares: server text made safe, and the error family."""
