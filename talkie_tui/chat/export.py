@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from talkie_tui.i18n import _, pgettext
 
-from .reducer import Conversation
+from .conversation import Conversation
 from .turns import ActionPart, CardPart, LinkPart, NoticePart, TextPart, ToolPart
 
 __all__ = ["conversation_markdown"]

@@ -6,13 +6,16 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+import ag_ui.core as agui
+
 from talkie_tui.core.errors import ForbiddenError, NotFoundError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import DecodedEvent, StreamTruncated
+from talkie_tui.protocol.events import ActionProposed, DecodedEvent, StreamTruncated
 from talkie_tui.protocol.models import ThreadHistory
 
-from .reducer import Change, Conversation, conversation_from_history
+from .conversation import Change
+from .reducer import TalkieConversation, conversation_from_history
 
 __all__ = ["ChatSession", "Recovered", "SessionUpdate"]
 
@@ -54,6 +57,27 @@ class SessionUpdate:
     event: DecodedEvent | Recovered
     change: Change
 
+    @property
+    def lost(self) -> bool:
+        """The stream broke: the answer is being fetched from the thread ("reconnecting")."""
+        return isinstance(self.event, StreamTruncated)
+
+    @property
+    def recovered(self) -> Recovered | None:
+        """The wait for a broken stream's answer ended (the conversation may be replaced)."""
+        return self.event if isinstance(self.event, Recovered) else None
+
+    @property
+    def delta(self) -> str | None:
+        """Text appended to the answer by this step, when that is all it did."""
+        event = self.event
+        return event.delta if isinstance(event, agui.TextMessageContentEvent) else None
+
+    @property
+    def proposes_action(self) -> bool:
+        """This step added an action that waits for the person's decision."""
+        return isinstance(self.event, ActionProposed)
+
 
 class ChatSession:
     """One thread of one server: send messages, load history, keep the conversation."""
@@ -66,7 +90,7 @@ class ChatSession:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.client = client
-        self.conversation = Conversation(thread_id)
+        self.conversation: TalkieConversation = TalkieConversation(thread_id)
         self._sleep = sleep
         self._waiting: asyncio.Task[None] | None = None
         self._stop_requested = False
@@ -93,7 +117,7 @@ class ChatSession:
         """The thread this session writes to (None until the first message)."""
         return self.conversation.thread_id
 
-    async def load(self, thread_id: str) -> Conversation:
+    async def load(self, thread_id: str) -> TalkieConversation:
         """Replace the conversation with the stored thread."""
         history = await self.client.thread(thread_id)
         self.conversation = conversation_from_history(history)
@@ -102,6 +126,10 @@ class ChatSession:
     def prepare(self, text: str) -> RunRequest:
         """A request for `text` in this thread; keep it to retry with the same ids."""
         return RunRequest(text, thread_id=self.conversation.thread_id)
+
+    def again(self, text: str, message_id: str) -> RunRequest:
+        """The message `message_id` once more: the server ignores an id it already stored (§5)."""
+        return RunRequest(text, thread_id=self.conversation.thread_id, message_id=message_id)
 
     async def send(self, request: RunRequest) -> AsyncIterator[SessionUpdate]:
         """Send (or re-send) a message and yield each update of the answer.

@@ -1,4 +1,4 @@
-"""The server's `brand.logo` (§1): fetched carefully, drawn with half-block characters.
+"""The server's logo drawn with half-block characters (fetched by the backend).
 
 A bad logo is skipped, never fatal: every failure returns None and is logged at debug level.
 """
@@ -9,77 +9,18 @@ import io
 import logging
 import math
 
-import httpx
 from PIL import Image
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.core.logo import MAX_LOGO_PIXELS, is_logo_image
 
-__all__ = [
-    "MAX_LOGO_BYTES",
-    "MAX_LOGO_PIXELS",
-    "fetch_logo",
-    "is_logo_image",
-    "render_half_blocks",
-]
+__all__ = ["HALF_BLOCK", "render_half_blocks"]
 
 log = logging.getLogger(__name__)
 
-MAX_LOGO_BYTES = 256 * 1024
-# Checked from the header before any pixel is decoded: a small file can expand enormously.
-MAX_LOGO_PIXELS = 4096
-_PNG = b"\x89PNG\r\n\x1a\n"
-_JPEG = b"\xff\xd8\xff"
-_MAGIC_LENGTH = len(_PNG)
 HALF_BLOCK = "▀"
-
-
-def is_logo_image(data: bytes) -> bool:
-    """True when `data` starts like a PNG or a JPEG file."""
-    return data.startswith(_PNG) or data.startswith(_JPEG)
-
-
-def _logo_url(client: TalkieClient) -> str | None:
-    """The absolute logo URL when it is same-origin or https; None otherwise."""
-    logo = client.server.manifest.brand.logo
-    if not logo or not logo.strip():
-        return None
-    url = client.resolve_url(logo.strip())
-    if client.is_same_origin(url) or httpx.URL(url).scheme == "https":
-        return url
-    log.debug("logo %r refused: neither same-origin nor https", url)
-    return None
-
-
-async def fetch_logo(client: TalkieClient) -> bytes | None:
-    """The logo's bytes if it is a same-origin or https PNG/JPEG of at most 256 kB, else None."""
-    try:
-        url = _logo_url(client)
-        if url is None:
-            return None
-        async with client.open_stream(url) as response:
-            declared = response.headers.get("content-length")
-            if declared is not None and int(declared) > MAX_LOGO_BYTES:
-                log.debug("logo refused: Content-Length %s is over the cap", declared)
-                return None
-            data = bytearray()
-            async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) > MAX_LOGO_BYTES:
-                    log.debug("logo refused: more than %d bytes", MAX_LOGO_BYTES)
-                    return None  # leaving the block closes the stream unread
-                if len(data) >= _MAGIC_LENGTH and not is_logo_image(bytes(data[:_MAGIC_LENGTH])):
-                    log.debug("logo refused: not a PNG or JPEG")
-                    return None
-        if not is_logo_image(bytes(data)):
-            log.debug("logo refused: not a PNG or JPEG")
-            return None
-        return bytes(data)
-    except Exception as error:  # a logo is decoration: nothing about it may break connecting
-        log.debug("logo not loaded: %s", error)
-        return None
 
 
 def _fit(size: tuple[int, int], width: int, height: int) -> tuple[int, int]:

@@ -40,13 +40,13 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.events import ActionProposed, StreamTruncated
+from talkie_tui.protocol.logo import fetch_logo
 from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
 
 from .. import voice as voice_ui
 from ..drafts import NEW, DraftStore
 from ..links import check_link, open_in_browser
 from ..localized import LocalizedBindings
-from ..logo import fetch_logo
 from ..markdown import code_blocks, render_markdown
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..widgets.action_card import ActionCard, explain_decision_error

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from talkie_tui.chat.reducer import Change, Conversation
+from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import (
     ActionPart,
     CardPart,

@@ -1,0 +1,1 @@
+"""One backend per protocol behind one interface (`base.Backend`): what the UI talks to."""

@@ -1,0 +1,107 @@
+"""The talkie/1 backend: a `TalkieClient` and its chat sessions behind the `Backend` interface."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+from talkie_tui.chat.session import ChatSession
+from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.logo import fetch_logo
+
+from .base import Account, Capabilities, DecidedBy, Decision, ServerInfo
+
+if TYPE_CHECKING:
+    import httpx
+
+    from talkie_tui.protocol.manifest import DiscoveredServer
+    from talkie_tui.protocol.models import Action, DecisionResult, Thread
+
+__all__ = ["TalkieBackend", "server_info"]
+
+
+def _offered(value: Any) -> bool:
+    """A capability is offered when the manifest names it with anything but false."""
+    return value is not None and value is not False
+
+
+def server_info(server: DiscoveredServer) -> ServerInfo:
+    """What a talkie/1 manifest says about the server, in the terms of every protocol."""
+    manifest = server.manifest
+    actions = manifest.capabilities.get("actions")
+    return ServerInfo(
+        server_id=server.server_id,
+        origin=server.origin,
+        protocol="talkie",
+        name=manifest.name,
+        description=manifest.description or "",
+        locale=manifest.locale,
+        accent=manifest.brand.accent,
+        capabilities=Capabilities(
+            voice=bool(manifest.voice) and server.has_endpoint("voiceSessions"),
+            actions=_offered(actions),
+            actions_by_voice=isinstance(actions, dict) and actions.get("voiceConfirm") is True,
+            stop=server.has_endpoint("cancelRun"),
+        ),
+    )
+
+
+class TalkieBackend:
+    """A Talkie server reached through one `TalkieClient` (tokens for its origin only)."""
+
+    def __init__(self, client: TalkieClient) -> None:
+        self.client = client  # voice calls (§10) are talkie/1's own: they take the client
+
+    @property
+    def info(self) -> ServerInfo:
+        """Who the server is, from its manifest (re-read when the manifest is refreshed)."""
+        return server_info(self.client.server)
+
+    def new_session(self, thread_id: str | None = None) -> ChatSession:
+        """A chat session for a new thread, or for `thread_id`."""
+        return ChatSession(self.client, thread_id)
+
+    async def account(self) -> Account:
+        """`GET status`: the signed-in user, usage meters, and whether voice is allowed."""
+        status = await self.client.status()
+        return Account(status.user, tuple(status.usage), voice_allowed=status.voice)
+
+    async def threads(self) -> list[Thread]:
+        """`GET threads`."""
+        return await self.client.threads()
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """`DELETE thread`."""
+        await self.client.delete_thread(thread_id)
+
+    async def stop(self, run_id: str) -> None:
+        """`POST cancelRun`."""
+        await self.client.cancel_run(run_id)
+
+    async def action(self, action_id: str) -> Action:
+        """`GET action`."""
+        return await self.client.action(action_id)
+
+    async def decide(self, action: Action, decision: Decision, method: DecidedBy) -> DecisionResult:
+        """`POST decision`."""
+        return await self.client.decide(action, decision, method)
+
+    def is_same_origin(self, url: str) -> bool:
+        """True when `url` is on the server's origin."""
+        return self.client.is_same_origin(url)
+
+    def resolve_url(self, url: str) -> str:
+        """`url` made absolute against the server's origin."""
+        return self.client.resolve_url(url)
+
+    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
+        """A streamed GET (the bearer only for the server's origin; no redirects)."""
+        return self.client.open_stream(url)
+
+    async def logo(self) -> bytes | None:
+        """The brand logo, checked before it is decoded (None when absent or unusable)."""
+        return await fetch_logo(self.client)
+
+    async def aclose(self) -> None:
+        """Close the client's connections (and its token source's)."""
+        await self.client.aclose()

@@ -1,0 +1,166 @@
+"""The conversation of one thread, whatever protocol brought it: turns, and how they change.
+
+A protocol's reducer (talkie/1's is `reducer.TalkieConversation`) folds its wire events in
+through these methods, for live answers and loaded history alike, so both render through one
+path. The conversation is the only writer of its turns: widgets only read them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from talkie_tui.i18n import _
+from talkie_tui.protocol.models import Action, UsageMeter
+
+from .turns import ActionPart, NoticePart, Part, TextPart, ToolPart, Turn, TurnState
+
+__all__ = ["Change", "Conversation"]
+
+Change = Part | Turn | None
+"""What a step touched: the part that changed, a new turn, or nothing visible."""
+
+
+class Conversation:
+    """The turns of one thread, with the answer being written and the actions in it."""
+
+    def __init__(self, thread_id: str | None = None) -> None:
+        self.thread_id = thread_id
+        self.turns: list[Turn] = []
+        self.actions: dict[str, ActionPart] = {}
+        self.usage: tuple[UsageMeter, ...] = ()
+        self._texts: dict[str, TextPart] = {}
+        self._tools: dict[str, ToolPart] = {}
+        self._current: Turn | None = None
+
+    # --- the person's side ---------------------------------------------------------------
+
+    def add_user_message(
+        self, message_id: str, text: str, created_at: datetime | None = None
+    ) -> Turn:
+        """Append the person's message; what follows forms the answer to it."""
+        turn = Turn(message_id, "user", [TextPart(message_id, [text], done=True)])
+        turn.created_at = created_at
+        self.turns.append(turn)
+        self._current = None
+        return turn
+
+    def add_spoken(self, role: Literal["user", "assistant"], item_id: str, text: str) -> Turn:
+        """A final voice transcript, shown like a typed message or a written answer."""
+        if role == "user":
+            turn = self.add_user_message(item_id, text)
+        else:
+            turn = Turn(item_id, "assistant", [TextPart(item_id, [text], done=True)])
+            self.turns.append(turn)
+            self._current = None
+        turn.channel = "voice"
+        return turn
+
+    # --- the answer ----------------------------------------------------------------------
+
+    def begin_answer(self, run_id: str | None = None) -> Turn:
+        """Start the assistant turn that the following steps fill."""
+        turn = Turn(run_id or f"answer-{len(self.turns)}", "assistant", state="streaming")
+        turn.run_id = run_id
+        self.turns.append(turn)
+        self._current = turn
+        return turn
+
+    def answer(self) -> Turn:
+        """The answer being written, begun when there is none."""
+        return self._current if self._current is not None else self.begin_answer()
+
+    def add_part(self, part: Part) -> Part:
+        """Append a part (a card, a link, a notice…) to the answer being written."""
+        self.answer().parts.append(part)
+        return part
+
+    def add_text(self, message_id: str, delta: str) -> TextPart | None:
+        """Append text to the message `message_id` of the answer (opened on its first text)."""
+        part = self._texts.get(message_id)
+        if part is None:
+            if not delta:
+                return None  # empty messages are not shown
+            part = TextPart(message_id)
+            self._texts[message_id] = part
+            self.add_part(part)
+        if delta:
+            part.chunks.append(delta)
+        return part
+
+    def text_part(self, message_id: str) -> TextPart | None:
+        """The text part of the message `message_id`, if it has shown any text."""
+        return self._texts.get(message_id)
+
+    def start_tool(self, tool_id: str, name: str, label: str) -> ToolPart:
+        """A tool the agent runs, shown by its human label."""
+        part = ToolPart(tool_id, name, label)
+        self._tools[tool_id] = part
+        self.add_part(part)
+        return part
+
+    def end_tool(self, tool_id: str, *, failed: bool, error: str | None = None) -> ToolPart | None:
+        """The tool `tool_id` ended: ✓, or ✗ with the error (a default when none was given)."""
+        part = self._tools.get(tool_id)
+        if part is None:
+            return None
+        part.state = "failed" if failed else "ok"
+        if failed:
+            part.error = error or _("The tool failed.")
+        return part
+
+    def propose(self, action: Action, turn: Turn | None = None) -> ActionPart:
+        """Show an action waiting for a decision (once: a repeat updates it in place).
+
+        It joins `turn` (history places it by time) or the answer being written.
+        """
+        existing = self.actions.get(action.id)
+        if existing is not None:
+            existing.action = action
+            return existing
+        part = ActionPart(action)
+        self.actions[action.id] = part
+        if turn is None:
+            self.add_part(part)
+        else:
+            turn.parts.append(part)
+        return part
+
+    def fail(self, message: str, *, code: str | None = None, retryable: bool = False) -> Change:
+        """The answer failed: the server's words as a notice, and the turn ends in error."""
+        if self._current is None and self.turns and self.turns[-1].role == "assistant":
+            self._current = self.turns[-1]  # a late failure belongs to the answer it ends
+        self.add_part(NoticePart(message, code=code, retryable=retryable))
+        return self.end_answer("error")
+
+    def cut_off(self, reason: str) -> Change:
+        """The answer's stream ended early: what arrived stays, marked as cut off."""
+        self.add_part(NoticePart(reason, level="warning", retryable=True))
+        return self.end_answer("truncated")
+
+    def end_answer(self, state: TurnState = "done") -> Turn | None:
+        """Close the answer being written with its final state."""
+        turn = self._current
+        if turn is None:
+            return None
+        for part in turn.parts:
+            if isinstance(part, TextPart):
+                part.done = True
+            elif isinstance(part, ToolPart) and part.state == "running":
+                part.state = "ok" if state == "done" else "failed"
+        turn.state = state
+        self._current = None
+        return turn
+
+    # --- outside the answer --------------------------------------------------------------
+
+    def update_action(self, action: Action) -> ActionPart | None:
+        """Replace an action's state (after a decision or a fresh look at the server)."""
+        part = self.actions.get(action.id)
+        if part is not None:
+            part.action = action
+        return part
+
+    def set_usage(self, usage: tuple[UsageMeter, ...]) -> None:
+        """The person's usage as the server last reported it."""
+        self.usage = usage
