@@ -37,8 +37,8 @@ MIX = ["echo soak test {n}", "card", "action", "echo **bold** `code` {n}", "slow
 THREAD_RUNS = 20
 SERVER = """
 import sys
-from talkie_tui.devserver.config import ServerConfig
-from talkie_tui.devserver.runner import run_forever
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.runner import run_forever
 config = ServerConfig(test_mode=True, dev_token=sys.argv[1], db_path=sys.argv[2],
                       slow_seconds=0.3, demo_delay=0, ping_interval=15)
 run_forever(config, on_ready=lambda url: print(url, flush=True))

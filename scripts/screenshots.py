@@ -98,8 +98,8 @@ async def capture(url: str) -> list[Path]:
 
 
 def main() -> int:
-    from talkie_tui.devserver.config import ServerConfig
-    from talkie_tui.devserver.runner import serve_in_thread
+    from talkie_tui.devserver.talkie.config import ServerConfig
+    from talkie_tui.devserver.talkie.runner import serve_in_thread
 
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:

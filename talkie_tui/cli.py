@@ -155,8 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from talkie_tui.devserver.config import ServerConfig
-    from talkie_tui.devserver.runner import run_forever
+    from talkie_tui.devserver.talkie.config import ServerConfig
+    from talkie_tui.devserver.talkie.runner import run_forever
 
     config = ServerConfig(
         host=args.host,

@@ -75,8 +75,8 @@ def _session_grants() -> dict[str, Any]:
 def devserver(tmp_path: Path) -> Iterator[Callable[..., str]]:
     """Factory: `devserver(**ServerConfig overrides) -> base URL`; each server has its own db."""
     # Imported here so test modules that never start a server don't load it.
-    from talkie_tui.devserver.config import ServerConfig
-    from talkie_tui.devserver.runner import serve_in_thread
+    from talkie_tui.devserver.talkie.config import ServerConfig
+    from talkie_tui.devserver.talkie.runner import serve_in_thread
 
     numbers = itertools.count()
     with ExitStack() as servers:

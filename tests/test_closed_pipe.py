@@ -19,7 +19,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from talkie_tui.devserver.testmode import SLOW_TEXT
+from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from tests.helpers import AUTH, TEST_TOKEN
 
 TALKIE = [sys.executable, "-m", "talkie_tui.cli"]

@@ -288,8 +288,8 @@ def company_ca(tmp_path_factory: pytest.TempPathFactory) -> CompanyCA:
 @contextmanager
 def reference_server_tls(db: Path, certfile: str, keyfile: str) -> Iterator[int]:
     """The reference server (test mode, dev token) on https://127.0.0.1:port; yields the port."""
-    from talkie_tui.devserver.app import create_app
-    from talkie_tui.devserver.config import ServerConfig
+    from talkie_tui.devserver.talkie.app import create_app
+    from talkie_tui.devserver.talkie.config import ServerConfig
 
     config = ServerConfig(test_mode=True, dev_token=TEST_TOKEN, db_path=db)
     server = uvicorn.Server(

@@ -23,8 +23,8 @@ DEMO_SCRIPT = (
 
 def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int:
     """Start the demo server and open the TUI on it (a scripted conversation without a TTY)."""
-    from talkie_tui.devserver.config import ServerConfig
-    from talkie_tui.devserver.runner import serve_in_thread
+    from talkie_tui.devserver.talkie.config import ServerConfig
+    from talkie_tui.devserver.talkie.runner import serve_in_thread
 
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="talkie-demo-") as folder:

@@ -10,7 +10,7 @@ from typing import Any
 from talkie_tui.chat.reducer import conversation_from_history
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, CardPart, Turn
-from talkie_tui.devserver.testmode import SLOW_TEXT
+from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from talkie_tui.protocol.events import StreamTruncated
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect

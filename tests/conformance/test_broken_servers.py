@@ -17,8 +17,8 @@ import pytest
 
 from talkie_tui.conformance.checks import CHECKS
 from talkie_tui.conformance.runner import run_conformance
-from talkie_tui.devserver.config import ServerConfig
-from talkie_tui.devserver.runner import serve_in_thread
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.runner import serve_in_thread
 from tests.conformance.proxy import BREAKAGES, Proxy
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import StubServer

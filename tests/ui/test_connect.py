@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from talkie_tui.config import KnownServers, Settings, save_logo
-from talkie_tui.devserver.assets import logo_png
+from talkie_tui.devserver.talkie.assets import logo_png
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.manifest import MANIFEST_PATH
 from talkie_tui.ui.app import TalkieApp

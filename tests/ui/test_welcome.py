@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from talkie_tui.devserver import routes
+from talkie_tui.devserver.talkie import routes
 from talkie_tui.i18n import use_language
 from talkie_tui.ui.widgets import transcript as transcript_module
 from talkie_tui.ui.widgets.transcript import TurnView

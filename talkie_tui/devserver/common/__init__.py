@@ -1,0 +1,8 @@
+"""Pieces every reference server can use, whatever protocol it speaks.
+
+SQLite connection and transactions (`sqlite`), SSE framing and following a log of frames
+(`sse`), server ids (`ids`), wire timestamps (`clock`), HTTP helpers: bearer header, pydantic
+errors in words, a 500 instead of a bare crash (`http`), and running a Starlette app under
+uvicorn (`server`). Nothing here imports a server package or AG-UI: each protocol's wire
+format, error envelope and storage tables stay in its own package.
+"""

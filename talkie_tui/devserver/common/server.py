@@ -1,0 +1,159 @@
+"""Running a server's Starlette app under uvicorn: in a background thread, or in the foreground.
+
+A server hands in how to make its app (called once the socket is bound) and how to make the
+app's open event streams end, so that a shutdown does not wait for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+import uvicorn
+from starlette.applications import Starlette
+
+AppFactory = Callable[[], Starlette]
+StreamStopper = Callable[[Starlette], None]
+
+STARTUP_TIMEOUT = 15.0
+SHUTDOWN_TIMEOUT = 10.0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn.Server that reports readiness and ends event streams when asked to exit."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        app: Starlette,
+        on_ready: Callable[[], None],
+        stop_streams: StreamStopper,
+    ):
+        super().__init__(config)
+        self._app = app
+        self._on_ready = on_ready
+        self._stop_streams = stop_streams
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._exit_requested: asyncio.Event | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start serving, then report readiness."""
+        self._loop = asyncio.get_running_loop()
+        self._exit_requested = asyncio.Event()
+        await super().startup(sockets=sockets)
+        if self.started:
+            self._on_ready()
+
+    async def main_loop(self) -> None:
+        """uvicorn's tick loop, but woken at once by an exit request instead of polling."""
+        # uvicorn sleeps 0.1 s between checks of should_exit; tests start hundreds of servers.
+        assert self._exit_requested is not None
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864_000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exit_requested.wait(), 0.1)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """Exit on a signal (or a call from another thread): end the open streams first."""
+        self._stop_streams(self._app)
+        super().handle_exit(sig, frame)
+        if self._loop is not None and self._exit_requested is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                self._loop.call_soon_threadsafe(self._exit_requested.set)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto must be IPPROTO_TCP (not 0): asyncio only sets TCP_NODELAY on accepted sockets whose
+    # proto says TCP, and without it every small response waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(host: str, sock: socket.socket) -> str:
+    """`http://host:port` clients should use (wildcard hosts are reached via loopback)."""
+    port = sock.getsockname()[1]
+    if host in ("", "0.0.0.0"):  # noqa: S104 - only read here, never bound
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def _make_server(
+    make_app: AppFactory,
+    stop_streams: StreamStopper,
+    on_ready: Callable[[], None],
+    graceful_seconds: int,
+) -> _Server:
+    app = make_app()
+    uv_config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=graceful_seconds,
+    )
+    return _Server(uv_config, app, on_ready, stop_streams)
+
+
+@contextmanager
+def serve_in_thread(
+    make_app: AppFactory, host: str, port: int, *, stop_streams: StreamStopper
+) -> Iterator[str]:
+    """Run the app in a background thread; yields its base URL and stops it on exit."""
+    sock = bind_socket(host, port)
+    ready = threading.Event()
+    server = _make_server(make_app, stop_streams, ready.set, graceful_seconds=2)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="talkie-devserver", daemon=True
+    )
+    try:
+        thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not ready.wait(0.02):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the talkie devserver failed to start")
+        yield base_url(host, sock)
+    finally:
+        if thread.is_alive():
+            server.handle_exit(signal.SIGTERM, None)
+            thread.join(SHUTDOWN_TIMEOUT)
+        sock.close()
+
+
+def run_forever(
+    make_app: AppFactory,
+    host: str,
+    port: int,
+    on_ready: Callable[[str], None],
+    *,
+    stop_streams: StreamStopper,
+) -> None:
+    """Serve until Ctrl+C, then return; `on_ready(url)` is called once the server accepts."""
+    sock = bind_socket(host, port)
+    url = base_url(host, sock)
+    server = _make_server(make_app, stop_streams, lambda: on_ready(url), graceful_seconds=5)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the captured SIGINT after its clean shutdown
+    finally:
+        sock.close()

@@ -1,0 +1,56 @@
+"""A server's SQLite database: one WAL connection shared by threads, its schema, transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ClassVar
+
+Row = dict[str, Any]
+
+
+class Database:
+    """One SQLite connection shared by the event loop and worker threads, guarded by a lock.
+
+    A server's storage subclasses it: `SCHEMA` (`CREATE … IF NOT EXISTS`, run on every open)
+    and its queries, written with `_transaction`, `_one` and `_all`.
+    """
+
+    SCHEMA: ClassVar[str] = ""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(self.SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _one(self, sql: str, *args: Any) -> Row | None:
+        with self._lock:
+            row = self._db.execute(sql, args).fetchone()
+        return dict(row) if row is not None else None
+
+    def _all(self, sql: str, *args: Any) -> list[Row]:
+        with self._lock:
+            return [dict(row) for row in self._db.execute(sql, args).fetchall()]

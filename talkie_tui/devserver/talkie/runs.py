@@ -1,0 +1,246 @@
+"""Runs as background tasks: each appends events to a log that any number of clients follow.
+
+The task is not tied to an HTTP response, so a dropped connection does not stop the run
+(disconnect is not cancel, §5); the finished log is persisted for idempotent replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from dataclasses import dataclass
+
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+)
+
+from ..common import clock
+from . import demo_agent, testmode
+from .accounts import estimate_tokens, usage_items
+from .actions import ActionService
+from .config import ServerConfig
+from .run_context import Agent, AgentError, RunCancelled, RunContext
+from .storage import Storage
+
+logger = logging.getLogger(__name__)
+
+# A retry of a message whose run ended in one of these states gets a fresh run, not a replay.
+RETRYABLE_STATUSES = frozenset({"error", "interrupted"})
+
+
+def encode(event: BaseEvent) -> str:
+    """One event as camelCase JSON without null fields (a frame of the run's log)."""
+    return event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+class RunLog:
+    """The ordered event frames of one run; followers wait on it for more."""
+
+    def __init__(self, frames: list[str] | None = None, *, done: bool = False) -> None:
+        self.frames: list[str] = list(frames or [])
+        self.done = done
+        self._changed = asyncio.Event()
+
+    def append(self, frame: str) -> None:
+        """Add one encoded event and wake the followers."""
+        self.frames.append(frame)
+        self.wake()
+
+    def finish(self) -> None:
+        """Mark the log complete."""
+        self.done = True
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake every follower (also used to make them notice a server stop)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_for_more(self, seen: int, patience: float) -> bool:
+        """Wait up to `patience` s for more than `seen` frames or a wake-up; False on timeout."""
+        if len(self.frames) > seen or self.done:
+            return True
+        try:
+            await asyncio.wait_for(self._changed.wait(), patience)
+        except TimeoutError:
+            return False
+        return True
+
+
+@dataclass
+class _LiveRun:
+    thread_id: str
+    log: RunLog
+    cancelled: asyncio.Event
+    task: asyncio.Task[None] | None = None
+
+
+async def _no_agent(ctx: RunContext) -> None:
+    await ctx.say(
+        "This server runs without an agent; only the `talkie-test:` commands answer.", delay=0
+    )
+
+
+def choose_agent(config: ServerConfig, text: str) -> Agent:
+    """The script answering a message: a test-mode script, the demo agent, or a placeholder."""
+    if config.test_mode:
+        script = testmode.script_for(text)
+        if script is not None:
+            return script
+    return demo_agent.answer if config.demo_agent else _no_agent
+
+
+class RunManager:
+    """Starts, follows, cancels and persists runs. Create it inside the server's event loop."""
+
+    def __init__(self, storage: Storage, config: ServerConfig, actions: ActionService) -> None:
+        self._storage = storage
+        self._config = config
+        self._actions = actions
+        self._live: dict[str, _LiveRun] = {}
+        self._loop = asyncio.get_running_loop()
+        self._stopping = threading.Event()
+
+    def stopping(self) -> bool:
+        """True once the server is shutting down (followers end their streams)."""
+        return self._stopping.is_set()
+
+    def start(
+        self, *, run_id: str, thread_id: str, user_id: str, message_id: str, user_text: str
+    ) -> RunLog:
+        """Record and launch a run answering `message_id`; returns its live log."""
+        self._storage.create_run(run_id, thread_id, user_id, message_id, clock.iso(clock.now()))
+        live = _LiveRun(thread_id, RunLog(), asyncio.Event())
+        ctx = RunContext(
+            run_id=run_id,
+            thread_id=thread_id,
+            user_id=user_id,
+            user_text=user_text,
+            config=self._config,
+            actions=self._actions,
+            emit=lambda event: live.log.append(encode(event)),
+            cancelled=live.cancelled,
+        )
+        self._live[run_id] = live
+        live.task = asyncio.create_task(self._execute(ctx, live), name=f"talkie-run-{run_id}")
+        return live.log
+
+    def log(self, run_id: str) -> RunLog | None:
+        """The log of a live or finished run."""
+        live = self._live.get(run_id)
+        if live is not None:
+            return live.log
+        row = self._storage.get_run(run_id)
+        return RunLog(row["frames"], done=True) if row is not None else None
+
+    def cancel(self, run_id: str) -> None:
+        """Ask a live run to stop (unknown or finished runs: nothing to do)."""
+        live = self._live.get(run_id)
+        if live is not None:
+            live.cancelled.set()
+
+    def cancel_thread(self, thread_id: str) -> None:
+        """Cancel the live runs of a thread."""
+        for run_id, live in list(self._live.items()):
+            if live.thread_id == thread_id:
+                self.cancel(run_id)
+
+    def request_stop(self) -> None:
+        """Make followers end their streams; safe to call from any thread."""
+        self._stopping.set()
+        # A closed loop raises RuntimeError: then nobody is following anyway.
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        for live in self._live.values():
+            live.log.wake()
+
+    async def shutdown(self, grace: float = 2.0) -> None:
+        """Cancel live runs, let them store their partial answers, and wait for the tasks."""
+        self._stopping.set()
+        for run_id in list(self._live):
+            self.cancel(run_id)
+        self._wake_all()
+        tasks = [live.task for live in self._live.values() if live.task is not None]
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=grace)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    def recover_unfinished(self) -> None:
+        """Close runs a previous server process left running, so replays of them terminate."""
+        for row in self._storage.unfinished_runs():
+            frames = [
+                encode(RunStartedEvent(thread_id=row["thread_id"], run_id=row["id"])),
+                encode(
+                    RunErrorEvent(
+                        message="The server restarted before this answer was finished.",
+                        code="internal",
+                        metadata={"retryable": True},
+                    )
+                ),
+            ]
+            self._storage.finish_run(row["id"], "interrupted", frames, 0, clock.iso(clock.now()))
+
+    async def _execute(self, ctx: RunContext, live: _LiveRun) -> None:
+        try:
+            status, error = await self._run_agent(ctx)
+            self._finish(ctx, live, status, error)
+        finally:
+            self._live.pop(ctx.run_id, None)
+            live.log.finish()
+
+    async def _run_agent(self, ctx: RunContext) -> tuple[str, AgentError | None]:
+        ctx.emit(RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id))
+        try:
+            await choose_agent(self._config, ctx.user_text)(ctx)
+        except RunCancelled:
+            return "cancelled", None
+        except AgentError as exc:
+            return "error", exc
+        except Exception:
+            logger.exception("run %s failed", ctx.run_id)
+            return "error", AgentError(
+                "The agent failed unexpectedly. Please try again.", "internal"
+            )
+        return "finished", None
+
+    def _finish(
+        self, ctx: RunContext, live: _LiveRun, status: str, error: AgentError | None
+    ) -> None:
+        ctx.close_open_message()
+        finished_at = clock.iso(clock.now())
+        if ctx.content or ctx.cards:
+            self._storage.add_message(
+                ctx.thread_id, ctx.answer_id, "assistant", ctx.content, finished_at, cards=ctx.cards
+            )
+        tokens = estimate_tokens(ctx.user_text, ctx.content)
+        self._storage.set_run_tokens(ctx.run_id, tokens)
+        terminal: BaseEvent
+        if error is not None:
+            terminal = RunErrorEvent(
+                message=error.message, code=error.code, metadata={"retryable": error.retryable}
+            )
+        elif status == "cancelled":
+            terminal = RunFinishedEvent(
+                thread_id=ctx.thread_id, run_id=ctx.run_id, outcome=RunFinishedCancelledOutcome()
+            )
+        else:
+            usage = usage_items(self._storage, ctx.user_id, voice=self._config.fake_voice)
+            ctx.emit(CustomEvent(name="talkie.usage", value={"usage": usage}))
+            terminal = RunFinishedEvent(
+                thread_id=ctx.thread_id, run_id=ctx.run_id, outcome=RunFinishedSuccessOutcome()
+            )
+        ctx.emit(terminal)
+        self._storage.finish_run(ctx.run_id, status, live.log.frames, tokens, finished_at)
