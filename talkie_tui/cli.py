@@ -49,6 +49,21 @@ def _add_server(
     )
 
 
+# The reference servers `serve` and `demo` can start. The Minara gateway and the Cuckoo hub join
+# these choices when they exist; until then argparse refuses them (exit 2, naming the choices).
+SERVER_PROTOCOLS = ("talkie",)
+
+
+def _add_server_protocol(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--protocol",
+        choices=SERVER_PROTOCOLS,
+        default="talkie",
+        help="the protocol the server speaks (default: %(default)s; a Minara gateway and a "
+        "Cuckoo hub are not part of this version yet)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand (the command line is a contract: DESIGN.md)."""
     parser = argparse.ArgumentParser(
@@ -69,12 +84,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server(connect, optional=True)
     connect.add_argument("--thread", metavar="ID", help="open this thread")
 
-    commands.add_parser(
-        "demo", help="start the reference server on 127.0.0.1 and talk to its demo agent"
+    demo = commands.add_parser(
+        "demo",
+        help="start the reference server on 127.0.0.1 and talk to its demo agent",
+        description="Starts the reference server on a free 127.0.0.1 port (test mode, the demo "
+        "agent, fake voice) and opens the TUI on it. Without a terminal it runs a short scripted "
+        "conversation instead and keeps serving until Ctrl+C.",
     )
+    _add_server_protocol(demo)
 
-    serve = commands.add_parser("serve", help="run the reference server alone; prints its URL")
-    serve.add_argument("--host", default="127.0.0.1", metavar="H")
+    serve = commands.add_parser(
+        "serve",
+        help="run the reference server alone; prints its URL",
+        description="Runs the reference server until Ctrl+C; its URL is the one line on stdout.",
+    )
+    _add_server_protocol(serve)
+    serve.add_argument("--host", default="127.0.0.1", metavar="H", help="default: %(default)s")
     serve.add_argument("--port", type=int, default=0, metavar="P", help="0 picks a free port")
     serve.add_argument("--test-mode", action="store_true", help="answer the §11 test messages")
     serve.add_argument("--dev-token", metavar="T", help="require this bearer token")
