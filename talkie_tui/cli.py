@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from talkie_tui import __version__
-
-EXIT_USAGE = 2
+from talkie_tui.core.exit_codes import ExitCode
 
 _EPILOG = """\
 SERVER is a host[:port] (https is assumed, http for localhost), an origin URL such as
@@ -210,7 +209,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     with contextlib.suppress(KeyboardInterrupt):
         run_forever(config, on_ready=ready)
-    return 0
+    return ExitCode.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -250,7 +249,7 @@ def _reader_gone() -> NoReturn:
     # No SIGPIPE here (Windows): exit 1, with stdout on devnull so the final flush is quiet.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(1)
+    sys.exit(ExitCode.FAILED)
 
 
 def _command(argv: Sequence[str] | None) -> int:
@@ -260,7 +259,7 @@ def _command(argv: Sequence[str] | None) -> int:
     command = args.command
     if command is None:
         parser.print_help()
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if args.debug:
         _start_debug_log(args)
     if command == "serve":
@@ -270,16 +269,17 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return run_demo()
     if command == "connect":
+        from talkie_tui.config import development_token
         from talkie_tui.ui.app import TalkieApp
 
         app = TalkieApp(
             args.server,
-            token=args.token or os.environ.get("TALKIE_TOKEN") or None,
+            token=development_token(args.token),
             thread_id=args.thread,
             allow_private_http=args.allow_private_http,
         )
         app.run()
-        return app.return_code or 0
+        return app.return_code or ExitCode.OK
     if command == "ask":
         from talkie_tui.commands.ask import ask
 
@@ -337,7 +337,7 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return list_audio_devices()
     parser.error(f"unknown command {command}")  # pragma: no cover
-    return EXIT_USAGE  # pragma: no cover
+    return ExitCode.USAGE  # pragma: no cover
 
 
 def _start_debug_log(args: argparse.Namespace) -> None:
@@ -375,7 +375,7 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
         return asyncio.run(coroutine)
     except KeyboardInterrupt:
         print("talkie: interrupted.", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

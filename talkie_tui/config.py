@@ -28,6 +28,7 @@ __all__ = [
     "APP_NAME",
     "DEFAULT_CLIENT_ID",
     "HOME_ENV",
+    "TOKEN_ENV",
     "TOKEN_STORAGES",
     "KnownServer",
     "KnownServers",
@@ -36,6 +37,7 @@ __all__ = [
     "config_dir",
     "data_dir",
     "default_downloads_dir",
+    "development_token",
     "ensure_private_dir",
     "known_servers_path",
     "settings_path",
@@ -45,12 +47,27 @@ __all__ = [
 
 APP_NAME = "talkie"
 HOME_ENV = "TALKIE_HOME"
+TOKEN_ENV = "TALKIE_TOKEN"  # noqa: S105 (the variable's name, not a token)
 SETTINGS_FILE = "config.toml"
 KNOWN_SERVERS_FILE = "servers.json"
 _KNOWN_SERVERS_VERSION = 1
 TOKEN_STORAGES = ("keyring", "file", "session")
 # The Client ID Metadata Document of this client (the copy in the repo: oauth/client.json).
 DEFAULT_CLIENT_ID = "https://talkie.firemni-crm.cz/oauth/terminal.json"
+
+
+def development_token(given: str | None = None) -> str | None:
+    """The development token (§2.2) to use: `given` (`--token`) wins over $TALKIE_TOKEN.
+
+    Surrounding whitespace is dropped (a token read from a file keeps its newline otherwise),
+    and an empty value is no token, so `--token ""` falls back to the variable; None when
+    neither gives one.
+    """
+    for value in (given, os.environ.get(TOKEN_ENV)):
+        token = (value or "").strip()
+        if token:
+            return token
+    return None
 
 
 # --- where files live ----------------------------------------------------------------------

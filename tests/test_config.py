@@ -75,6 +75,30 @@ def test_config_does_not_import_textual_or_rich() -> None:
 # --- settings -------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("given", "variable", "token"),
+    [
+        ("from-flag", "from-env", "from-flag"),  # --token wins over TALKIE_TOKEN
+        (None, "from-env", "from-env"),
+        ("", "from-env", "from-env"),  # an empty --token is no token
+        ("  from-flag\n", None, "from-flag"),  # whitespace around it is dropped
+        (None, " from-env\n", "from-env"),
+        ("  ", "   ", None),
+        (None, "", None),
+        (None, None, None),
+    ],
+)
+def test_the_development_token_comes_from_the_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, variable: str | None, token: str | None
+) -> None:
+    if variable is None:
+        monkeypatch.delenv(config.TOKEN_ENV, raising=False)
+    else:
+        monkeypatch.setenv(config.TOKEN_ENV, variable)
+    assert config.TOKEN_ENV == "TALKIE_TOKEN"
+    assert config.development_token(given) == token
+
+
 def test_missing_settings_file_gives_defaults(home: Path) -> None:
     settings = Settings.load()
     assert settings == Settings()

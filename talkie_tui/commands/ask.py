@@ -13,11 +13,12 @@ import ag_ui.core as agui
 from talkie_tui.chat.session import ChatSession, Recovered
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.events import StreamTruncated, event_to_json
 
-from .common import EXIT_ERROR, EXIT_OK, connect, report_error
+from .common import connect, report_error
 
 __all__ = ["WAIT_REPORT_EVERY", "ask"]
 
@@ -143,7 +144,7 @@ async def ask(
     err: TextIO = sys.stderr,
     wait_report_every: float = WAIT_REPORT_EVERY,
 ) -> int:
-    """Send `message`, print the answer, and return the exit code (0, 1, 3).
+    """Send `message`, print the answer, and return the exit code (0, 1, 3; 130 on Ctrl+C).
 
     When the stream breaks, the answer is awaited from the thread (the server finishes the
     run), with the wait shown on stderr; Ctrl+C then stops waiting (exit 1), not the run.
@@ -190,10 +191,10 @@ async def ask(
             if progress.began is not None:
                 # Only the wait is stopped: the server finishes the run (disconnect is not cancel).
                 _say_stopped_waiting(err, server, request.thread_id, progress.seconds)
-                return EXIT_ERROR
+                return ExitCode.FAILED
             await _cancel_quietly(session, request.run_id)
             err.write("talkie: cancelled.\n")
-            return 130
+            return ExitCode.INTERRUPTED
         finally:
             progress.stop()
         printer.finish()
@@ -202,10 +203,10 @@ async def ask(
         retryable = (request.error.metadata or {}).get("retryable") is True
         hint = "Trying again may help." if retryable else "Trying again will not help."
         err.write(f"talkie: {request.error.message} ({code})\n  {hint}\n")
-        return EXIT_ERROR
+        return ExitCode.FAILED
     if request.truncated and not request.finished and not _has_answer(session):
-        return EXIT_ERROR
-    return EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def _say_truncated(event: StreamTruncated, printer: _TextPrinter) -> None:

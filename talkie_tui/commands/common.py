@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from typing import TextIO
 
 from talkie_tui.auth.signin import tokens_for
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.auth.tokens import OAuthTokens
-from talkie_tui.config import Settings
+from talkie_tui.config import Settings, development_token
 from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 
-__all__ = [
-    "EXIT_ERROR",
-    "EXIT_OK",
-    "EXIT_SIGN_IN",
-    "EXIT_USAGE",
-    "connect",
-    "exit_code_for",
-    "preferred_store",
-    "report_error",
-]
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_SIGN_IN = 3
+__all__ = ["connect", "exit_code_for", "preferred_store", "report_error"]
 
 
 def _warn(message: str) -> None:
@@ -50,8 +36,11 @@ async def connect(
     allow_private_http: bool = False,
     settings: Settings | None = None,
 ) -> TalkieClient:
-    """Discover `server`; attach the development token if given, else the stored sign-in."""
-    token = token or os.environ.get("TALKIE_TOKEN") or None
+    """Discover `server`; attach the development token if there is one, else the stored sign-in.
+
+    The development token is `token` (`--token`), else $TALKIE_TOKEN (`config.development_token`).
+    """
+    token = development_token(token)
     client = await TalkieClient.connect(
         server,
         tokens=StaticToken(token) if token else None,
@@ -75,12 +64,12 @@ async def connect(
     return client
 
 
-def exit_code_for(error: TalkieError) -> int:
-    """3 when the user must sign in, 1 for every other failure."""
-    return EXIT_SIGN_IN if isinstance(error, UnauthorizedError) else EXIT_ERROR
+def exit_code_for(error: TalkieError) -> ExitCode:
+    """SIGN_IN_NEEDED (3) when the user must sign in, FAILED (1) for every other failure."""
+    return ExitCode.SIGN_IN_NEEDED if isinstance(error, UnauthorizedError) else ExitCode.FAILED
 
 
-def report_error(error: TalkieError, server: str, stream: TextIO = sys.stderr) -> int:
+def report_error(error: TalkieError, server: str, stream: TextIO = sys.stderr) -> ExitCode:
     """Print the server's own words, the code, and whether retrying helps; return the exit code."""
     if isinstance(error, UnauthorizedError):
         print(f"talkie: sign-in needed: {error.message}", file=stream)
@@ -88,8 +77,8 @@ def report_error(error: TalkieError, server: str, stream: TextIO = sys.stderr) -
             f"  Sign in with `talkie login {server}`, or pass a development token with --token.",
             file=stream,
         )
-        return EXIT_SIGN_IN
+        return ExitCode.SIGN_IN_NEEDED
     where = f" ({error.code}, HTTP {error.status})" if isinstance(error, ServerError) else ""
     print(f"talkie: {error.message}{where}", file=stream)
     print(f"  {error.retry_hint}", file=stream)
-    return EXIT_ERROR
+    return ExitCode.FAILED

@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from talkie_tui.core.exit_codes import ExitCode
+
 from .ask import ask
 
 __all__ = ["run_demo"]
@@ -43,7 +45,7 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
                 known = KnownServers(Path(folder) / "servers.json")
                 app = TalkieApp(url, token=token, known=known, demo=True)
                 app.run()
-                return app.return_code or 0
+                return app.return_code or ExitCode.OK
             print(f"Reference server: {url}  (development token: {token})\n", flush=True)
             thread = None
             bold, plain = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
@@ -52,10 +54,10 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
                 code = asyncio.run(ask(url, message, token=token, thread=thread))
                 thread = thread or _latest_thread(url, token)
                 print(flush=True)
-                if code != 0:
+                if code != ExitCode.OK:
                     return code
             if not stay:
-                return 0
+                return ExitCode.OK
             print(
                 "The server keeps running. In another terminal, try:\n"
                 f"  talkie ask {url} 'help' --token {token}\n"
@@ -67,7 +69,7 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
                     time.sleep(3600)
             except KeyboardInterrupt:
                 print("\nStopped.", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def _latest_thread(url: str, token: str) -> str | None:

@@ -5,11 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
-
-# The exit codes of commands.common, which is not imported: it loads the sign-in machinery.
-EXIT_OK = 0
-EXIT_ERROR = 1
 
 __all__ = ["list_audio_devices"]
 
@@ -32,10 +29,10 @@ def list_audio_devices(out: TextIO | None = None, err: TextIO | None = None) -> 
     except AudioUnavailable as error:
         print(f"talkie: audio unavailable: {error.reason}", file=err)
         print("  Voice calls are off until this is fixed; chat works as usual.", file=err)
-        return EXIT_ERROR
+        return ExitCode.FAILED
     if not devices:
         print(_NO_DEVICES, file=err)
-        return EXIT_ERROR
+        return ExitCode.FAILED
     width = max(len(clean_text(device.name)) for device in devices)
     for title, kind in (("Inputs (microphones)", "input"), ("Outputs (speakers)", "output")):
         chosen = [d for d in devices if (d.is_input if kind == "input" else d.is_output)]
@@ -54,4 +51,4 @@ def list_audio_devices(out: TextIO | None = None, err: TextIO | None = None) -> 
     print("* marks the default. To use another, set audio_input or audio_output", file=out)
     print("  in config.toml to its name or number.", file=out)
     print(clean_text(version), file=out)
-    return EXIT_OK
+    return ExitCode.OK

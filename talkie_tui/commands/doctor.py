@@ -31,6 +31,7 @@ from talkie_tui.config import (
     state_dir,
 )
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import LANGUAGES, system_language
 from talkie_tui.logs import log_folder
@@ -46,7 +47,6 @@ from talkie_tui.protocol.manifest import fetch_manifest, manifest_url_for
 __all__ = ["doctor"]
 
 OK, BAD, INFO = "✓", "✗", "–"
-EXIT_OK = 0
 # Short: a report should not hang on one dead server. Servers are checked concurrently.
 SERVER_TIMEOUT = 5.0
 KEYRING_TIMEOUT = 3.0
@@ -315,4 +315,4 @@ async def doctor(out: TextIO | None = None) -> int:
     system = f"{platform.system()} {platform.release()} ({platform.machine()})"
     header = f"talkie {__version__} doctor: Python {platform.python_version()} on {system}"
     _render(header, [files, sign_in_done, audio, _network(proxies, trust), servers], out)
-    return EXIT_OK
+    return ExitCode.OK

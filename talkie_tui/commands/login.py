@@ -14,10 +14,11 @@ from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, o
 from talkie_tui.browser import graphical_browser_available, open_url
 from talkie_tui.config import KnownServers, Settings, settings_path
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.protocol.client import TalkieClient
 
-from .common import EXIT_ERROR, EXIT_OK, EXIT_SIGN_IN, EXIT_USAGE, report_error
+from .common import report_error
 
 __all__ = ["list_servers", "login", "logout"]
 
@@ -95,11 +96,11 @@ async def login(
             oauth_issuer(client.server)
         except SignInError as error:
             err.write(f"talkie: {error.message}\n")
-            return EXIT_USAGE
+            return ExitCode.USAGE
         store = _choose_store(settings, store_kind, stdin, err)
         if store is None:
             err.write("talkie: not signed in: there is nowhere to keep the sign-in.\n")
-            return EXIT_SIGN_IN
+            return ExitCode.SIGN_IN_NEEDED
         with contextlib.suppress(OSError):
             known.remember(client.server, server)
         async with SignIn(
@@ -147,12 +148,12 @@ async def login(
                 if status.user is not None:
                     who = f" as {clean_text(status.user.name or status.user.id)}"
             err.write(f"Signed in to {name}{who}. The sign-in is kept in {store.describe()}.\n")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _failed(error: TalkieError, err: TextIO) -> int:
     err.write(f"talkie: sign-in failed: {error.message}\n  {error.retry_hint}\n")
-    return EXIT_SIGN_IN if isinstance(error, SignInError) else EXIT_ERROR
+    return ExitCode.SIGN_IN_NEEDED if isinstance(error, SignInError) else ExitCode.FAILED
 
 
 async def logout(server: str, *, allow_private_http: bool = False, err: TextIO = sys.stderr) -> int:
@@ -171,12 +172,12 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
                 f"talkie: {server} is not a known server and could not be reached "
                 f"({error.message}); nothing was changed.\n"
             )
-            return EXIT_ERROR
+            return ExitCode.FAILED
     result = await sign_out(server_id, known=known, allow_private_http=allow_private_http)
     err.write(
         f"Signed out of {clean_text(entry.label if entry else server_id)}. {result.describe()}\n"
     )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def list_servers(out: TextIO = sys.stdout) -> int:
@@ -185,7 +186,7 @@ def list_servers(out: TextIO = sys.stdout) -> int:
     entries = known.all()
     if not entries:
         out.write("No known servers yet: connect with `talkie connect SERVER`.\n")
-        return EXIT_OK
+        return ExitCode.OK
     rows = []
     for entry in entries:
         found = find_grant(entry.server_id)
@@ -201,4 +202,4 @@ def list_servers(out: TextIO = sys.stdout) -> int:
         )
     for warning in known.warnings:
         out.write(f"talkie: {warning}\n")
-    return EXIT_OK
+    return ExitCode.OK

@@ -6,9 +6,10 @@ import sys
 from typing import TextIO
 
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 
-from .common import EXIT_OK, connect, report_error
+from .common import connect, report_error
 
 __all__ = ["list_threads"]
 
@@ -29,11 +30,11 @@ async def list_threads(
         return report_error(error, server, err)
     if not threads:
         print("No threads yet.", file=out)
-        return EXIT_OK
+        return ExitCode.OK
     for thread in threads:
         when = thread.updated_at.strftime("%Y-%m-%d %H:%M") if thread.updated_at else "-"
         marker = "voice" if thread.channel == "voice" else "chat"
         print(
             f"{clean_text(thread.id)}\t{when}\t{marker}\t{thread.title or '(untitled)'}", file=out
         )
-    return EXIT_OK
+    return ExitCode.OK

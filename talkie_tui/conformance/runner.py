@@ -8,14 +8,15 @@ is meant for servers in test mode: a server whose manifest lacks `testMode: true
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 from typing import TextIO
 
 import httpx
 
+from talkie_tui.config import development_token
 from talkie_tui.core.errors import ServerError, TalkieError
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.protocol.client import StaticToken, TalkieClient, make_http_client
 from talkie_tui.protocol.manifest import describe_transport_error
 
@@ -23,10 +24,8 @@ from .checks import CHECKS, Check, Session
 from .report import CheckFailed, CheckSkipped, Result, Verdict, summary_line
 from .wire import Wire
 
-__all__ = ["EXIT_FAILED", "EXIT_PASSED", "run_check", "run_conformance"]
+__all__ = ["run_check", "run_conformance"]
 
-EXIT_PASSED = 0
-EXIT_FAILED = 1
 DISCOVERY_TIMEOUT = 15.0
 
 
@@ -91,7 +90,7 @@ async def run_conformance(
     `timeout_cap` shortens every check's time budget (tests use it for hanging servers).
     """
     out = out or sys.stdout
-    token = token or os.environ.get("TALKIE_TOKEN") or None
+    token = development_token(token)
     began = time.monotonic()
     results: list[Result] = []
 
@@ -116,4 +115,4 @@ async def run_conformance(
             origin = connected.server.origin
     print(summary_line(origin, results, time.monotonic() - began), file=out, flush=True)
     failed = any(result.verdict == "FAIL" for result in results)
-    return EXIT_FAILED if failed else EXIT_PASSED
+    return ExitCode.FAILED if failed else ExitCode.OK

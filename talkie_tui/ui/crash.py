@@ -27,6 +27,7 @@ from textual.app import App
 from textual.dom import DOMNode
 
 from talkie_tui import __version__
+from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.logs import write_crash_report
@@ -74,7 +75,7 @@ class CrashGuard(App[None]):
         self._report(error, can_continue=False, can_show=active_message_pump.get(None) is not self)
 
     def _note_for_tests(self, error: Exception) -> None:
-        self._return_code = 1
+        self._return_code = ExitCode.FAILED
         if self._exception is None:
             # Kept as Textual does, so `run_test` still re-raises it for the test framework.
             self._exception = error
@@ -103,7 +104,7 @@ class CrashGuard(App[None]):
             if quit_now:
                 self._leave(summary)
             else:
-                self._return_code = 0  # going on: a later clean exit is a clean exit
+                self._return_code = ExitCode.OK  # going on: a later clean exit is a clean exit
 
         return answered
 
@@ -116,11 +117,11 @@ class CrashGuard(App[None]):
                     preserve()
 
     def _leave(self, summary: str) -> None:
-        """Exit with code 1; after the terminal is restored, one message says what to do."""
+        """Exit with FAILED (1); after the terminal is restored, one message says what to do."""
         if self.crash_report is not None:
             where = _("The details are in {path}.").format(path=self.crash_report)
         else:
             where = _("The details could not be written to the log folder.")
         message = _("talkie stopped after an unexpected error ({summary}). {where}")
         text = message.format(summary=summary, where=where)
-        self.exit(return_code=1, message=Text(text))
+        self.exit(return_code=ExitCode.FAILED, message=Text(text))
