@@ -28,6 +28,7 @@ from talkie_tui.protocol.manifest import is_loopback_host
 from .commands import TalkieCommands
 from .crash import CrashGuard
 from .native_stderr import native_stderr_to_log
+from .notify import notify_plain
 from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
@@ -276,16 +277,16 @@ class TalkieApp(CrashGuard):
             text = _("{name} did not accept the sign-in: {message}").format(
                 name=name, message=message
             )
-            self.notify(f"{text} {advice}".strip(), severity="error", markup=False)
+            notify_plain(self, f"{text} {advice}".strip(), severity="error")
             return
         if not asked and self._declined is client:
             # The person said "not now": say what is wrong, but do not push the screen again.
-            self.notify(
+            notify_plain(
+                self,
                 _("Not signed in to {name}: {message} Sign in with Ctrl+P → Sign in.").format(
                     name=name, message=message
                 ),
                 severity="warning",
-                markup=False,
             )
             return
         reason = (
@@ -306,31 +307,31 @@ class TalkieApp(CrashGuard):
             tokens = await self._signer().ask(client.server, reason=reason)
         except Exception as error:  # a store that failed: words, never a crash
             message = getattr(error, "message", None) or str(error)
-            self.notify(
+            notify_plain(
+                self,
                 _("Could not sign in: {error}").format(error=message),
                 severity="error",
-                markup=False,
             )
             return
         finally:
             self._signing_in = False
         if tokens is None:
             self._declined = client
-            self.notify(
+            notify_plain(
+                self,
                 _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
                     name=name
                 ),
                 severity="warning",
-                markup=False,
             )
             return
         self._declined = None
         await self._attach_tokens(client, tokens)
         if chat.is_attached:
             chat.signed_in_again()
-        self.notify(
+        notify_plain(
+            self,
             _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
-            markup=False,
         )
 
     @staticmethod
@@ -363,9 +364,9 @@ class TalkieApp(CrashGuard):
                 exit_on_error=False,
             )
         elif isinstance(tokens, StaticToken):
-            self.notify(_("Signed out: the development token is forgotten."), markup=False)
+            notify_plain(self, _("Signed out: the development token is forgotten."))
         else:
-            self.notify(_("Signed out."), markup=False)
+            notify_plain(self, _("Signed out."))
 
     async def _sign_out(
         self, server_id: str, name: str, tokens: OAuthTokens, screen: ConnectScreen
@@ -395,7 +396,7 @@ class TalkieApp(CrashGuard):
                 severity = "warning"
         with contextlib.suppress(OSError):
             self.known.set_signed_in(server_id, False)
-        self.notify(text, severity=severity, markup=False)
+        notify_plain(self, text, severity=severity)
         if screen.is_attached:
             screen.refresh_known()
             screen.show_status(text, kind="info" if severity == "information" else "warning")

@@ -25,6 +25,7 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.client import TokenSource
 from talkie_tui.protocol.manifest import DiscoveredServer
 
+from .notify import notify_plain
 from .screens.sign_in import SignInFlow, SignInScreen
 from .screens.store_choice import StoreChoiceScreen
 
@@ -74,9 +75,9 @@ def warn_in(app: App[Any]) -> Callable[[str], None]:
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # a worker thread: hand it to the app's loop
-            app.call_from_thread(app.notify, text, severity="warning", markup=False)
+            app.call_from_thread(notify_plain, app, text, severity="warning")
         else:
-            app.notify(text, severity="warning", markup=False)
+            notify_plain(app, text, severity="warning")
 
     return warn
 

@@ -82,6 +82,8 @@ UI = PACKAGE / "ui"
 MARKERS = {"_", "N_", "ngettext", "pgettext"}
 # Calls whose first positional argument is shown as is.
 SHOWN_FIRST = {"notify", "Static", "Label", "Button", "Content", "Option", "Hit", "DiscoveryHit"}
+# Calls whose second positional argument is shown as is (the first says where).
+SHOWN_SECOND = {"notify_plain"}
 # Keyword arguments that are shown.
 SHOWN_KEYWORDS = {"title", "placeholder", "tooltip", "description", "label", "help", "message"}
 # Attributes that are shown when assigned.
@@ -117,6 +119,8 @@ def _unwrapped(tree: ast.AST) -> list[tuple[int, str]]:
                 continue
             if name in SHOWN_FIRST and node.args:
                 flag(node.args[0])
+            if name in SHOWN_SECOND and len(node.args) >= 2:
+                flag(node.args[1])
             if name == "Binding" and len(node.args) >= 3:
                 flag(node.args[2])
             for keyword in node.keywords:
@@ -154,3 +158,13 @@ def test_the_unwrapped_text_scan_finds_what_it_should() -> None:
         "Button(_('Quit'), id='quit')\n"
     )
     assert sorted(line for line, _text in _unwrapped(tree)) == [1, 3, 5, 7, 8]
+
+
+def test_the_unwrapped_text_scan_reads_notify_plain() -> None:
+    tree = ast.parse(
+        "notify_plain(self, 'Saved to the downloads folder')\n"
+        "notify_plain(self, _('Saved'), severity='warning')\n"
+        "app.call_from_thread(notify_plain, app, text)\n"
+        "notify_plain(self, f'Exported to {path}')\n"
+    )
+    assert sorted(line for line, _text in _unwrapped(tree)) == [1, 4]

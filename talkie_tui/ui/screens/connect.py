@@ -29,6 +29,7 @@ from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.ui.localized import LocalizedBindings
+from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of, session_signed_in
 from talkie_tui.ui.widgets.logo import LogoView
@@ -375,10 +376,10 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         try:
             self.known.accept_origins(server.server_id, origins_now)
         except OSError as error:
-            self.notify(
+            notify_plain(
+                self,
                 _("Could not save your choice: {error}").format(error=error),
                 severity="warning",
-                markup=False,
             )
         return True
 
@@ -387,10 +388,10 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             self.known.remember(server, address)
         except OSError as error:
             # Connecting matters more than the list; say why it will not show next time.
-            self.notify(
+            notify_plain(
+                self,
                 _("Could not save the server list: {error}").format(error=error),
                 severity="warning",
-                markup=False,
             )
         self._refresh_known()
 

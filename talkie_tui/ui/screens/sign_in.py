@@ -34,6 +34,7 @@ from talkie_tui.protocol.client import StaticToken, TokenSource
 from talkie_tui.protocol.manifest import DiscoveredServer
 
 from ..localized import LocalizedBindings
+from ..notify import notify_plain
 
 __all__ = ["SignInFlow", "SignInScreen"]
 
@@ -461,17 +462,17 @@ class SignInScreen(LocalizedBindings, Screen[TokenSource | None]):
             return
         self.app.copy_to_clipboard(self._url)
         self.query_one("#sign-in-copied", Static).update(Content(_("✓ Copied")))
-        self.notify(_("The sign-in address was copied to the clipboard."), markup=False)
+        notify_plain(self, _("The sign-in address was copied to the clipboard."))
 
     def action_open_browser(self) -> None:
         """Open the sign-in address in a graphical browser."""
         if not self._url:
             return
         if not self._browser_ok:
-            self.notify(
+            notify_plain(
+                self,
                 _("No browser can be opened here: {reason}.").format(reason=_no_browser_reason()),
                 severity="warning",
-                markup=False,
             )
             return
         self.run_worker(self._open_browser(self._url), group="browser", exit_on_error=False)

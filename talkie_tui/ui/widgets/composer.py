@@ -8,6 +8,8 @@ from textual.widgets import TextArea
 
 from talkie_tui.i18n import _, ngettext, pgettext
 
+from ..notify import notify_plain
+
 __all__ = ["Composer"]
 
 # Ctrl+J works in every terminal; the others only where the terminal reports them.
@@ -61,7 +63,8 @@ class Composer(TextArea):
         if self.over_limit:
             self.app.bell()
             count = len(text)
-            self.notify(
+            notify_plain(
+                self,
                 ngettext(
                     "The message has {count} character; this server accepts {limit}. "
                     "Shorten it to send.",
@@ -70,7 +73,6 @@ class Composer(TextArea):
                     count,
                 ).format(count=_grouped(count), limit=_grouped(self.max_chars)),
                 severity="warning",
-                markup=False,
             )
             return
         self.post_message(self.Submitted(text))
