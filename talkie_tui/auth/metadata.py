@@ -10,7 +10,8 @@ from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_u
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.manifest import check_secure, describe_transport_error
+from talkie_tui.protocol.failures import network_errors
+from talkie_tui.protocol.manifest import check_secure
 
 from .errors import SignInError
 
@@ -56,10 +57,8 @@ async def discover_auth_server(
     _check_url(issuer, _ISSUER, allow_private_http)
     problems: list[str] = []
     for url in discovery_urls(issuer):
-        try:
+        with network_errors(issuer):
             response = await http.get(url, timeout=_TIMEOUT, follow_redirects=False)
-        except httpx.HTTPError as error:
-            raise describe_transport_error(error, issuer) from error
         if response.status_code != 200:
             problems.append(
                 _("{url} answered HTTP {status}").format(url=url, status=response.status_code)

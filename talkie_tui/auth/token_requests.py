@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from talkie_tui.i18n import _
-from talkie_tui.protocol.manifest import describe_transport_error, origin_of
+from talkie_tui.protocol.failures import network_errors
+from talkie_tui.protocol.manifest import origin_of
 
 from .errors import GrantInvalid, SignInError
 
@@ -90,15 +91,13 @@ async def revoke_token(
     hint: str = "refresh_token",
 ) -> None:
     """Ask the server to revoke `token` (RFC 7009); raises SignInError when it refuses."""
-    try:
+    with network_errors(origin_of(revocation_endpoint)):
         response = await http.post(
             revocation_endpoint,
             data={"token": token, "token_type_hint": hint, "client_id": client_id},
             timeout=_TIMEOUT,
             follow_redirects=False,
         )
-    except httpx.HTTPError as error:
-        raise describe_transport_error(error, origin_of(revocation_endpoint)) from error
     if response.status_code != 200:
         text = _("The sign-in server would not revoke the sign-in: {words} (HTTP {status}).")
         raise _refusal(response, text)
@@ -108,7 +107,7 @@ async def _token_request(
     http: httpx.AsyncClient, token_endpoint: str, form: dict[str, str]
 ) -> TokenSet:
     started = time.monotonic()
-    try:
+    with network_errors(origin_of(token_endpoint)):
         response = await http.post(
             token_endpoint,
             data=form,
@@ -116,8 +115,6 @@ async def _token_request(
             timeout=_TIMEOUT,
             follow_redirects=False,
         )
-    except httpx.HTTPError as error:
-        raise describe_transport_error(error, origin_of(token_endpoint)) from error
     if response.status_code != 200:
         raise _refusal(
             response, _("The sign-in server would not issue tokens: {words} (HTTP {status}).")

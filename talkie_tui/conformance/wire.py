@@ -19,6 +19,7 @@ import ag_ui.core as agui
 import httpx
 
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.protocol.bearer import BearerAuth, StaticToken
 from talkie_tui.protocol.client import USER_AGENT, RunRequest, TalkieClient
 from talkie_tui.protocol.events import (
     DecodedEvent,
@@ -26,7 +27,7 @@ from talkie_tui.protocol.events import (
     MalformedEvent,
     iter_event_data,
 )
-from talkie_tui.protocol.manifest import describe_transport_error
+from talkie_tui.protocol.failures import describe_transport_error
 
 from .report import CheckFailed, show
 
@@ -110,6 +111,9 @@ class Wire:
         self._client = client
         self.token = token
         self._http = http
+        # The client's own bearer auth (issuer origin only); a pasted token never refreshes,
+        # so the checks see the server's 401 as it is.
+        self._bearer = BearerAuth(client.server.origin, StaticToken(token) if token else None)
 
     @property
     def origin(self) -> str:
@@ -120,15 +124,12 @@ class Wire:
         """The absolute URL of a manifest endpoint."""
         return self._client.server.endpoint(endpoint, **(params or {}))
 
-    def headers(self, *, auth: bool = True, stream: bool = False) -> dict[str, str]:
-        """Request headers; `auth=False` leaves the bearer out on purpose."""
-        headers = {
+    def headers(self, *, stream: bool = False) -> dict[str, str]:
+        """Request headers (the bearer is added by the auth, for the issuer origin only)."""
+        return {
             "User-Agent": USER_AGENT,
             "Accept": EVENT_STREAM if stream else "application/json",
         }
-        if auth and self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        return headers
 
     @asynccontextmanager
     async def stream(
@@ -143,10 +144,10 @@ class Wire:
         event_stream: bool = False,
     ) -> AsyncIterator[httpx.Response]:
         """Send a request and yield the response with its body still unread."""
-        headers = self.headers(auth=auth, stream=event_stream)
+        headers = self.headers(stream=event_stream)
         if content is not None:
             headers["Content-Type"] = "application/json"
-        # `url` refuses an endpoint on another origin, so the bearer never leaves the issuer.
+        # `auth=False` leaves the bearer out on purpose.
         request = self._http.build_request(
             method,
             self.url(endpoint, params),
@@ -156,7 +157,9 @@ class Wire:
             timeout=REQUEST_TIMEOUT,
         )
         try:
-            response = await self._http.send(request, stream=True)
+            response = await self._http.send(
+                request, stream=True, auth=self._bearer if auth else None, follow_redirects=False
+            )
         except httpx.HTTPError as error:
             raise CheckFailed(describe_transport_error(error, self.origin).message) from error
         try:

@@ -1,4 +1,9 @@
-"""TalkieClient: every talkie/1 endpoint as a typed async method (§4, §5, §8, §9)."""
+"""TalkieClient: every talkie/1 endpoint as a typed async method (§4, §5, §8, §9).
+
+Every request leaves through `_send`: the bearer by `BearerAuth` (issuer origin only, one
+refresh on 401), no redirect followed, network failures as TransportError, a refused answer
+read no further than 64 kB.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,24 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import ag_ui.core as agui
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from talkie_tui.core.errors import EventTooLarge, ServerError, TalkieError, TooLargeError
+from talkie_tui.core.errors import (
+    EventTooLarge,
+    ServerError,
+    TalkieError,
+    TooLargeError,
+    TransportError,
+)
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
 
+from .bearer import BearerAuth, StaticToken, TokenSource
 from .events import (
     MAX_EVENT_CHARS,
     DecodedEvent,
@@ -24,12 +36,12 @@ from .events import (
     StreamTruncated,
     iter_event_data,
 )
-from .http import make_http_client
+from .failures import describe_transport_error, network_errors
+from .http import make_http_client, read_capped
 from .manifest import (
     DiscoveredServer,
     ManifestCache,
     check_signaling_url,
-    describe_transport_error,
     manifest_url_for,
     origin_of,
 )
@@ -45,6 +57,7 @@ from .models import (
 )
 
 __all__ = [
+    "BearerAuth",
     "RunRequest",
     "StaticToken",
     "TalkieClient",
@@ -59,42 +72,11 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # The server pings every 15 s; four missed pings mean the stream is gone.
 STREAM_TIMEOUT = httpx.Timeout(30.0, connect=10.0, read=60.0)
 SEND_ATTEMPTS = 3
-_MAX_ERROR_BODY = 64 * 1024
 
 
 def new_id(prefix: str) -> str:
     """A fresh client-side id such as `m_3f2a…` (threads, runs, messages)."""
     return f"{prefix}_{uuid.uuid4().hex}"
-
-
-class TokenSource(Protocol):
-    """Where the bearer token comes from (a pasted token, or OAuth with refresh)."""
-
-    async def token(self) -> str | None:
-        """The current access token, or None when signed out."""
-        ...
-
-    async def refresh(self, rejected: str) -> str | None:
-        """A new token after `rejected` got a 401, or None when the user must sign in again."""
-        ...
-
-
-class StaticToken:
-    """A development token pasted by the user (§2.2); it cannot be refreshed."""
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    async def token(self) -> str | None:
-        """The pasted token."""
-        return self._value
-
-    async def refresh(self, rejected: str) -> str | None:
-        """A pasted token has no refresh."""
-        return None
-
-    def __repr__(self) -> str:
-        return "StaticToken(***)"
 
 
 class RunRequest:
@@ -149,7 +131,7 @@ class TalkieClient:
         retry_delay: float = 0.5,
     ) -> None:
         self.server = server
-        self.tokens = tokens
+        self._auth = BearerAuth(server.origin, tokens)
         self._own_http = http is None
         self._http = http or make_http_client()
         self._cache = cache or ManifestCache()
@@ -184,6 +166,15 @@ class TalkieClient:
         client._own_http = own_http
         return client
 
+    @property
+    def tokens(self) -> TokenSource | None:
+        """Where the bearer comes from; assign a new source after a new sign-in."""
+        return self._auth.tokens
+
+    @tokens.setter
+    def tokens(self, tokens: TokenSource | None) -> None:
+        self._auth.tokens = tokens
+
     async def aclose(self) -> None:
         """Close the HTTP connections this client (and its token source) opened."""
         if self._own_http:
@@ -201,23 +192,54 @@ class TalkieClient:
 
     # --- plumbing ------------------------------------------------------------------------
 
-    def _headers(self, url: str, token: str | None) -> dict[str, str]:
-        headers = {"User-Agent": USER_AGENT}
-        # The bearer goes to the issuer origin and nowhere else (§2.1).
-        if token and origin_of(url) == self.server.origin:
-            headers["Authorization"] = f"Bearer {token}"
-        return headers
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: object = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeouts: httpx.Timeout = DEFAULT_TIMEOUT,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """The one way a request leaves this client (see the module docstring).
 
-    async def _refresh_after(self, response: httpx.Response, token: str | None) -> bool:
-        """Handle a 401/404 once: refresh the token, or the manifest. True means try again."""
-        if (
-            response.status_code == 401
-            and self.tokens is not None
-            and token
-            and await self.tokens.refresh(token)
+        A 2xx answer comes back unread with `stream`, read otherwise; any other answer comes
+        back read (at most 64 kB) and closed. Network failures raise TransportError.
+        """
+        request = self._http.build_request(
+            method,
+            url,
+            json=body,
+            content=content,
+            headers={"User-Agent": USER_AGENT, **(headers or {})},
+            timeout=timeouts,
+        )
+        with network_errors(origin_of(url)):
+            response = await self._http.send(
+                request,
+                auth=self._auth,
+                stream=True,
+                follow_redirects=False,  # whatever client the caller gave us
+            )
+            if not response.is_success:
+                await read_capped(response)
+            elif not stream:
+                try:
+                    await response.aread()
+                finally:
+                    await response.aclose()
+        return response
+
+    async def _refresh_after(self, response: httpx.Response) -> bool:
+        """§1: after a 401 or 404, fetch the manifest again; True means try again.
+
+        A 401 to a request the bearer auth already retried with a new token is final.
+        """
+        if response.status_code == 404 or (
+            response.status_code == 401 and not BearerAuth.retried(response)
         ):
-            return True
-        if response.status_code in (401, 404):
             return await self._refresh_manifest()
         return False
 
@@ -244,22 +266,10 @@ class TalkieClient:
     ) -> httpx.Response:
         for attempt in range(2):
             url = self.server.endpoint(endpoint, **(params or {}))
-            token = await self.tokens.token() if self.tokens else None
-            headers = self._headers(url, token)
-            try:
-                response = await self._http.request(
-                    method,
-                    url,
-                    json=body,
-                    headers=headers,
-                    timeout=DEFAULT_TIMEOUT,
-                    follow_redirects=False,  # whatever client the caller gave us
-                )
-            except httpx.HTTPError as error:
-                raise describe_transport_error(error, self.server.origin) from error
+            response = await self._send(method, url, body=body)
             if response.is_success:
                 return response
-            if attempt == 0 and await self._refresh_after(response, token):
+            if attempt == 0 and await self._refresh_after(response):
                 continue
             raise _error_for(response)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -280,20 +290,15 @@ class TalkieClient:
         """GET `url` as a stream: the bearer only if it is same-origin; redirects never followed.
 
         Used for same-origin file downloads (§6) and the brand logo; a non-2xx answer raises.
+        A network failure while the body is read inside the block raises TransportError too.
         """
         url = self.resolve_url(url)
-        token = await self.tokens.token() if self.tokens else None
-        headers = self._headers(url, token)
-        request = self._http.build_request("GET", url, headers=headers, timeout=DEFAULT_TIMEOUT)
-        try:
-            response = await self._http.send(request, stream=True, follow_redirects=False)
-        except httpx.HTTPError as error:
-            raise describe_transport_error(error, origin_of(url)) from error
+        response = await self._send("GET", url, stream=True)
         try:
             if not response.is_success:
-                await _read_capped(response)
                 raise _error_for(response)
-            yield response
+            with network_errors(origin_of(url)):
+                yield response
         finally:
             await response.aclose()
 
@@ -463,24 +468,28 @@ class TalkieClient:
             yield StreamTruncated(request.truncated, abandoned=request.abandoned)
 
     async def _open_run(self, request: RunRequest) -> httpx.Response:
+        # A 401 is retried by the bearer auth with a new token; a 502/503/504 or a network
+        # failure here. Every attempt carries the same message id, so the server stores the
+        # message once (§5).
         refreshed = False
+        headers = {"Accept": "text/event-stream", "Content-Type": "application/json"}
         for attempt in range(1, SEND_ATTEMPTS + 1):
             url = self.server.endpoint("run")
-            token = await self.tokens.token() if self.tokens else None
-            headers = self._headers(url, token)
-            headers |= {"Accept": "text/event-stream", "Content-Type": "application/json"}
-            http_request = self._http.build_request(
-                "POST", url, content=request.body(), headers=headers, timeout=STREAM_TIMEOUT
-            )
             try:
-                response = await self._http.send(http_request, stream=True, follow_redirects=False)
-            except httpx.HTTPError as error:
-                failure: TalkieError = describe_transport_error(error, self.server.origin)
+                response = await self._send(
+                    "POST",
+                    url,
+                    content=request.body(),
+                    headers=headers,
+                    timeouts=STREAM_TIMEOUT,
+                    stream=True,
+                )
+            except TransportError as error:
+                failure: TalkieError = error
             else:
                 if response.is_success:
                     return await _checked_stream(response)
-                await _read_capped(response)
-                if not refreshed and await self._refresh_after(response, token):
+                if not refreshed and await self._refresh_after(response):
                     refreshed = True
                     continue
                 failure = _error_for(response)
@@ -511,20 +520,6 @@ async def _checked_stream(response: httpx.Response) -> httpx.Response:
             retryable=False,
         )
     return response
-
-
-async def _read_capped(response: httpx.Response) -> None:
-    body = bytearray()
-    try:
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > _MAX_ERROR_BODY:
-                break
-    except httpx.HTTPError:
-        pass
-    finally:
-        await response.aclose()
-    response._content = bytes(body[:_MAX_ERROR_BODY])
 
 
 def _error_for(response: httpx.Response) -> ServerError:

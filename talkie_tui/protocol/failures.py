@@ -2,6 +2,11 @@
 
 `describe_failure` names which host's certificate is not trusted, expired or for another name;
 which proxy (without its password) refused, wants a password (407) or cannot be reached.
+
+This is the one place an httpx network error becomes talkie's `TransportError`: a block that
+talks to the network runs inside `network_errors(where)`, and code that must report the
+failure in another form (a conformance verdict, a voice error) takes the words from
+`describe_transport_error`.
 """
 
 from __future__ import annotations
@@ -9,15 +14,17 @@ from __future__ import annotations
 import socket
 import ssl
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 
+from talkie_tui.core.errors import TransportError
 from talkie_tui.i18n import _
 
 from .proxies import PROXY_EXTENSION, ProxySetting, ProxySetupError
 from .trust import trust_store
 
-__all__ = ["describe_failure"]
+__all__ = ["describe_failure", "describe_transport_error", "network_errors"]
 
 # OpenSSL's X509_V_ERR_* codes; every other verification failure is "not trusted".
 _EXPIRED, _NOT_YET_VALID, _REVOKED = 10, 9, 23
@@ -204,3 +211,22 @@ def _proxy_refusal(cause: str, where: str, proxy: ProxySetting | None) -> str:
         text = _("The proxy {proxy} (from {source}) refused to connect to {where} (HTTP {cause}).")
         return text.format(**names)
     return _("The proxy {proxy} (from {source}) failed: {cause}.").format(**names)
+
+
+def describe_transport_error(error: httpx.HTTPError, where: str) -> TransportError:
+    """A TransportError naming the real cause of a network failure (TLS, proxy, DNS…)."""
+    text, retryable = describe_failure(error, where)
+    return TransportError(text, retryable=retryable)
+
+
+@contextmanager
+def network_errors(where: str) -> Iterator[None]:
+    """Turn an httpx network failure inside the block into a TransportError about `where`.
+
+    `where` names what was being reached (an origin). The httpx error stays the cause, for the
+    debug log; anything that is not an `httpx.HTTPError` passes through untouched.
+    """
+    try:
+        yield
+    except httpx.HTTPError as error:
+        raise describe_transport_error(error, where) from error

@@ -9,6 +9,9 @@ corporate network:
   `SSL_CERT_FILE` / `SSL_CERT_DIR`: `trust.py`.
 - **Failures** are explained (which certificate, which proxy, why) by `describe_failure` in
   `failures.py`.
+
+`read_capped` reads the body of an answer that is only reported (an error page, a refused
+401), never more than 64 kB of it.
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ __all__ = [
     "TrustStore",
     "make_http_client",
     "proxy_settings",
+    "read_capped",
     "trust_store",
 ]
 
 USER_AGENT = "talkie-tui/0.1 (talkie/1)"
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+MAX_REPORTED_BODY = 64 * 1024
 
 log = logging.getLogger("talkie_tui.http")
 
@@ -168,3 +173,23 @@ def make_http_client(
         transport=_Router(direct, proxies, context, limits),
         **options,
     )
+
+
+async def read_capped(response: httpx.Response, limit: int = MAX_REPORTED_BODY) -> None:
+    """Read at most `limit` bytes of a streamed answer, then close it; the rest is dropped.
+
+    For answers that are only reported (an error page, a 401 about to be retried): a server
+    cannot make talkie read a huge body. A connection lost meanwhile keeps what arrived.
+    """
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                break
+    except httpx.HTTPError:
+        pass
+    finally:
+        await response.aclose()
+    # httpx keeps a read body here; `response.content` and `aread()` then give these bytes.
+    response._content = bytes(body[:limit])

@@ -13,11 +13,11 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from talkie_tui.core.errors import DiscoveryError, TransportError
+from talkie_tui.core.errors import DiscoveryError
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
 
-from .failures import describe_failure
+from .failures import describe_transport_error, network_errors
 from .models import Manifest
 
 __all__ = [
@@ -27,6 +27,8 @@ __all__ = [
     "ForeignEndpointError",
     "ManifestCache",
     "check_signaling_url",
+    # Kept importable from here for older callers; it lives in failures.py.
+    "describe_transport_error",
     "fetch_manifest",
     "is_loopback_host",
     "manifest_url_for",
@@ -367,12 +369,6 @@ async def _read_capped(response: httpx.Response, limit: int) -> bytes:
     return bytes(body)
 
 
-def describe_transport_error(error: httpx.HTTPError, where: str) -> TransportError:
-    """A TransportError naming the real cause of a network failure (TLS, proxy, DNS…)."""
-    text, retryable = describe_failure(error, where)
-    return TransportError(text, retryable=retryable)
-
-
 async def fetch_manifest(
     http: httpx.AsyncClient,
     url: httpx.URL | str,
@@ -385,7 +381,7 @@ async def fetch_manifest(
     check_secure(url, allow_private_http=allow_private_http)
     start_origin = origin_of(url)
     for _redirect in range(MAX_REDIRECTS + 1):
-        try:
+        with network_errors(start_origin):
             async with http.stream(
                 "GET", url, headers={"Accept": "application/json"}, follow_redirects=False
             ) as response:
@@ -419,8 +415,6 @@ async def fetch_manifest(
                     )
                 body = await _read_capped(response, MAX_MANIFEST_BYTES)
                 max_age = _max_age(response.headers.get("cache-control", ""))
-        except httpx.HTTPError as error:
-            raise describe_transport_error(error, start_origin) from error
         break
     else:
         raise DiscoveryError(_("{origin} redirects too many times.").format(origin=start_origin))

@@ -31,8 +31,9 @@ from aiortc.mediastreams import MediaStreamError
 
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
+from talkie_tui.protocol.failures import describe_transport_error
 from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.manifest import describe_transport_error, is_loopback_host
+from talkie_tui.protocol.manifest import is_loopback_host
 from talkie_tui.protocol.models import VoiceSession
 
 from .audio import AudioSink, AudioSource
@@ -192,7 +193,7 @@ class RealtimePeer:
             )
         except httpx.HTTPError as error:
             cause = describe_transport_error(error, _("The voice provider"))
-            raise VoiceConnectionError(cause.message) from error
+            raise VoiceConnectionError(cause.message, retryable=cause.retryable) from error
         finally:
             if own:
                 await http.aclose()
