@@ -2,8 +2,9 @@
 
 One small JSON file in the state folder (`drafts.json`, 0600, replaced atomically) holds the
 unsent text of each thread, keyed by server id and thread id (`NEW` for a thread not yet
-created). The chat screen puts the text here on every change and saves shortly after the last
-keystroke (debounced), at once on a thread switch, on send and on quit.
+created). `ComposerDrafts` ties the chat screen's composer to it: the text goes in on every
+change and is saved shortly after the last keystroke (debounced), at once on a thread switch, on
+send and on quit.
 
 A missing, unreadable or corrupt file is an empty store: drafts are a comfort, never a crash.
 Saving merges with what is on disk, so two talkie processes do not erase each other's drafts.
@@ -13,14 +14,30 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from talkie_tui.config import state_dir, write_private_file
 
-__all__ = ["DRAFTS_FILE", "MAX_DRAFTS", "MAX_DRAFT_CHARS", "NEW", "DraftStore", "drafts_path"]
+if TYPE_CHECKING:
+    from textual.timer import Timer
+    from textual.widget import Widget
+    from textual.widgets import TextArea
+
+__all__ = [
+    "DRAFTS_FILE",
+    "DRAFT_SAVE_DELAY",
+    "MAX_DRAFTS",
+    "MAX_DRAFT_CHARS",
+    "NEW",
+    "ComposerDrafts",
+    "DraftStore",
+    "drafts_path",
+]
 
 DRAFTS_FILE = "drafts.json"
+DRAFT_SAVE_DELAY = 0.4  # the draft is saved this long after the last keystroke
 NEW = "new"  # the key of the "new thread" composer
 MAX_DRAFT_CHARS = 100_000  # a longer text is kept cut to this length
 MAX_DRAFTS = 200  # the newest ones are kept
@@ -85,6 +102,61 @@ class DraftStore:
         except OSError:
             return  # kept in memory: the next save tries again
         self._changed.clear()
+
+
+class ComposerDrafts:
+    """Whose draft the composer holds (a thread id or `NEW`), kept and saved as it changes."""
+
+    def __init__(
+        self, owner: Widget, composer: Callable[[], TextArea], server_id: str, thread: str | None
+    ) -> None:
+        self._owner = owner  # its timer debounces the saving
+        self._composer = composer
+        self._server_id = server_id
+        self._store = DraftStore()
+        self.key = thread or NEW
+        self._timer: Timer | None = None
+
+    def restore(self) -> None:
+        """Put the draft of the thread the composer now belongs to back into it."""
+        composer = self._composer()
+        composer.load_text(self._store.get(self._server_id, self.key))
+        composer.move_cursor(composer.document.end)
+
+    def switch(self, key: str, *, restore: bool = True) -> None:
+        """The composer now belongs to thread `key`: save the old draft at once.
+
+        With `restore` the composer shows `key`'s draft; without, its text moves to `key`
+        (a new thread got its id from the server).
+        """
+        if key == self.key:
+            return
+        text = self._composer().text
+        self._store.put(self._server_id, self.key, text if restore else "")
+        self.key = key
+        if restore:
+            self.restore()
+        else:
+            self._store.put(self._server_id, key, text)
+        self.save()
+
+    def put(self, text: str) -> None:
+        """The composer's text now; saved at once by `save`, else soon after the last change."""
+        self._store.put(self._server_id, self.key, text)
+
+    def changed(self, text: str) -> None:
+        """The person typed: keep the text, and save it once the typing pauses."""
+        self.put(text)
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self._owner.set_timer(DRAFT_SAVE_DELAY, self.save)
+
+    def save(self) -> None:
+        """Write changed drafts now (a few kilobytes, atomically: fine on the event loop)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._store.save()
 
 
 def _read(path: Path) -> dict[Key, tuple[str, float]]:

@@ -1,4 +1,4 @@
-"""What the chat screen needs around a voice call: keys, the audio factory, words for updates.
+"""What the call controller and the voice bar share: keys, the audio factory, words for updates.
 
 Nothing here imports the voice stack (aiortc, PyAV, numpy): `talkie_tui.voice` is imported only
 when a call starts (DESIGN: heavy parts load when used). Types from it are for checkers only.

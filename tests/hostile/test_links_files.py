@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from talkie_tui.ui import takeaways as takeaways_module
 from talkie_tui.ui.links import LinkTarget, check_link
 from talkie_tui.ui.markdown import render_markdown
 from talkie_tui.ui.messages import OpenLinkRequested
-from talkie_tui.ui.screens import chat as chat_module
 from talkie_tui.ui.widgets.card import CardView, FileRow
 from talkie_tui.ui.widgets.link import LinkRow, LinkView
 from tests.helpers import TEST_TOKEN
@@ -75,7 +75,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> list[LinkTarget]:
         decisions.append(check_link(url, origin))
         return decisions[-1]
 
-    monkeypatch.setattr(chat_module, "check_link", spy)
+    monkeypatch.setattr(takeaways_module, "check_link", spy)
     return decisions
 
 
