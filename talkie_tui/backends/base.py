@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from talkie_tui.chat.conversation import Change, Conversation
     from talkie_tui.chat.session import Recovered
     from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
+    from talkie_tui.voice.audio import AudioSink, AudioSource
+    from talkie_tui.voice.call import Listener, VoiceCall
 
 __all__ = [
     "Account",
@@ -68,6 +70,7 @@ class ServerInfo:
     description: str = ""
     locale: str | None = None
     accent: str | None = None  # `#rrggbb`, added to the theme
+    max_message_chars: int = 4000  # the longest message the server accepts
     capabilities: Capabilities = field(default_factory=Capabilities)
 
 
@@ -204,6 +207,18 @@ class Backend(Protocol):
 
     async def logo(self) -> bytes | None:
         """The server's logo (PNG or JPEG, size-checked), or None."""
+        ...
+
+    def voice_call(
+        self,
+        *,
+        microphone: AudioSource,
+        speaker: AudioSink,
+        listener: Listener,
+        thread_id: str | None,
+        allow_http_signaling: bool = False,
+    ) -> VoiceCall:
+        """A real-time call in `thread_id` (only where `capabilities.voice`); not yet started."""
         ...
 
     async def aclose(self) -> None:

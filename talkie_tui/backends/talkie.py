@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
     from talkie_tui.protocol.manifest import DiscoveredServer
     from talkie_tui.protocol.models import Action, DecisionResult, Thread
+    from talkie_tui.voice.audio import AudioSink, AudioSource
+    from talkie_tui.voice.call import Listener, VoiceCall
 
 __all__ = ["TalkieBackend", "server_info"]
 
@@ -37,6 +39,7 @@ def server_info(server: DiscoveredServer) -> ServerInfo:
         description=manifest.description or "",
         locale=manifest.locale,
         accent=manifest.brand.accent,
+        max_message_chars=manifest.limits.max_message_chars,
         capabilities=Capabilities(
             voice=bool(manifest.voice) and server.has_endpoint("voiceSessions"),
             actions=_offered(actions),
@@ -101,6 +104,28 @@ class TalkieBackend:
     async def logo(self) -> bytes | None:
         """The brand logo, checked before it is decoded (None when absent or unusable)."""
         return await fetch_logo(self.client)
+
+    def voice_call(
+        self,
+        *,
+        microphone: AudioSource,
+        speaker: AudioSink,
+        listener: Listener,
+        thread_id: str | None,
+        allow_http_signaling: bool = False,
+    ) -> VoiceCall:
+        """A §10 call over WebRTC, in the server's language (the voice stack loads here)."""
+        from talkie_tui.voice.call import VoiceCall
+
+        return VoiceCall(
+            self.client,
+            microphone=microphone,
+            speaker=speaker,
+            listener=listener,
+            thread_id=thread_id,
+            locale=self.client.server.manifest.locale,
+            allow_http_signaling=allow_http_signaling,
+        )
 
     async def aclose(self) -> None:
         """Close the client's connections (and its token source's)."""

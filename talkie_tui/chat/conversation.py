@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal
 
 from talkie_tui.i18n import _
-from talkie_tui.protocol.models import Action, UsageMeter
+from talkie_tui.protocol.models import Action, DecisionResult, UsageMeter
 
 from .turns import ActionPart, NoticePart, Part, TextPart, ToolPart, Turn, TurnState
 
@@ -160,6 +160,11 @@ class Conversation:
         if part is not None:
             part.action = action
         return part
+
+    def apply_decision(self, result: DecisionResult) -> list[Change]:
+        """Show a decision's outcome: the action's new state first (a protocol's reducer adds
+        what else the outcome carries, such as talkie/1's result cards)."""
+        return [self.update_action(result.action)]
 
     def set_usage(self, usage: tuple[UsageMeter, ...]) -> None:
         """The person's usage as the server last reported it."""

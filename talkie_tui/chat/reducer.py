@@ -139,7 +139,7 @@ class TalkieConversation(Conversation):
 
     def apply_decision(self, result: DecisionResult) -> list[Change]:
         """Show a decision's outcome: the action's new state and its result events."""
-        changes: list[Change] = [self.update_action(result.action)]
+        changes = super().apply_decision(result)
         if result.events:
             decoder = EventDecoder()
             events = [event for raw in result.events for event in decoder.decode_object(raw)]

@@ -102,6 +102,11 @@ class RunRequest:
         # The client closed the stream itself over what the server sent (see StreamTruncated).
         self.abandoned = False
 
+    @property
+    def settled(self) -> bool:
+        """True once the run finished or failed: there is nothing left to re-send."""
+        return self.finished or self.error is not None
+
     def body(self) -> bytes:
         """The AG-UI RunAgentInput body."""
         run_input = agui.RunAgentInput(

@@ -19,6 +19,8 @@ from textual.screen import Screen
 from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends.base import Backend
+from talkie_tui.backends.talkie import TalkieBackend
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, choose_language, use_language
@@ -87,10 +89,13 @@ class TalkieApp(CrashGuard):
         known: KnownServers | None = None,
         allow_private_http: bool = False,
         client: TalkieClient | None = None,
+        backend: Backend | None = None,
         connect: ConnectFunction | None = None,
         demo: bool = False,
     ) -> None:
-        self.client = client  # set first: the stylesheet asks for the server's accent
+        self.client = client
+        # Set first: the stylesheet asks for the server's accent.
+        self.backend = backend or (TalkieBackend(client) if client is not None else None)
         super().__init__()
         self.settings = settings or Settings.load()
         self.known = known or KnownServers.load()
@@ -118,7 +123,7 @@ class TalkieApp(CrashGuard):
     def get_css_variables(self) -> dict[str, str]:
         """Theme variables plus `$server-accent`, the connected server's brand colour."""
         variables = super().get_css_variables()
-        accent = self.client.server.manifest.brand.accent if self.client else None
+        accent = self.backend.info.accent if self.backend else None
         variables["server-accent"] = accent or variables.get("accent", "#0178d4")
         return variables
 
@@ -135,8 +140,8 @@ class TalkieApp(CrashGuard):
             )
 
     def on_mount(self) -> None:
-        if self.client is not None:
-            self._open_chat(self.client)
+        if self.backend is not None:
+            self._show_chat(self.backend)
         else:
             self.push_screen(self._connect_screen(self._address))
 
@@ -159,16 +164,22 @@ class TalkieApp(CrashGuard):
 
     def _open_chat(self, client: TalkieClient) -> None:
         self.client = client
-        use_language(choose_language(self.settings.language, client.server.manifest.locale))
+        self._show_chat(TalkieBackend(client))
+
+    def _show_chat(self, backend: Backend) -> None:
+        """Open the chat screen on a server, in its language and colours."""
+        self.backend = backend
+        info = backend.info
+        use_language(choose_language(self.settings.language, info.locale))
         self.refresh_css(animate=False)
-        self.sub_title = client.server.manifest.name
+        self.sub_title = info.name
         screen = ChatScreen(
-            client,
+            backend,
             thread_id=self._initial_thread_id,
             downloads_dir=self.settings.downloads_dir,
             show_sidebar=self.settings.show_sidebar,
             newline_key=self.settings.newline_key,
-            voice=self._voice_options(client),
+            voice=self._voice_options(info.origin),
         )
         self._initial_thread_id = None
         if isinstance(self.screen, ConnectScreen):
@@ -176,10 +187,10 @@ class TalkieApp(CrashGuard):
         else:
             self.push_screen(screen)
 
-    def _voice_options(self, client: TalkieClient) -> VoiceOptions:
+    def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""
         settings = self.settings
-        on_this_computer = is_loopback_host(httpx.URL(client.server.origin).host)
+        on_this_computer = is_loopback_host(httpx.URL(origin).host)
         return VoiceOptions(
             input_device=settings.audio_input,
             output_device=settings.audio_output,
@@ -405,11 +416,11 @@ class TalkieApp(CrashGuard):
         if chat := self._chat_below():
             # Before the client closes: the call's final usage report still goes out.
             await chat.end_call(_("You left the server."))
-        if self.client is not None:
-            await self.client.aclose()
-            self.client = None
+        if self.backend is not None:
+            await self.backend.aclose()
+        self.client = self.backend = None
         self.refresh_css(animate=False)
 
     async def on_unmount(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
+        if self.backend is not None:
+            await self.backend.aclose()

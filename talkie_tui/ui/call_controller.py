@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.worker import Worker
 
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.reducer import TalkieConversation as Conversation
     from talkie_tui.chat.session import ChatSession
-    from talkie_tui.protocol.client import TalkieClient
     from talkie_tui.protocol.models import DecisionResult
     from talkie_tui.voice.call import CallStatus, CallUpdate, TalkMode, VoiceCall
     from talkie_tui.voice.call import Notice as VoiceNotice
@@ -118,11 +118,9 @@ class CallHost(ScreenHost, Protocol):
 class CallController:
     """The one voice call of a chat screen, from F5 to the hang-up."""
 
-    def __init__(
-        self, host: CallHost, client: TalkieClient, options: voice_ui.VoiceOptions
-    ) -> None:
+    def __init__(self, host: CallHost, backend: Backend, options: voice_ui.VoiceOptions) -> None:
         self._host = host
-        self._client = client
+        self._backend = backend
         self._options = options
         self.allowed = False  # `status.voice`: the signed-in person may use voice
         self._call: VoiceCall | None = None
@@ -136,7 +134,7 @@ class CallController:
     @property
     def offered(self) -> bool:
         """True when this server has voice endpoints and lets the signed-in person use them."""
-        return self._client.server.has_endpoint("voiceSessions") and self.allowed
+        return self._backend.info.capabilities.voice and self.allowed
 
     @property
     def call(self) -> VoiceCall | None:
@@ -220,7 +218,7 @@ class CallController:
     async def _start(self) -> None:
         """Open the audio devices and the call; any failure is said plainly, chat goes on."""
         from talkie_tui.voice.audio import AudioUnavailable
-        from talkie_tui.voice.call import VoiceCall, VoiceConnectionError
+        from talkie_tui.voice.call import VoiceConnectionError
 
         conversation = self._host.session.conversation
         try:
@@ -233,13 +231,11 @@ class CallController:
             # Called from the call's tasks and aiortc callbacks: hand over to the message queue.
             self._host.post_message(voice_ui.VoiceUpdate(call, update))
 
-        call = VoiceCall(
-            self._client,
+        call = self._backend.voice_call(
             microphone=audio.microphone,
             speaker=audio.speaker,
             listener=listener,
             thread_id=conversation.thread_id,
-            locale=self._client.server.manifest.locale,
             allow_http_signaling=self._options.allow_http_signaling,
         )
         self._call, self._conversation = call, conversation

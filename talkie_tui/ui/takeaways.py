@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.worker import Worker
 
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.session import ChatSession
-    from talkie_tui.protocol.client import TalkieClient
     from talkie_tui.protocol.models import FileBlock
 
     from .widgets.header import TalkieHeader
@@ -61,14 +61,14 @@ class TakeawayHost(ScreenHost, Protocol):
 class Takeaways:
     """Links, files, copies and exports of the thread on one chat screen."""
 
-    def __init__(self, host: TakeawayHost, client: TalkieClient, downloads_dir: Path) -> None:
+    def __init__(self, host: TakeawayHost, backend: Backend, downloads_dir: Path) -> None:
         self._host = host
-        self._client = client
+        self._backend = backend
         self._downloads_dir = downloads_dir
 
     def open_link(self, url: str) -> None:
         """Open a link a person chose, if it is allowed; without a browser, copy it."""
-        target = check_link(url, self._client.server.origin)
+        target = check_link(url, self._backend.info.origin)
         if not target.allowed:
             self._host.notify(
                 _("Not opened ({reason}): {url}").format(reason=target.reason, url=target.url),
@@ -94,7 +94,7 @@ class Takeaways:
 
     async def _download(self, block: FileBlock) -> None:
         host = self._host
-        if not self._client.is_same_origin(block.url):
+        if not self._backend.is_same_origin(block.url):
             host.post_message(OpenLinkRequested(block.url, block.name))
             return
         folder = self._downloads_dir
@@ -102,7 +102,7 @@ class Takeaways:
         received = 0
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            async with self._client.open_stream(block.url) as response:
+            async with self._backend.download(block.url) as response:
                 total = int(response.headers.get("content-length") or block.size or 0)
                 with target.open("wb") as file:
                     async for chunk in response.aiter_bytes():
@@ -184,7 +184,7 @@ class Takeaways:
         try:
             self._downloads_dir.mkdir(parents=True, exist_ok=True)
             target.write_text(
-                conversation_markdown(conversation, self._client.server.manifest.name),
+                conversation_markdown(conversation, self._backend.info.name),
                 encoding="utf-8",
             )
         except OSError as error:

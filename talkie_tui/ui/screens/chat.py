@@ -11,9 +11,8 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import ag_ui.core as agui
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,16 +22,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from talkie_tui.chat.conversation import Change
-from talkie_tui.chat.reducer import Conversation
-from talkie_tui.chat.session import ChatSession, Recovered
+from talkie_tui.backends.base import Backend, Outgoing
+from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import ActionPart, NoticePart, Turn
 from talkie_tui.config import save_logo
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, StreamTruncated
-from talkie_tui.protocol.logo import fetch_logo
 from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
 
 from .. import voice as voice_ui
@@ -91,7 +86,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
 
     def __init__(
         self,
-        client: TalkieClient,
+        backend: Backend,
         *,
         thread_id: str | None = None,
         downloads_dir: Path | None = None,
@@ -100,32 +95,35 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         voice: voice_ui.VoiceOptions | None = None,
     ) -> None:
         super().__init__()
-        self.client = client
-        self.session = ChatSession(client)
-        self.voice = CallController(self, client, voice or voice_ui.VoiceOptions())
-        self.takeaways = Takeaways(self, client, downloads_dir or Path.home() / "Downloads")
-        self.drafts = ComposerDrafts(
-            self, lambda: self.composer, client.server.server_id, thread_id
-        )
+        self.backend = backend
+        self.session = backend.new_session()
+        self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
+        self.takeaways = Takeaways(self, backend, downloads_dir or Path.home() / "Downloads")
+        self.drafts = ComposerDrafts(self, lambda: self.composer, backend.info.server_id, thread_id)
         self._waiting = AnswerWait(self, lambda: self.header)
         self._initial_thread = thread_id
         self._show_sidebar = show_sidebar
         self._newline_key = newline_key
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
-        self._request: RunRequest | None = None  # the run in flight, or the last failed one
+        self._request: Outgoing | None = None  # the run in flight, or the last failed one
+
+    @property
+    def client(self) -> Any:
+        """The backend's wire client where it has one (talkie/1: the app renews sign-in on it)."""
+        return getattr(self.backend, "client", None)
 
     # --- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        manifest = self.client.server.manifest
-        yield TalkieHeader(manifest.name, id="header")
+        info = self.backend.info
+        yield TalkieHeader(info.name, id="header")
         with Horizontal(id="body"):
             yield ThreadList(id="sidebar")
             with Vertical(id="main"):
-                welcome = Welcome.from_manifest(manifest, newline_key=self._newline_key)
+                welcome = Welcome.from_info(info, newline_key=self._newline_key)
                 yield Transcript(welcome=welcome, id="transcript")
                 yield Composer(
-                    max_chars=manifest.limits.max_message_chars,
+                    max_chars=info.max_message_chars,
                     newline_key=self._newline_key,
                     id="composer",
                 )
@@ -200,32 +198,32 @@ class ChatScreen(LocalizedBindings, Screen[None]):
     async def load_status(self) -> None:
         """Show the signed-in user and usage."""
         try:
-            status = await self.client.status()
+            account = await self.backend.account()
         except TalkieError as error:
             self.header.state = "offline"
             if not self.sign_in_needed(error):
                 self.notify(f"{error.message} {error.retry_hint}", severity="error", markup=False)
             return
         self.header.state = "connected"
-        self.header.set_user(status.user)
-        self.header.set_usage(status.usage)
-        self.voice.allowed = status.voice
-        self.transcript.set_voice_allowed(status.voice)
+        self.header.set_user(account.user)
+        self.header.set_usage(account.usage)
+        self.voice.allowed = account.voice_allowed
+        self.transcript.set_voice_allowed(account.voice_allowed)
         self.refresh_bindings()
 
     @work(exit_on_error=False, exclusive=True, group="logo")
     async def load_logo(self) -> None:
         """Fetch the brand logo (checked before decoding); a bad one is simply not shown."""
-        data = await fetch_logo(self.client)
+        data = await self.backend.logo()
         if data is not None:
             self.header.set_logo(data)
-            save_logo(self.client.server.server_id, data)
+            save_logo(self.backend.info.server_id, data)
 
     @work(exit_on_error=False, exclusive=True, group="threads")
     async def refresh_threads(self) -> None:
         """Reload the thread list."""
         try:
-            threads = await self.client.threads()
+            threads = await self.backend.threads()
         except TalkieError as error:
             if self.sign_in_needed(error):
                 return
@@ -263,7 +261,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
             if not part.action.is_open:
                 continue
             try:
-                fresh = await self.client.action(part.action.id)
+                fresh = await self.backend.action(part.action.id)
             except TalkieError:
                 continue
             self.transcript.apply(conversation.update_action(fresh))
@@ -303,7 +301,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         if not confirmed:
             return
         try:
-            await self.client.delete_thread(thread_id)
+            await self.backend.delete_thread(thread_id)
         except TalkieError as error:
             if self.sign_in_needed(error):
                 return
@@ -355,7 +353,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         return any(w.is_running for w in self.workers if w.group == "run")
 
     @work(exit_on_error=False, exclusive=True, group="run")
-    async def send(self, request: RunRequest) -> None:
+    async def send(self, request: Outgoing) -> None:
         """Send a message and show the answer as it streams."""
         self._request = request
         conversation = self.session.conversation
@@ -364,18 +362,16 @@ class ChatScreen(LocalizedBindings, Screen[None]):
             async for update in self.session.send(request):
                 if self.session.conversation is not conversation:
                     conversation = self.session.conversation
-                if isinstance(update.event, StreamTruncated):
+                if update.lost:
                     self._waiting.start()
                     continue
-                if isinstance(update.event, Recovered):
+                if update.recovered is not None:
                     self._waiting.end()
                     self.transcript.show(self.session.conversation)
                     continue
                 self.transcript.sync_turns()
-                event = update.event
-                delta = event.delta if isinstance(event, agui.TextMessageContentEvent) else None
-                self.transcript.apply(update.change, delta)
-                if isinstance(event, ActionProposed):
+                self.transcript.apply(update.change, update.delta)
+                if update.proposes_action:
                     self.offer_action(update.change)
         except TalkieError as error:
             self._show_send_failure(request, error)
@@ -384,7 +380,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
             self.header.state = "connected" if self.header.state != "offline" else "offline"
         if conversation.usage:
             self.header.set_usage(conversation.usage)
-        if request.finished or request.error is not None:
+        if request.settled:
             self._request = None
         thread_id = self.session.thread_id
         if self.drafts.key == NEW and thread_id and self.session.conversation is conversation:
@@ -392,7 +388,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         self._count_pending()
         self.refresh_threads()
 
-    def _show_send_failure(self, request: RunRequest, error: TalkieError) -> None:
+    def _show_send_failure(self, request: Outgoing, error: TalkieError) -> None:
         """Keep the message: mark it not delivered, with the server's words and a retry."""
         self.transcript.sync_turns()  # the failure may come before the message was shown
         turn = self._user_turn(request)
@@ -407,7 +403,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         if not self.sign_in_needed(error) and not error.retryable:
             self.notify(error.message, severity="error", markup=False)
 
-    def _user_turn(self, request: RunRequest) -> Turn | None:
+    def _user_turn(self, request: Outgoing) -> Turn | None:
         for turn in reversed(self.session.conversation.turns):
             if turn.id == request.message_id:
                 return turn
@@ -422,13 +418,13 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         if failed is None:
             return
         # Same message id: the server ignores a message it already stored (§5).
-        self.send(RunRequest(failed.text, thread_id=failed.thread_id, message_id=failed.message_id))
+        self.send(self.session.again(failed.text, failed.message_id))
 
-    def _last_request(self) -> RunRequest | None:
+    def _last_request(self) -> Outgoing | None:
         """Rebuild the request of the last user message (to retry a failed answer)."""
         for turn in reversed(self.session.conversation.turns):
             if turn.role == "user":
-                return RunRequest(turn.text, thread_id=self.session.thread_id, message_id=turn.id)
+                return self.session.again(turn.text, turn.id)
         return None
 
     def action_stop_waiting(self) -> None:
@@ -448,7 +444,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
     async def cancel_run(self, run_id: str) -> None:
         """Ask the server to stop a run."""
         try:
-            await self.client.cancel_run(run_id)
+            await self.backend.stop(run_id)
         except TalkieError as error:
             if self.sign_in_needed(error):
                 return
@@ -477,7 +473,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         if card is not None:
             card.set_busy(True)
         try:
-            result = await self.client.decide(event.action, event.decision, "button")
+            result = await self.backend.decide(event.action, event.decision, "button")
         except TalkieError as error:
             self.sign_in_needed(error)
             if card is not None:
@@ -515,7 +511,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
     async def refresh_action(self, action_id: str, checks_left: int = 0) -> None:
         """Show the server's current state of one action (§8 GET action)."""
         try:
-            fresh = await self.client.action(action_id)
+            fresh = await self.backend.action(action_id)
         except TalkieError:
             return
         conversation = self.session.conversation
@@ -670,7 +666,7 @@ class ChatScreen(LocalizedBindings, Screen[None]):
         if self.answering:
             self.notify(_("Stop the answer first (Esc)."), severity="warning", markup=False)
             return
-        self.session = ChatSession(self.client)
+        self.session = self.backend.new_session()
         self._request = None
         self.transcript.show(self.session.conversation)
         self.drafts.switch(NEW)

@@ -16,9 +16,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from talkie_tui.backends.base import ServerInfo
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.models import Manifest
 
 from ..screens.help import describe_key
 from ..voice import CALL_KEY
@@ -47,17 +47,15 @@ class Welcome:
     voice_allowed: bool | None = None  # `status.voice` for the signed-in person; None: not known
 
     @classmethod
-    def from_manifest(cls, manifest: Manifest, *, newline_key: str = "ctrl+j") -> Welcome:
-        """The panel of `manifest`'s server."""
-        actions: Any = manifest.capabilities.get("actions")
-        voice = bool(manifest.voice) and "voiceSessions" in manifest.endpoints
-        by_voice = isinstance(actions, dict) and actions.get("voiceConfirm") is True
+    def from_info(cls, info: ServerInfo, *, newline_key: str = "ctrl+j") -> Welcome:
+        """The panel of the server `info` describes."""
+        offers = info.capabilities
         return cls(
-            name=manifest.name,
-            description=manifest.description or "",
-            voice=voice,
-            actions=actions is not None and actions is not False,
-            voice_confirm=voice and by_voice,
+            name=info.name,
+            description=info.description,
+            voice=offers.voice,
+            actions=offers.actions,
+            voice_confirm=offers.voice and offers.actions_by_voice,
             newline_key=newline_key,
         )
 
