@@ -19,7 +19,35 @@ from tests.helpers import TEST_TOKEN
 _ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
-class PtyTalkie:
+class DrainedPty:
+    """The master side of a pseudo-terminal, read all the time into memory."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+        self._output = bytearray()
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        # Drained all the time: a full pty would block the program's writes.
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._output += chunk
+
+    def raw(self) -> bytes:
+        """Everything written to the terminal, escape sequences included."""
+        with self._lock:
+            return bytes(self._output)
+
+
+class PtyTalkie(DrainedPty):
     """`python -m talkie_tui.cli connect URL` in a pseudo-terminal of 120×40.
 
     `program` replaces `-m talkie_tui.cli` (e.g. `-c CODE` that patches talkie first); the
@@ -41,28 +69,7 @@ class PtyTalkie:
             close_fds=True,
         )
         os.close(slave)
-        self.master = master
-        self._output = bytearray()
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        # Drained all the time: a full pty would block the program's writes.
-        while True:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            with self._lock:
-                self._output += chunk
-
-    def raw(self) -> bytes:
-        """Everything the program wrote to the terminal, escape sequences included."""
-        with self._lock:
-            return bytes(self._output)
+        super().__init__(master)
 
     def text(self) -> str:
         """Everything drawn so far, without escape sequences."""

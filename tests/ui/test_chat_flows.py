@@ -457,17 +457,23 @@ async def test_links_and_code_can_be_picked_from_the_keyboard(
         assert app.clipboard == "print(1)"
 
 
+async def confirm_the_offer(pilot: Pilot[None], screen: ChatScreen) -> ActionCard:
+    """Ask the demo agent to send the offer and confirm it: the e-mail's undo window starts."""
+    await send(pilot, screen, "send the offer to Alfa")
+    card = screen.transcript.query_one(ActionCard)
+    await until(pilot, lambda: not card.is_guarded)
+    card.focus()
+    await pilot.press("y")
+    await until(pilot, lambda: card.action.status == "running")
+    return card
+
+
 async def test_confirmed_e_mail_can_be_undone_then_ends_done(devserver, tmp_path: Path) -> None:
     """An outbound action runs with an Undo countdown; afterwards the card shows done."""
     app = make_app(devserver(**{**FAST, "undo_seconds": 1.0}), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await send(pilot, screen, "send the offer to Alfa")
-        card = screen.transcript.query_one(ActionCard)
-        await until(pilot, lambda: not card.is_guarded)
-        card.focus()
-        await pilot.press("y")
-        await until(pilot, lambda: card.action.status == "running")
+        card = await confirm_the_offer(pilot, screen)
         assert card.can_undo
         await until(pilot, lambda: card.action.status == "done", timeout=10)
 
@@ -477,12 +483,7 @@ async def test_the_result_of_an_undo_window_shows_when_it_ends(devserver, tmp_pa
     app = make_app(devserver(**{**FAST, "undo_seconds": 1.0}), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await send(pilot, screen, "send the offer to Alfa")
-        card = screen.transcript.query_one(ActionCard)
-        await until(pilot, lambda: not card.is_guarded)
-        card.focus()
-        await pilot.press("y")
-        await until(pilot, lambda: card.action.status == "running")
+        await confirm_the_offer(pilot, screen)
         assert "Offer sent" not in screen_text(app)
         await until(pilot, lambda: "Offer sent" in screen_text(app), timeout=10)
         done = screen.transcript.query_one(ActionCard)

@@ -23,7 +23,7 @@ import pytest
 from talkie_tui import logs
 from talkie_tui.logs import log_folder, setup_logging
 from talkie_tui.ui.native_stderr import MAX_LINES_PER_SECOND, native_stderr_to_log
-from tests.ui.pty import PtyTalkie
+from tests.ui.pty import DrainedPty, PtyTalkie
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="file descriptors are POSIX")
@@ -41,33 +41,19 @@ def native_write(data: bytes) -> None:
         view = view[written:]
 
 
-class Terminal:
+class Terminal(DrainedPty):
     """A pseudo-terminal in place of fd 2 for the length of a test; what reached it."""
 
     def __init__(self) -> None:
-        self.master, slave = os.openpty()
+        master, slave = os.openpty()
         self._saved = os.dup(2)
         os.dup2(slave, 2)
         os.close(slave)
-        self._output = bytearray()
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            with self._lock:
-                self._output += chunk
+        super().__init__(master)
 
     def shown(self) -> bytes:
-        with self._lock:
-            return bytes(self._output)
+        """What reached the terminal."""
+        return self.raw()
 
     def wait_for(self, needle: bytes, timeout: float = 5) -> None:
         deadline = time.monotonic() + timeout
