@@ -27,7 +27,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from talkie_tui.chat.session import ChatSession
+from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import ActionPart
 from talkie_tui.protocol.client import StaticToken, TalkieClient
 from talkie_tui.ui.markdown import render_markdown

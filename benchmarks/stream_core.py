@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import httpx
 import httpx_sse
 
-from talkie_tui.chat.reducer import TalkieConversation as Conversation
+from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 
 ORIGIN = "https://bench.talkie.test"

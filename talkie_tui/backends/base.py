@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     import httpx
 
     from talkie_tui.chat.conversation import Change, Conversation
-    from talkie_tui.chat.session import Recovered
     from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import Listener, VoiceCall
@@ -34,6 +33,7 @@ __all__ = [
     "Decision",
     "Outgoing",
     "ProtocolName",
+    "Recovered",
     "ServerInfo",
     "Session",
     "Update",
@@ -81,6 +81,21 @@ class Account:
     user: User
     usage: tuple[UsageMeter, ...] = ()
     voice_allowed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """The wait for a broken stream's answer ended (§5 disconnect is not cancel).
+
+    `complete` when the whole answer was loaded from the thread. Otherwise `reason` says why
+    the wait ended without it (None when the stream was abandoned: its own reason says all),
+    and `pending` is true when the answer may still come (the wait ran out or was stopped).
+    They are words and hints for a person: they take no part in comparing two outcomes.
+    """
+
+    complete: bool
+    reason: str | None = field(default=None, compare=False)
+    pending: bool = field(default=False, compare=False)
 
 
 class Outgoing(Protocol):

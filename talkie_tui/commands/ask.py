@@ -10,7 +10,8 @@ from typing import TextIO
 
 import ag_ui.core as agui
 
-from talkie_tui.chat.session import ChatSession, Recovered
+from talkie_tui.backends.base import Recovered
+from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend
-    from talkie_tui.chat.reducer import TalkieConversation as Conversation
-    from talkie_tui.chat.session import ChatSession
+    from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
+    from talkie_tui.backends.talkie.session import ChatSession
     from talkie_tui.protocol.models import DecisionResult
     from talkie_tui.voice.call import CallStatus, CallUpdate, TalkMode, VoiceCall
     from talkie_tui.voice.call import Notice as VoiceNotice

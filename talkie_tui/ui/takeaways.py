@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend
-    from talkie_tui.chat.session import ChatSession
+    from talkie_tui.backends.talkie.session import ChatSession
     from talkie_tui.protocol.models import FileBlock
 
     from .widgets.header import TalkieHeader

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ag_ui.core as agui
 
+from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.export import conversation_markdown
-from talkie_tui.chat.reducer import TalkieConversation as Conversation
 from talkie_tui.protocol.events import ActionProposed, CardReceived, LinkSuggested
 from talkie_tui.protocol.models import Action, Card, OpenLink
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from talkie_tui.chat.reducer import conversation_from_history
+from talkie_tui.backends.talkie.reducer import conversation_from_history
 from talkie_tui.chat.turns import ActionPart, CardPart, TextPart, Turn
 from talkie_tui.protocol.models import ThreadHistory
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ag_ui.core as agui
 import pytest
 
-from talkie_tui.chat.reducer import TalkieConversation as Conversation
+from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.turns import (
     ActionPart,
     CardPart,
@@ -341,7 +341,7 @@ def test_updating_an_unknown_action_changes_nothing() -> None:
 
 
 def test_spoken_words_become_turns_marked_as_voice() -> None:
-    from talkie_tui.chat.reducer import TalkieConversation as Conversation
+    from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 
     conversation = Conversation("t_1")
     said = conversation.add_spoken("user", "item_1", "Kdo je Petr Novák?")
@@ -352,7 +352,7 @@ def test_spoken_words_become_turns_marked_as_voice() -> None:
 
 
 def test_a_voice_tool_result_is_an_answer_with_its_cards_and_actions() -> None:
-    from talkie_tui.chat.reducer import TalkieConversation as Conversation
+    from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
     from talkie_tui.chat.turns import ActionPart, CardPart
     from talkie_tui.protocol.events import ActionProposed, CardReceived
     from talkie_tui.protocol.models import Action, Card

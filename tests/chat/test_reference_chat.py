@@ -7,8 +7,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from talkie_tui.chat.reducer import conversation_from_history
-from talkie_tui.chat.session import ChatSession, Recovered
+from talkie_tui.backends.base import Recovered
+from talkie_tui.backends.talkie.reducer import conversation_from_history
+from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import ActionPart, CardPart, Turn
 from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from talkie_tui.protocol.events import StreamTruncated

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.chat.session import RECOVERY_DELAYS, ChatSession, Recovered, SessionUpdate
+from talkie_tui.backends.base import Recovered
+from talkie_tui.backends.talkie.session import RECOVERY_DELAYS, ChatSession, SessionUpdate
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.core.errors import ServerError, TooLargeError
 from talkie_tui.protocol.client import RunRequest, TalkieClient

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from talkie_tui.chat.reducer import TalkieConversation as Conversation
+from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart
 from talkie_tui.protocol.events import (
     ActionProposed,

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from textual.widgets import Button
 
-from talkie_tui.chat.session import ChatSession
+from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.chat.session import ChatSession
+from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart, Turn
 from talkie_tui.protocol.client import TalkieClient
 from tests.stub_server import StubServer

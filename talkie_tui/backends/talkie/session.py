@@ -4,41 +4,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import ag_ui.core as agui
 
+from talkie_tui.backends.base import Recovered
+from talkie_tui.chat.conversation import Change
 from talkie_tui.core.errors import ForbiddenError, NotFoundError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.events import ActionProposed, DecodedEvent, StreamTruncated
 from talkie_tui.protocol.models import ThreadHistory
 
-from .conversation import Change
 from .reducer import TalkieConversation, conversation_from_history
 
-__all__ = ["ChatSession", "Recovered", "SessionUpdate"]
+__all__ = ["ChatSession", "SessionUpdate"]
 
 # The first look is at once: a thread that is gone (404) or not ours (403) ends the wait there.
 RECOVERY_DELAYS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 15.0)
 
 # Answers to "GET thread" after which asking again cannot help.
 _HOPELESS = (NotFoundError, ForbiddenError, UnauthorizedError)
-
-
-@dataclass(frozen=True, slots=True)
-class Recovered:
-    """The wait for a broken stream's answer ended (§5 disconnect is not cancel).
-
-    `complete` when the whole answer was loaded from the thread. Otherwise `reason` says why
-    the wait ended without it (None when the stream was abandoned: its own reason says all),
-    and `pending` is true when the answer may still come (the wait ran out or was stopped).
-    They are words and hints for a person: they take no part in comparing two outcomes.
-    """
-
-    complete: bool
-    reason: str | None = field(default=None, compare=False)
-    pending: bool = field(default=False, compare=False)
 
 
 @dataclass(slots=True)

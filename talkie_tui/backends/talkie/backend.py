@@ -5,11 +5,11 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.chat.session import ChatSession
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.logo import fetch_logo
 
-from .base import Account, Capabilities, DecidedBy, Decision, ServerInfo
+from ..base import Account, Capabilities, DecidedBy, Decision, ServerInfo
+from .session import ChatSession
 
 if TYPE_CHECKING:
     import httpx

@@ -9,6 +9,8 @@ from typing import Any
 
 import ag_ui.core as agui
 
+from talkie_tui.chat.conversation import Change, Conversation
+from talkie_tui.chat.turns import CardPart, LinkPart, NoticePart, Turn
 from talkie_tui.i18n import _
 from talkie_tui.protocol.events import (
     ActionProposed,
@@ -21,9 +23,6 @@ from talkie_tui.protocol.events import (
     UsageReported,
 )
 from talkie_tui.protocol.models import Action, DecisionResult, ThreadHistory
-
-from .conversation import Change, Conversation
-from .turns import CardPart, LinkPart, NoticePart, Turn
 
 __all__ = ["TalkieConversation", "conversation_from_history"]
 
