@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     import httpx
@@ -27,21 +27,34 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Account",
+    "AnswerOutcome",
+    "Answers",
     "Backend",
     "Capabilities",
     "DecidedBy",
     "Decision",
+    "LiveUpdate",
+    "LiveUpdates",
     "Outgoing",
+    "PagesBack",
     "ProtocolName",
     "Recovered",
+    "SearchHit",
+    "Searches",
     "ServerInfo",
     "Session",
+    "SignIn",
+    "Steers",
     "Update",
 ]
 
 ProtocolName = Literal["talkie", "minara", "cuckoo"]
 Decision = Literal["confirm", "cancel"]
 DecidedBy = Literal["button", "voice"]
+SignIn = Literal["oauth", "token", "email_code", "none"]
+"""How a person signs in: OAuth 2.1 (talkie/1), a pasted bearer (a Minara gateway's
+`GATEWAY_AUTH_TOKEN`), an e-mailed code for a session token (a Cuckoo hub), or not at all (a
+local gateway without a token). Whatever it yields is kept in the one token store."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +70,9 @@ class Capabilities:
     interjections: bool = False  # a message sent into a running answer steers it
     devices: bool = False  # the person's signed-in devices can be listed and ended
     stop: bool = True  # the answer being written can be stopped
+    questions: bool = False  # the agent asks back: select, confirm, input or secret
+    buttons: bool = False  # messages carry buttons and quick replies to tap
+    live: bool = False  # updates outside a turn arrive (see `LiveUpdates`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +87,7 @@ class ServerInfo:
     locale: str | None = None
     accent: str | None = None  # `#rrggbb`, added to the theme
     max_message_chars: int = 4000  # the longest message the server accepts
+    sign_in: SignIn = "oauth"
     capabilities: Capabilities = field(default_factory=Capabilities)
 
 
@@ -110,10 +127,16 @@ class Outgoing(Protocol):
         ...
 
 
+OutgoingT = TypeVar("OutgoingT", bound=Outgoing)
+
+
 class Update(Protocol):
     """One step of a send, in the terms the UI acts on."""
 
-    change: Change
+    @property
+    def change(self) -> Change:
+        """The part or turn this step changed (None: nothing visible)."""
+        ...
 
     @property
     def lost(self) -> bool:
@@ -136,10 +159,16 @@ class Update(Protocol):
         ...
 
 
-class Session(Protocol):
-    """One thread of one server: its conversation, and the messages sent into it."""
+class Session(Protocol[OutgoingT]):
+    """One thread of one server: its conversation, and the messages sent into it.
 
-    conversation: Conversation
+    A session sends only the messages it prepared itself (`OutgoingT` is its own kind).
+    """
+
+    @property
+    def conversation(self) -> Conversation:
+        """The thread's turns (replaced when a stored thread is loaded)."""
+        ...
 
     @property
     def thread_id(self) -> str | None:
@@ -159,15 +188,15 @@ class Session(Protocol):
         """Replace the conversation with the stored thread."""
         ...
 
-    def prepare(self, text: str) -> Outgoing:
+    def prepare(self, text: str) -> OutgoingT:
         """A new message for this thread; keep it to retry with the same ids."""
         ...
 
-    def again(self, text: str, message_id: str) -> Outgoing:
+    def again(self, text: str, message_id: str) -> OutgoingT:
         """The message `message_id` once more (a retry: the server keeps only one)."""
         ...
 
-    def send(self, outgoing: Outgoing) -> AsyncIterator[Update]:
+    def send(self, outgoing: OutgoingT, /) -> AsyncIterator[Update]:
         """Send (or re-send) a message and yield each step of the answer."""
         ...
 
@@ -180,7 +209,7 @@ class Backend(Protocol):
         """Who the server is and what it offers."""
         ...
 
-    def new_session(self, thread_id: str | None = None) -> Session:
+    def new_session(self, thread_id: str | None = None) -> Session[Any]:
         """A session for a new thread, or for `thread_id`."""
         ...
 
@@ -238,4 +267,79 @@ class Backend(Protocol):
 
     async def aclose(self) -> None:
         """Close the connections."""
+        ...
+
+
+# --- what only some protocols offer: a backend implements these where its capability says so
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One match of a server-side search: where it is, and its words around the match."""
+
+    thread_id: str
+    message_id: str | None
+    title: str
+    snippet: str  # the match between « and »
+
+
+@runtime_checkable
+class Searches(Protocol):
+    """Server-side search of the person's threads (`capabilities.search`)."""
+
+    async def search(self, query: str) -> list[SearchHit]:
+        """The best matches of `query`, best first."""
+        ...
+
+
+@runtime_checkable
+class PagesBack(Protocol):
+    """History that comes in pages, back to the server's retention window."""
+
+    async def load_earlier(self, session: Session[Any]) -> bool:
+        """Put the previous page before the session's turns; False when there is no more."""
+        ...
+
+
+@runtime_checkable
+class Steers(Protocol):
+    """A message sent while the agent works steers the running turn (`interjections`)."""
+
+    async def interject(self, session: Session[Any], text: str) -> bool:
+        """Send `text` into the running turn; False when none runs (send it as a new turn)."""
+        ...
+
+
+AnswerOutcome = Literal["answered", "not_pending"]
+
+
+@runtime_checkable
+class Answers(Protocol):
+    """The person answers what the agent asked (`questions`) or taps a button (`buttons`)."""
+
+    async def answer(self, question_id: str, answers: list[list[str]]) -> AnswerOutcome:
+        """One list of chosen labels (or the typed text) per question; "not_pending" when it
+        was answered elsewhere or timed out (not an error)."""
+        ...
+
+    async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
+        """Tap a button of the message `message_id` (the server sends it as the person)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class LiveUpdate:
+    """Something that happened outside the turn being read."""
+
+    kind: Literal["question_resolved", "message_elsewhere", "agent_status", "thread_changed"]
+    thread_id: str | None = None
+    detail: str = ""  # the question id, the agent's new status…
+
+
+@runtime_checkable
+class LiveUpdates(Protocol):
+    """A stream of changes outside any turn (`capabilities.live`)."""
+
+    def live(self) -> AsyncIterator[LiveUpdate]:
+        """Updates as they come, until the backend is closed."""
         ...

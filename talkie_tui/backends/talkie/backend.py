@@ -5,10 +5,10 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.logo import fetch_logo
 
-from ..base import Account, Capabilities, DecidedBy, Decision, ServerInfo
+from ..base import Account, Backend, Capabilities, DecidedBy, Decision, ServerInfo, Session
 from .session import ChatSession
 
 if TYPE_CHECKING:
@@ -130,3 +130,13 @@ class TalkieBackend:
     async def aclose(self) -> None:
         """Close the client's connections (and its token source's)."""
         await self.client.aclose()
+
+
+def _implements_backend(backend: TalkieBackend) -> Backend:
+    """Checked by mypy only: the talkie/1 backend has every member of the interface."""
+    return backend
+
+
+def _implements_session(session: ChatSession) -> Session[RunRequest]:
+    """Checked by mypy only: the talkie/1 chat session has every member of the interface."""
+    return session
