@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.voice.call import CallUpdate, TalkMode, VoiceCall
+from talkie_tui.voice.call import VoiceCall
+from talkie_tui.voice.call_updates import CallUpdate, TalkMode
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone
 from talkie_tui.voice.realtime import RealtimeEvent, SpeechStarted
 from talkie_tui.voice.sound import SAMPLE_RATE

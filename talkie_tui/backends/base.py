@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from talkie_tui.chat.conversation import Change, Conversation
     from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
     from talkie_tui.voice.audio import AudioSink, AudioSource
-    from talkie_tui.voice.call import Listener, VoiceCall
+    from talkie_tui.voice.call import VoiceCall
+    from talkie_tui.voice.call_updates import Listener
 
 __all__ = [
     "Account",

@@ -45,9 +45,10 @@ if TYPE_CHECKING:
     from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
     from talkie_tui.backends.talkie.session import ChatSession
     from talkie_tui.protocol.models import DecisionResult
-    from talkie_tui.voice.call import CallStatus, CallUpdate, TalkMode, VoiceCall
-    from talkie_tui.voice.call import Notice as VoiceNotice
-    from talkie_tui.voice.call import ToolFinished as ToolFinishedUpdate
+    from talkie_tui.voice.call import VoiceCall
+    from talkie_tui.voice.call_updates import CallStatus, CallUpdate, TalkMode
+    from talkie_tui.voice.call_updates import Notice as VoiceNotice
+    from talkie_tui.voice.call_updates import ToolFinished as ToolFinishedUpdate
 
     from .widgets.transcript import Transcript
 
@@ -371,7 +372,7 @@ class CallController:
         conversation = self._conversation
         if call is not self._call or conversation is None:
             return  # a late update of a call that is over
-        from talkie_tui.voice import call as voice_call
+        from talkie_tui.voice import call_updates as voice_call
 
         shown = conversation is self._host.session.conversation
         bar = self._bar

@@ -17,7 +17,8 @@ from talkie_tui.protocol.models import Action
 
 if TYPE_CHECKING:
     from talkie_tui.voice.audio import AudioPair
-    from talkie_tui.voice.call import CallUpdate, VoiceCall
+    from talkie_tui.voice.call import VoiceCall
+    from talkie_tui.voice.call_updates import CallUpdate
     from talkie_tui.voice.consent import Heard
 
 __all__ = [

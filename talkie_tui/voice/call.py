@@ -3,7 +3,9 @@
 It ties the parts together: the Talkie server (session, tools, transcripts, usage, decisions),
 the WebRTC peer to the speech provider, the microphone and speaker, and the consent window of
 §10.4. It knows nothing of the screen: everything the person should see is reported as a
-`CallUpdate` through one callback, and the UI calls `press`/`release`/`hang_up`/`decide_by_button`.
+`CallUpdate` (call_updates.py) through one callback, and the UI calls `press`/`release`/
+`hang_up`/`decide_by_button`. The tools run through a `ToolRelay` (tool_relay.py); the usage
+reports and the time limit are a `UsageReporter`'s (usage.py).
 
 Push-to-talk is the default (turn detection off: a press clears the provider's buffer, a
 release keeps ~250 ms of tail, then commits and asks for an answer). Hands-free uses the
@@ -16,19 +18,30 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from talkie_tui.core.errors import ConflictError, TalkieError
-from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import N_, _, ngettext
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.events import ActionProposed, DecodedEvent, EventDecoder
-from talkie_tui.protocol.models import Action, DecisionResult, VoiceSession
+from talkie_tui.protocol.models import Action, VoiceSession
 
 from .audio import AudioSink, AudioSource
-from .consent import ConsentWindow, Decision, Heard
+from .call_updates import (
+    AssistantSaid,
+    CallEnded,
+    CallState,
+    CallStatus,
+    CallUpdate,
+    ConsentHeard,
+    Listener,
+    Notice,
+    TalkMode,
+    UserSaid,
+    VoiceDecided,
+)
+from .consent import ConsentWindow, Decision
 from .consent_classifier import ConsentWords
 from .realtime import (
     AssistantTranscript,
@@ -54,31 +67,13 @@ from .realtime import (
 )
 from .rtc import RealtimePeer, VoiceConnectionError
 from .sound import AudioLevel
+from .tool_relay import ToolRelay
+from .usage import USAGE_INTERVAL, UsageReporter
 
-__all__ = [
-    "AssistantSaid",
-    "CallEnded",
-    "CallState",
-    "CallStatus",
-    "CallUpdate",
-    "ConsentHeard",
-    "Notice",
-    "TalkMode",
-    "ToolFinished",
-    "ToolStarted",
-    "UserSaid",
-    "VoiceCall",
-    "VoiceConnectionError",
-    "VoiceDecided",
-]
+__all__ = ["VoiceCall", "VoiceConnectionError"]
 
-CallState = Literal["connecting", "listening", "talking", "assistant_speaking", "consent", "ended"]
-TalkMode = Literal["push_to_talk", "hands_free"]
-
-USAGE_INTERVAL = 30.0
 RELEASE_TAIL = 0.25
 MIN_PRESS = 0.15  # shorter presses hold no speech; committing them is a provider error
-MAX_TOOL_ERROR = 300  # characters of a failed tool's output shown to the person
 MAX_BACKLOG_WAIT = 1.0  # how long a release waits for a late reader to catch up
 FRAME_SECONDS = 0.02
 PROVIDER_NOTICE = N_(
@@ -86,96 +81,6 @@ PROVIDER_NOTICE = N_(
     "({host}); the server keeps the transcript in the thread."
 )
 
-
-@dataclass(frozen=True, slots=True)
-class CallStatus:
-    """What the voice bar shows."""
-
-    state: CallState
-    mode: TalkMode
-    elapsed: float = 0.0
-    remaining: float | None = None
-    consent_deadline: float | None = None
-    """Monotonic time when the open consent window closes, if one is open."""
-    consent_action: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class UserSaid:
-    """A final transcript of the person (already stored in the thread)."""
-
-    item_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class AssistantSaid:
-    """A final transcript of the assistant (already stored in the thread)."""
-
-    item_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolStarted:
-    """A tool the provider asked for is running on the server."""
-
-    call_id: str
-    name: str
-    label: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolFinished:
-    """A tool ended: its AG-UI events (cards, actions) go into the thread like in chat."""
-
-    call_id: str
-    events: list[DecodedEvent] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ConsentHeard:
-    """What the consent window made of an utterance (for a one-line explanation)."""
-
-    heard: Heard
-
-
-@dataclass(frozen=True, slots=True)
-class VoiceDecided:
-    """An action was decided by voice; `result` is the server's answer."""
-
-    decision: Decision
-    result: DecisionResult
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something to tell the person (a warning, the provider notice, an error)."""
-
-    text: str
-    level: Literal["info", "warning", "error"] = "info"
-
-
-@dataclass(frozen=True, slots=True)
-class CallEnded:
-    """The call is over; `reason` says why in words."""
-
-    reason: str
-
-
-CallUpdate = (
-    CallStatus
-    | UserSaid
-    | AssistantSaid
-    | ToolStarted
-    | ToolFinished
-    | ConsentHeard
-    | VoiceDecided
-    | Notice
-    | CallEnded
-)
-Listener = Callable[[CallUpdate], None]
 Clock = Callable[[], float]
 
 
@@ -208,7 +113,10 @@ class VoiceCall:
         self._listener = listener
         self._allow_http_signaling = allow_http_signaling
         self._clock = clock
-        self._usage_interval = usage_interval
+        self._tools = ToolRelay(client, notify=self._emit)
+        self._usage = UsageReporter(
+            client, elapsed=lambda: self.elapsed, notify=self._emit, interval=usage_interval
+        )
         self._release_tail = release_tail
         self._status = CallStatus("connecting", mode)
         self._started_at: float | None = None
@@ -218,11 +126,9 @@ class VoiceCall:
         self._response_in_flight = False
         self._answer_wanted = False
         self._held_for_consent = False
-        self._calls_seen: set[str] = set()
         self._window: ConsentWindow | None = None
         self._window_action: Action | None = None
         self._extra_words = ConsentWords()
-        self._warned = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ended = False
 
@@ -308,11 +214,7 @@ class VoiceCall:
         """The final usage report (so the server closes the session), the peer, the devices."""
         try:
             if self.session is not None:
-                # A report that fails (server gone, client closed) must not keep devices open.
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        self.client.voice_usage(self.session, self.elapsed, final=True), 5
-                    )
+                await self._usage.final(self.session)
         finally:
             try:
                 if self.peer is not None:
@@ -475,10 +377,8 @@ class VoiceCall:
             self._spawn(self._store_transcript("assistant", event.text, key))
 
     def _on_function_call(self, event: FunctionCall) -> None:
-        if event.call_id in self._calls_seen:
-            return  # announced twice (arguments.done and output_item.done)
-        self._calls_seen.add(event.call_id)
-        self._spawn(self._run_tool(event))
+        if self._tools.first_time(event.call_id):
+            self._spawn(self._run_tool(event))
 
     def _on_response_created(self, event: ResponseCreated) -> None:
         self._response_in_flight = True
@@ -567,29 +467,12 @@ class VoiceCall:
         session = self.session
         if session is None or self.peer is None:
             return
-        label = session.labels.get(call.name) or _("Running {tool}…").format(tool=call.name)
-        self._emit(ToolStarted(call.call_id, call.name, label))
-        try:
-            result = await self.client.voice_tool(session, call.name, call.call_id, call.arguments)
-        except ConflictError:
-            self._emit(ToolFinished(call.call_id))  # §10.2: this callId was already relayed
-            return
-        except TalkieError as error:
-            self._emit(ToolFinished(call.call_id, error=error.message))
-            self.peer.send(function_call_output(call.call_id, f"Error: {error.message}"))
-            self._want_answer()
-            return
-        decoder = EventDecoder()
-        events = [decoded for raw in result.events for decoded in decoder.decode_object(raw)]
-        # A tool the server ran but that failed: say so (its words, cleaned), not nothing.
-        failure = None
-        if not result.ok:
-            failure = clean_text(result.output)[:MAX_TOOL_ERROR] or _("The tool failed.")
-        self._emit(ToolFinished(call.call_id, events, error=failure))
-        for event in events:
-            if isinstance(event, ActionProposed):
-                self._consider_consent(event.action)
-        self.peer.send(function_call_output(call.call_id, result.output))
+        outcome = await self._tools.run(session, call)
+        if outcome is None:
+            return  # the server had run this call already: nothing goes to the model
+        for action in outcome.proposed:
+            self._consider_consent(action)
+        self.peer.send(function_call_output(call.call_id, outcome.output))
         # The window exists before the response that reads the proposal out is asked for, so
         # a stale `response.done` cannot open it early.
         self._want_answer()
@@ -648,45 +531,15 @@ class VoiceCall:
         session = self.session
         if session is None:
             return
-        while not self._ended:
-            await asyncio.sleep(min(self._usage_interval, self._seconds_to_warning()))
-            try:
-                usage = await self.client.voice_usage(session, self.elapsed)
-            except TalkieError as error:
-                text = _("Usage could not be reported: {error}").format(error=error.message)
-                self._emit(Notice(text, "warning"))
-                continue
-            remaining = usage.remaining_seconds
-            if session.max_seconds is not None:
-                left = session.max_seconds - self.elapsed
-                remaining = left if remaining is None else min(remaining, left)
-            self._status = replace(self._status, remaining=remaining)
-            self._emit(self.status)
-            if remaining is not None and remaining <= 0:
-                self._spawn(self.hang_up(_("The voice time of this session is used up.")))
-                return
-            warn = session.warn_seconds
-            if (
-                remaining is not None
-                and warn is not None
-                and remaining <= warn
-                and not self._warned
-            ):
-                self._warned = True
-                seconds = int(remaining)
-                text = ngettext(
-                    "About {count} second of voice left.",
-                    "About {count} seconds of voice left.",
-                    seconds,
-                ).format(count=seconds)
-                self._emit(Notice(text, "warning"))
+        used_up = await self._usage.run(
+            session, running=lambda: not self._ended, on_remaining=self._show_remaining
+        )
+        if used_up:
+            self._spawn(self.hang_up(_("The voice time of this session is used up.")))
 
-    def _seconds_to_warning(self) -> float:
-        session = self.session
-        if session is None or session.max_seconds is None or self._warned:
-            return self._usage_interval
-        until = session.max_seconds - (session.warn_seconds or 0) - self.elapsed
-        return max(1.0, until) if until > 0 else self._usage_interval
+    def _show_remaining(self, remaining: float | None) -> None:
+        self._status = replace(self._status, remaining=remaining)
+        self._emit(self.status)
 
     # --- plumbing ----------------------------------------------------------------------------
 

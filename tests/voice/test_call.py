@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.voice.call import CallEnded, ConsentHeard, UserSaid, VoiceCall, VoiceDecided
+from talkie_tui.voice.call import VoiceCall
+from talkie_tui.voice.call_updates import CallEnded, ConsentHeard, UserSaid, VoiceDecided
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone
 from tests.helpers import TEST_TOKEN
 from tests.voice.call_helpers import (

@@ -11,7 +11,8 @@ from typing import Any
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.models import VoiceSession, VoiceToolResult
-from talkie_tui.voice.call import CallUpdate, ToolFinished, ToolStarted, VoiceCall
+from talkie_tui.voice.call import VoiceCall
+from talkie_tui.voice.call_updates import CallUpdate, ToolFinished, ToolStarted
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone
 from talkie_tui.voice.realtime import FunctionCall
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.voice.call import ConsentHeard, VoiceCall, VoiceDecided
+from talkie_tui.voice.call import VoiceCall
+from talkie_tui.voice.call_updates import ConsentHeard, VoiceDecided
 from talkie_tui.voice.sound_card import DeviceMicrophone, DeviceSpeaker
 from tests.helpers import TEST_TOKEN
 from tests.voice.call_helpers import (

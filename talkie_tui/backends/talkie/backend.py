@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from talkie_tui.protocol.manifest import DiscoveredServer
     from talkie_tui.protocol.models import Action, DecisionResult, Thread
     from talkie_tui.voice.audio import AudioSink, AudioSource
-    from talkie_tui.voice.call import Listener, VoiceCall
+    from talkie_tui.voice.call import VoiceCall
+    from talkie_tui.voice.call_updates import Listener
 
 __all__ = ["TalkieBackend", "server_info"]
 

@@ -21,7 +21,7 @@ from ..voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
 from .tool_status import SPINNER_FRAMES
 
 if TYPE_CHECKING:
-    from talkie_tui.voice.call import CallStatus
+    from talkie_tui.voice.call_updates import CallStatus
 
 __all__ = ["METER_CELLS", "VoiceBar", "format_clock", "format_left", "meter"]
 

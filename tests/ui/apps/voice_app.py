@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from talkie_tui.ui.widgets.voice_bar import VoiceBar
-from talkie_tui.voice.call import CallState, CallStatus, TalkMode
+from talkie_tui.voice.call_updates import CallState, CallStatus, TalkMode
 from tests.ui.apps.connect_app import stylesheets
 
 NOW = 1000.0  # the monotonic clock the bars are drawn at
