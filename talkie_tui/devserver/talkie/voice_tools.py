@@ -16,7 +16,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, ToolCallEndEvent
 
-from . import demo_agent
+from . import demo_answers, demo_request
 from .actions import ActionService
 from .config import ServerConfig
 from .run_context import RunContext
@@ -33,7 +33,7 @@ class VoiceTool:
     name: str
     description: str
     parameters: dict[str, Any]
-    handler: demo_agent.Handler
+    handler: demo_answers.Handler
     # Turns the model's arguments into the text the chat agent would have parsed.
     request_text: Callable[[Arguments], str]
 
@@ -76,56 +76,56 @@ VOICE_TOOLS: dict[str, VoiceTool] = {
             "search_contacts",
             "Find a company or a person in the CRM and show their card.",
             _schema(("query",), query="a company or person name"),
-            demo_agent.lookup_answer,
+            demo_answers.lookup_answer,
             _text("query"),
         ),
         VoiceTool(
             "list_meetings",
             "List today's meetings.",
             _schema(),
-            demo_agent.meetings_answer,
+            demo_answers.meetings_answer,
             lambda arguments: "today",
         ),
         VoiceTool(
             "find_offer",
             "Show an offer by its number or company, or list the open offers.",
             _schema(query="an offer number such as N-2026-014, or a company name"),
-            demo_agent.offer_answer,
+            demo_answers.offer_answer,
             _text("query"),
         ),
         VoiceTool(
             "load_pipeline",
             "Summarise the sales pipeline.",
             _schema(),
-            demo_agent.pipeline_answer,
+            demo_answers.pipeline_answer,
             lambda arguments: "pipeline",
         ),
         VoiceTool(
             "fetch_invoices",
             "List unpaid invoices.",
             _schema(),
-            demo_agent.invoices_answer,
+            demo_answers.invoices_answer,
             lambda arguments: "unpaid invoices",
         ),
         VoiceTool(
             "send_offer_email",
             "Prepare an e-mail with an offer for the user to confirm.",
             _schema(offer="the offer number", company="the company the offer is for"),
-            demo_agent.send_offer_answer,
+            demo_answers.send_offer_answer,
             _text("offer", "company"),
         ),
         VoiceTool(
             "add_note",
             "Prepare a note on a company for the user to confirm.",
             _schema(("company", "note"), company="the company", note="the text of the note"),
-            demo_agent.add_note_answer,
+            demo_answers.add_note_answer,
             _note_text,
         ),
         VoiceTool(
             "delete_contact",
             "Prepare deleting a contact for the user to confirm (by button only).",
             _schema(("name",), name="the person's name"),
-            demo_agent.delete_contact_answer,
+            demo_answers.delete_contact_answer,
             _text("name"),
         ),
     )
@@ -134,7 +134,7 @@ VOICE_TOOLS: dict[str, VoiceTool] = {
 
 def labels(czech: bool) -> dict[str, str]:
     """Tool name → the status label the client shows while the tool runs (§10.1 `labels`)."""
-    return {name: demo_agent.tool_label(name, czech) for name in VOICE_TOOLS}
+    return {name: demo_answers.tool_label(name, czech) for name in VOICE_TOOLS}
 
 
 def definitions() -> list[dict[str, Any]]:
@@ -209,7 +209,7 @@ async def run_voice_tool(
     )
     ctx.locale = locale
     # The session's language wins over the language guessed from the (short) arguments.
-    request = dataclasses.replace(demo_agent.parse(text), czech=czech)
+    request = dataclasses.replace(demo_request.parse(text), czech=czech)
     try:
         await tool.handler(ctx, request)
     except Exception:

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from talkie_tui.devserver.talkie.demo_agent import INTENTS, looks_czech, match
+from talkie_tui.devserver.talkie.demo_agent import INTENTS, match
+from talkie_tui.devserver.talkie.demo_request import looks_czech
 from tests.helpers import AUTH, TEST_TOKEN, ask, customs, text_of, types_of
 
 
