@@ -15,7 +15,7 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from talkie_tui.chat import session as chat_session
+from talkie_tui.backends.talkie import session as chat_session
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.hostile.kit import Handler, answer, ask_cli, frames, hostile_app, says
 from tests.protocol.conftest import Serve

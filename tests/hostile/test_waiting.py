@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from talkie_tui.chat import session as chat_session
+from talkie_tui.backends.talkie import session as chat_session
 from talkie_tui.commands.ask import ask
 from tests.hostile.kit import Asked, answer, ask_cli, frames, hostile_app, says
 from tests.protocol.conftest import Serve
