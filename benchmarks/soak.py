@@ -29,7 +29,8 @@ from typing import Any
 
 from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import ActionPart
-from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.ui.markdown import render_markdown
 
 TOKEN = "soak-token"

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.failures import network_errors
-from talkie_tui.protocol.manifest import origin_of
 
 from .errors import GrantInvalid, SignInError
 

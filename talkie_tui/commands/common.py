@@ -12,7 +12,8 @@ from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import Settings, development_token
 from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
-from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.client import TalkieClient
 
 __all__ = ["connect", "exit_code_for", "preferred_store", "report_error"]
 

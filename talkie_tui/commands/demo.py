@@ -73,7 +73,8 @@ def run_demo(*, script: tuple[str, ...] = DEMO_SCRIPT, stay: bool = True) -> int
 
 
 def _latest_thread(url: str, token: str) -> str | None:
-    from talkie_tui.protocol.client import StaticToken, TalkieClient
+    from talkie_tui.core.tokens import StaticToken
+    from talkie_tui.protocol.client import TalkieClient
 
     async def latest() -> str | None:
         async with await TalkieClient.connect(url, tokens=StaticToken(token)) as client:

@@ -17,7 +17,8 @@ import httpx
 from talkie_tui.config import development_token
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.exit_codes import ExitCode
-from talkie_tui.protocol.client import StaticToken, TalkieClient, make_http_client
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.client import TalkieClient, make_http_client
 from talkie_tui.protocol.manifest import describe_transport_error
 
 from .checks import CHECKS, Check, Session

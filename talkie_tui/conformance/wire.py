@@ -19,7 +19,8 @@ import ag_ui.core as agui
 import httpx
 
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.bearer import BearerAuth, StaticToken
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.bearer import BearerAuth
 from talkie_tui.protocol.client import USER_AGENT, RunRequest, TalkieClient
 from talkie_tui.protocol.events import (
     DecodedEvent,

@@ -12,50 +12,22 @@ redirects httpx itself decides what the next hop gets: it drops `Authorization` 
 to another origin, except for an http → https upgrade of the same host on the default ports.
 A 401 from a host the request was redirected to never triggers a refresh.
 
-`TokenSource` is all it knows of sign-in, so the protocol layer needs nothing from `auth/`.
+`TokenSource` (`talkie_tui.core.tokens`) is all it knows of sign-in, so the protocol layer
+needs nothing from `auth/`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
-from typing import Protocol
 
 import httpx
 
+from talkie_tui.core.tokens import TokenSource
+from talkie_tui.core.urls import origin_of
+
 from .http import read_capped
-from .manifest import origin_of
 
-__all__ = ["BearerAuth", "StaticToken", "TokenSource"]
-
-
-class TokenSource(Protocol):
-    """Where the bearer token comes from (a pasted token, or OAuth with refresh)."""
-
-    async def token(self) -> str | None:
-        """The current access token, or None when signed out."""
-        ...
-
-    async def refresh(self, rejected: str) -> str | None:
-        """A new token after `rejected` got a 401, or None when the user must sign in again."""
-        ...
-
-
-class StaticToken:
-    """A development token pasted by the user (§2.2); it cannot be refreshed."""
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    async def token(self) -> str | None:
-        """The pasted token."""
-        return self._value
-
-    async def refresh(self, rejected: str) -> str | None:
-        """A pasted token has no refresh."""
-        return None
-
-    def __repr__(self) -> str:
-        return "StaticToken(***)"
+__all__ = ["BearerAuth"]
 
 
 class BearerAuth(httpx.Auth):

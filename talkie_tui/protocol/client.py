@@ -25,10 +25,12 @@ from talkie_tui.core.errors import (
     TransportError,
 )
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import TokenSource
+from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
 
-from .bearer import BearerAuth, StaticToken, TokenSource
+from .bearer import BearerAuth
 from .events import (
     MAX_EVENT_CHARS,
     DecodedEvent,
@@ -43,7 +45,6 @@ from .manifest import (
     ManifestCache,
     check_signaling_url,
     manifest_url_for,
-    origin_of,
 )
 from .models import (
     Action,
@@ -59,9 +60,7 @@ from .models import (
 __all__ = [
     "BearerAuth",
     "RunRequest",
-    "StaticToken",
     "TalkieClient",
-    "TokenSource",
     "make_http_client",
     "new_id",
 ]

@@ -14,6 +14,7 @@ import httpx
 from pydantic import ValidationError
 
 from talkie_tui.core.errors import DiscoveryError
+from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
 
@@ -30,9 +31,7 @@ __all__ = [
     # Kept importable from here for older callers; it lives in failures.py.
     "describe_transport_error",
     "fetch_manifest",
-    "is_loopback_host",
     "manifest_url_for",
-    "origin_of",
     "resolve_endpoint",
 ]
 
@@ -42,7 +41,6 @@ DEFAULT_MAX_AGE = 3600.0
 MAX_REDIRECTS = 5
 _SPEC = re.compile(r"^talkie/1(?:\.\d+)*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ForeignEndpointError(DiscoveryError):
@@ -62,17 +60,6 @@ class ForeignEndpointError(DiscoveryError):
 # --- addresses and origins -----------------------------------------------------------------
 
 
-def is_loopback_host(host: str) -> bool:
-    """True for localhost names and loopback IP addresses."""
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _is_private_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host.endswith(".local"):
@@ -82,18 +69,6 @@ def _is_private_host(host: str) -> bool:
     except ValueError:
         return False
     return address.is_private or address.is_link_local
-
-
-def origin_of(url: httpx.URL | str) -> str:
-    """The canonical origin `scheme://host[:port]` of a URL (default ports dropped)."""
-    url = httpx.URL(url)
-    host = url.host
-    if ":" in host:
-        host = f"[{host}]"
-    port = url.port
-    if port is None or port == _DEFAULT_PORTS.get(url.scheme):
-        return f"{url.scheme}://{host}"
-    return f"{url.scheme}://{host}:{port}"
 
 
 def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:

@@ -20,12 +20,12 @@ from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.backends.base import Backend
-from talkie_tui.backends.talkie import TalkieBackend
+from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import StaticToken, TokenSource
+from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _, choose_language, use_language
-from talkie_tui.protocol.client import StaticToken, TalkieClient, TokenSource
-from talkie_tui.protocol.manifest import is_loopback_host
 
 from .commands import TalkieCommands
 from .crash import CrashGuard

@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
-import ag_ui.core as agui
 from textual import log
 from textual.binding import Binding, BindingType
 
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
     from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
     from talkie_tui.backends.talkie.session import ChatSession
-    from talkie_tui.protocol.models import DecisionResult
+    from talkie_tui.chat.vocabulary import DecisionResult
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import CallStatus, CallUpdate, TalkMode
     from talkie_tui.voice.call_updates import Notice as VoiceNotice
@@ -437,15 +436,9 @@ class CallController:
         name, label = self._tools.pop(update.call_id, ("tool", _("Running a tool…")))
         if update.error is None and not update.events:
             return  # nothing to show (e.g. a call id the server had already seen)
-        end = {"ok": False, "error": update.error} if update.error else {"ok": True}
-        events = [
-            agui.ToolCallStartEvent(
-                tool_call_id=update.call_id, tool_call_name=name, metadata={"label": label}
-            ),
-            agui.ToolCallEndEvent(tool_call_id=update.call_id, metadata=end),
-            *update.events,
-        ]
-        changes = conversation.add_answer(events)
+        changes = conversation.add_tool_answer(
+            update.call_id, name, label, update.events, error=update.error
+        )
         conversation.turns[-1].channel = "voice"
         if not shown:
             return

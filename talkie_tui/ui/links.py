@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import httpx
 
 from talkie_tui.browser import open_url
+from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.manifest import origin_of
 
 __all__ = ["LinkTarget", "check_link", "open_in_browser"]
 

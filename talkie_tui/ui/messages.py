@@ -7,7 +7,7 @@ from typing import Literal
 from textual.message import Message
 from textual.widget import Widget
 
-from talkie_tui.protocol.models import Action, FileBlock
+from talkie_tui.chat.vocabulary import Action, FileBlock
 
 __all__ = ["DecisionRequested", "DownloadRequested", "OpenLinkRequested", "RetryRequested"]
 

@@ -19,11 +19,11 @@ from textual.app import App
 from talkie_tui.auth.signin import SignIn, tokens_for
 from talkie_tui.auth.store import MemoryStore, NoKeyringError, TokenStore, open_store
 from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends.talkie import DiscoveredServer
 from talkie_tui.config import KnownServers, Settings, settings_path
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import TokenSource
 from talkie_tui.i18n import _
-from talkie_tui.protocol.client import TokenSource
-from talkie_tui.protocol.manifest import DiscoveredServer
 
 from .notify import notify_plain
 from .screens.sign_in import SignInFlow, SignInScreen

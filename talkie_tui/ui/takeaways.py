@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from talkie_tui.backends.base import Backend
     from talkie_tui.backends.talkie.session import ChatSession
-    from talkie_tui.protocol.models import FileBlock
+    from talkie_tui.chat.vocabulary import FileBlock
 
     from .widgets.header import TalkieHeader
 

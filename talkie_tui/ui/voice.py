@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from talkie_tui.chat.vocabulary import Action
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.models import Action
 
 if TYPE_CHECKING:
     from talkie_tui.voice.audio import AudioPair

@@ -30,10 +30,10 @@ from aiortc import rtp as aiortc_rtp
 from aiortc.mediastreams import MediaStreamError
 
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import _
 from talkie_tui.protocol.failures import describe_transport_error
 from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.manifest import is_loopback_host
 from talkie_tui.protocol.models import VoiceSession
 
 from .audio import AudioSink, AudioSource

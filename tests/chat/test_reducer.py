@@ -367,3 +367,39 @@ def test_a_voice_tool_result_is_an_answer_with_its_cards_and_actions() -> None:
     assert turn.state == "done"
     assert [type(p) for p in turn.parts] == [CardPart, ActionPart]
     assert "a_1" in conversation.actions
+
+
+@pytest.mark.parametrize("error", [None, "", "The CRM is down."])
+def test_a_voice_tool_answer_is_what_its_agui_tool_events_made(error: str | None) -> None:
+    """`add_tool_answer` (the call controller's, without AG-UI) shows what the AG-UI tool
+    events it replaced showed: the same parts, states, errors and changes."""
+    card = Card.model_validate({"fallbackText": "Alfa", "title": "Alfa"})
+    action = Action.model_validate(ACTION)
+    outcome = [CardReceived(card), ActionProposed(action)]
+
+    direct = Conversation("t_1")
+    changes = direct.add_tool_answer("c_1", "search", "Searching…", outcome, error=error)
+
+    folded = Conversation("t_1")
+    end = {"ok": False, "error": error} if error else {"ok": True}
+    expected = folded.add_answer(
+        [
+            agui.ToolCallStartEvent(
+                tool_call_id="c_1", tool_call_name="search", metadata={"label": "Searching…"}
+            ),
+            agui.ToolCallEndEvent(tool_call_id="c_1", metadata=end),
+            *outcome,
+        ]
+    )
+
+    def shown(parts: list[Part]) -> list[tuple[object, ...]]:
+        return [
+            (p.name, p.label, p.state, p.error) if isinstance(p, ToolPart) else (type(p),)
+            for p in parts
+        ]
+
+    [turn], [want] = direct.turns, folded.turns
+    assert (turn.state, shown(turn.parts)) == (want.state, shown(want.parts))
+    assert [type(c) for c in changes] == [type(c) for c in expected]
+    assert turn.parts[0].state == ("failed" if error else "ok")
+    assert list(direct.actions) == ["a_1"]

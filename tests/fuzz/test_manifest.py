@@ -18,10 +18,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from talkie_tui.core.errors import DiscoveryError
+from talkie_tui.core.urls import origin_of
 from talkie_tui.protocol.manifest import (
     DiscoveredServer,
     _foreign_endpoints,
-    origin_of,
     resolve_endpoint,
     validate_manifest,
 )

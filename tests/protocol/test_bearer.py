@@ -22,7 +22,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from talkie_tui.core.errors import ServerError, TransportError, UnauthorizedError
-from talkie_tui.protocol.bearer import BearerAuth, StaticToken
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.bearer import BearerAuth
 from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.failures import describe_transport_error, network_errors
 from talkie_tui.protocol.http import make_http_client

@@ -23,7 +23,8 @@ from talkie_tui.core.errors import (
     TransportError,
     UnauthorizedError,
 )
-from talkie_tui.protocol.client import RunRequest, StaticToken, TalkieClient, new_id
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.client import RunRequest, TalkieClient, new_id
 from talkie_tui.protocol.events import StreamTruncated
 from talkie_tui.protocol.manifest import MANIFEST_PATH, ForeignEndpointError
 from talkie_tui.protocol.models import Action

@@ -20,6 +20,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from talkie_tui.core.errors import DiscoveryError, TransportError
+from talkie_tui.core.urls import origin_of
 from talkie_tui.protocol.manifest import (
     MANIFEST_PATH,
     DiscoveredServer,
@@ -28,7 +29,6 @@ from talkie_tui.protocol.manifest import (
     check_secure,
     fetch_manifest,
     manifest_url_for,
-    origin_of,
     resolve_endpoint,
     validate_manifest,
 )

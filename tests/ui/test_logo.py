@@ -13,7 +13,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from talkie_tui.core.logo import MAX_LOGO_BYTES, is_logo_image
-from talkie_tui.protocol.client import StaticToken, TalkieClient
+from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.logo import fetch_logo
 from talkie_tui.ui.logo import HALF_BLOCK, render_half_blocks
 from talkie_tui.ui.widgets.logo import LogoView

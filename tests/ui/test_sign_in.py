@@ -25,7 +25,7 @@ from talkie_tui import browser
 from talkie_tui.auth.store import MemoryStore, StoredGrant, open_store
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import DEFAULT_CLIENT_ID, KnownServers, Settings, config_dir
-from talkie_tui.protocol.client import StaticToken
+from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen

@@ -152,6 +152,26 @@ class TalkieConversation(Conversation):
         self.end_answer("done")
         return changes
 
+    def add_tool_answer(
+        self,
+        tool_call_id: str,
+        name: str,
+        label: str,
+        events: list[DecodedEvent],
+        *,
+        error: str | None = None,
+    ) -> list[Change]:
+        """A finished assistant turn for a tool run outside a chat run (a voice tool, §10.2):
+        the tool by its label with ✓ (or ✗ and `error`), then what its events carry."""
+        self.begin_answer()
+        changes: list[Change] = [
+            self.start_tool(tool_call_id, name, label),
+            self.end_tool(tool_call_id, failed=bool(error), error=error or None),
+        ]
+        changes.extend(self.apply(event) for event in events)
+        self.end_answer("done")
+        return changes
+
 
 def conversation_from_history(history: ThreadHistory) -> TalkieConversation:
     """Build the conversation of a stored thread through the same reducer as live runs."""

@@ -25,10 +25,10 @@ from textual.worker import Worker, WorkerState
 from talkie_tui.backends.base import Backend, Outgoing
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import ActionPart, NoticePart, Turn
+from talkie_tui.chat.vocabulary import Action, DecisionResult, FileBlock
 from talkie_tui.config import save_logo
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.models import Action, DecisionResult, FileBlock
 
 from .. import voice as voice_ui
 from ..call_controller import BARGE_IN_BINDING, CALL_BINDINGS, CallController

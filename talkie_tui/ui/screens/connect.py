@@ -22,12 +22,12 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from talkie_tui.auth.store import TokenStoreError
+from talkie_tui.backends.talkie import DiscoveredServer, TalkieClient
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import StaticToken
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.client import StaticToken, TalkieClient
-from talkie_tui.protocol.manifest import DiscoveredServer
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen

@@ -27,11 +27,11 @@ from talkie_tui import browser
 from talkie_tui.auth.loopback import CallbackOutcome
 from talkie_tui.auth.signin import SIGN_IN_TIMEOUT
 from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends.talkie import DiscoveredServer
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.i18n import N_, _, ngettext
-from talkie_tui.protocol.client import StaticToken, TokenSource
-from talkie_tui.protocol.manifest import DiscoveredServer
 
 from ..localized import LocalizedBindings
 from ..notify import notify_plain

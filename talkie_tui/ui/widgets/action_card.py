@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from talkie_tui.chat.vocabulary import Action
 from talkie_tui.core.errors import (
     ConflictError,
     ExpiredError,
@@ -41,7 +42,6 @@ from talkie_tui.core.errors import (
     UnauthorizedError,
 )
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.models import Action
 from talkie_tui.ui.messages import DecisionRequested
 
 __all__ = [

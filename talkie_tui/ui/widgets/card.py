@@ -20,9 +20,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import N_, _, ngettext, pgettext
-from talkie_tui.protocol.models import (
+from talkie_tui.chat.vocabulary import (
     BadgeBlock,
     Card,
     FieldsBlock,
@@ -33,6 +31,8 @@ from talkie_tui.protocol.models import (
     TextBlock,
     UnknownBlock,
 )
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import N_, _, ngettext, pgettext
 from talkie_tui.ui.messages import DownloadRequested
 from talkie_tui.ui.widgets.link import ActivatableRow, LinkRow, Row
 from talkie_tui.ui.widgets.markdown_view import MarkdownView

@@ -12,9 +12,9 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from talkie_tui.chat.vocabulary import UsageMeter, User
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
-from talkie_tui.protocol.models import UsageMeter, User
 
 from .logo import LogoView
 

@@ -10,8 +10,8 @@ from textual.events import Click
 from textual.style import Style
 from textual.widget import Widget
 
+from talkie_tui.chat.vocabulary import OpenLink
 from talkie_tui.i18n import N_
-from talkie_tui.protocol.models import OpenLink
 from talkie_tui.ui.messages import OpenLinkRequested
 
 __all__ = ["ActivatableRow", "LinkRow", "LinkView", "Row"]

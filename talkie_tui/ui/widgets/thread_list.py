@@ -23,8 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from talkie_tui.chat.vocabulary import Thread
 from talkie_tui.i18n import N_, _, ngettext, pgettext
-from talkie_tui.protocol.models import Thread
 
 __all__ = ["SplitRow", "ThreadList", "ThreadRow", "fold_text", "one_line", "relative_time"]
 
