@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from talkie_tui import __version__
+from talkie_tui.backends import PROTOCOLS as CLIENT_PROTOCOLS
 from talkie_tui.core.exit_codes import ExitCode
 
 _EPILOG = """\
@@ -63,6 +64,23 @@ def _add_server_protocol(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_client_protocol(parser: argparse.ArgumentParser) -> None:
+    """`--protocol` of the commands that talk to a server: only the protocols a backend speaks
+    (`talkie_tui.backends.PROTOCOLS`) are choices; without it, the server's own is used.
+
+    `ask` and `threads` pass it to `backends.connect`. `connect` (the TUI's connect screen) and
+    `login` (OAuth) still speak talkie/1 themselves: with `talkie` the one choice, there is
+    nothing to pass on to them until a second backend comes with its own sign-in.
+    """
+    parser.add_argument(
+        "--protocol",
+        choices=CLIENT_PROTOCOLS,
+        default=None,
+        help="the protocol the server speaks (default: found out from the server; Minara "
+        "gateways and Cuckoo hubs are not part of this version yet)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand (the command line is a contract: DESIGN.md)."""
     parser = argparse.ArgumentParser(
@@ -82,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     connect = commands.add_parser("connect", help="open the chat TUI on a server")
     _add_server(connect, optional=True)
     connect.add_argument("--thread", metavar="ID", help="open this thread")
+    _add_client_protocol(connect)
 
     demo = commands.add_parser(
         "demo",
@@ -132,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("message", metavar="MESSAGE")
     ask.add_argument("--thread", metavar="ID", help="continue this thread")
     ask.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    _add_client_protocol(ask)
 
     login = commands.add_parser(
         "login",
@@ -141,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the address the browser ends on. Exit codes: 0 signed in, 1 failed, 3 not signed in.",
     )
     _add_server(login, token=False)
+    _add_client_protocol(login)
     login.add_argument(
         "--no-browser",
         action="store_true",
@@ -159,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     threads = commands.add_parser("threads", help="list the threads on a server")
     _add_server(threads)
+    _add_client_protocol(threads)
 
     conformance = commands.add_parser(
         "conformance", help="run the talkie/1 conformance checks (§11) against a server"
@@ -292,6 +314,7 @@ def _command(argv: Sequence[str] | None) -> int:
                 token=args.token,
                 thread=args.thread,
                 as_json=args.json,
+                protocol=args.protocol,
                 allow_private_http=args.allow_private_http,
             )
         )
@@ -318,7 +341,12 @@ def _command(argv: Sequence[str] | None) -> int:
         from talkie_tui.commands.threads import list_threads
 
         return _run(
-            list_threads(args.server, token=args.token, allow_private_http=args.allow_private_http)
+            list_threads(
+                args.server,
+                token=args.token,
+                protocol=args.protocol,
+                allow_private_http=args.allow_private_http,
+            )
         )
     if command == "conformance":
         from talkie_tui.conformance.runner import run_conformance

@@ -12,7 +12,7 @@ attachments and models, a Cuckoo hub buttons and devices).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 if TYPE_CHECKING:
     import httpx
 
+    from talkie_tui.auth.store import TokenStore
     from talkie_tui.chat.conversation import Change, Conversation
     from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
     from talkie_tui.voice.audio import AudioSink, AudioSource
@@ -31,9 +32,12 @@ __all__ = [
     "AnswerOutcome",
     "Answers",
     "Backend",
+    "Broken",
     "Capabilities",
     "DecidedBy",
     "Decision",
+    "Failure",
+    "KeptSignIn",
     "LiveUpdate",
     "LiveUpdates",
     "Outgoing",
@@ -116,6 +120,42 @@ class Recovered:
     pending: bool = field(default=False, compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Broken:
+    """The answer's stream broke before its end (§5 disconnect is not cancel).
+
+    `reason` says what happened, for a person. `abandoned` when the client itself gave up on
+    what the server sent (an event too large, a body it cannot decode): the thread holds the
+    same, so no answer is awaited from it; otherwise the answer is now awaited from the thread.
+    """
+
+    reason: str
+    abandoned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The server's word that the answer failed: its message, its code, whether to retry."""
+
+    message: str
+    code: str | None = None
+    retryable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class KeptSignIn:
+    """Where a backend finds the sign-in kept for its server, when no token is given.
+
+    `store` opens the token store the settings name (None when it cannot be used here); it is
+    called off the event loop, since a keyring may block on D-Bus. `oauth_client_id` is the
+    client id for servers that sign in with OAuth; `warn` gets what a person should know.
+    """
+
+    store: Callable[[], TokenStore | None]
+    oauth_client_id: str
+    warn: Callable[[str], None] | None = None
+
+
 class Outgoing(Protocol):
     """A message of the person on its way; sent again, it keeps its ids (idempotent)."""
 
@@ -125,6 +165,26 @@ class Outgoing(Protocol):
     @property
     def settled(self) -> bool:
         """True once the answer ended (finished or failed): nothing is left to re-send."""
+        ...
+
+    @property
+    def thread_id(self) -> str | None:
+        """The thread the message goes to (the server's word once it answered)."""
+        ...
+
+    @property
+    def run_id(self) -> str | None:
+        """The id of its answer, for `Backend.stop` (None while the server has given none)."""
+        ...
+
+    @property
+    def finished(self) -> bool:
+        """The server said the answer is complete (an answer stopped on request too)."""
+        ...
+
+    @property
+    def failure(self) -> Failure | None:
+        """The server said the answer failed, and why (the last such word, if several)."""
         ...
 
 
@@ -157,6 +217,17 @@ class Update(Protocol):
     @property
     def proposes_action(self) -> bool:
         """This step added an action that waits for the person's decision."""
+        ...
+
+    @property
+    def broken(self) -> Broken | None:
+        """How the stream broke, on the step that is `lost`."""
+        ...
+
+    @property
+    def wire(self) -> str | None:
+        """The event this step received, as one line of JSON in the protocol's own wire form
+        (what `talkie ask --json` prints); None for a step that received none (a recovery)."""
         ...
 
 

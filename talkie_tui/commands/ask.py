@@ -1,4 +1,8 @@
-"""`talkie ask`: one run without the TUI, for scripts and quick questions."""
+"""`talkie ask`: one run without the TUI, for scripts and quick questions.
+
+It speaks to a `Backend` only, so it prints the same for every protocol: the conversation's
+parts as lines, `Update.wire` for `--json`, and the exit code from how the `Outgoing` ended.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +10,18 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import ag_ui.core as agui
-
-from talkie_tui.backends.base import Recovered
-from talkie_tui.backends.talkie.session import ChatSession
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.events import StreamTruncated, event_to_json
 
 from .common import connect, report_error
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, Broken, ProtocolName, Session
 
 __all__ = ["WAIT_REPORT_EVERY", "ask"]
 
@@ -140,6 +142,7 @@ async def ask(
     token: str | None = None,
     thread: str | None = None,
     as_json: bool = False,
+    protocol: ProtocolName | None = None,
     allow_private_http: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
@@ -151,38 +154,41 @@ async def ask(
     run), with the wait shown on stderr; Ctrl+C then stops waiting (exit 1), not the run.
     """
     try:
-        client = await connect(server, token, allow_private_http=allow_private_http)
+        backend = await connect(
+            server, token, protocol=protocol, allow_private_http=allow_private_http
+        )
     except TalkieError as error:
         return report_error(error, server, err)
-    async with client:
-        session = ChatSession(client, thread)
-        request = session.prepare(message)
+    async with contextlib.aclosing(backend):
+        session = backend.new_session(thread)
+        outgoing = session.prepare(message)
         printer = _TextPrinter(out, err)
         progress = _WaitProgress(err, wait_report_every)
         try:
-            async for update in session.send(request):
-                event = update.event
-                if isinstance(event, StreamTruncated):
-                    _say_truncated(event, printer)
-                    if not event.abandoned:
+            async for update in session.send(outgoing):
+                broken, recovered = update.broken, update.recovered
+                if broken is not None:
+                    _say_broken(broken, printer)
+                    if not broken.abandoned:
                         progress.start()
-                elif isinstance(event, Recovered):
+                elif recovered is not None:
                     progress.stop()
                     progress.began = None
                     if not as_json:
                         _print_recovered(session, printer)
-                    if event.reason:
+                    if recovered.reason:
                         printer.finish()
-                        err.write(_("talkie: {reason}").format(reason=event.reason) + "\n")
-                    if event.pending:
-                        err.write(_later(server, request.thread_id) + "\n")
+                        err.write(_("talkie: {reason}").format(reason=recovered.reason) + "\n")
+                    if recovered.pending:
+                        err.write(_later(server, outgoing.thread_id) + "\n")
                     continue
                 if as_json:
-                    out.write(event_to_json(event) + "\n")
-                    out.flush()
-                elif not isinstance(event, StreamTruncated):
-                    delta = event.delta if isinstance(event, agui.TextMessageContentEvent) else None
-                    printer.show(update.change, delta)
+                    wire = update.wire
+                    if wire is not None:
+                        out.write(wire + "\n")
+                        out.flush()
+                elif broken is None:
+                    printer.show(update.change, update.delta)
         except TalkieError as error:
             printer.finish()
             return report_error(error, server, err)
@@ -191,51 +197,52 @@ async def ask(
             printer.finish()
             if progress.began is not None:
                 # Only the wait is stopped: the server finishes the run (disconnect is not cancel).
-                _say_stopped_waiting(err, server, request.thread_id, progress.seconds)
+                _say_stopped_waiting(err, server, outgoing.thread_id, progress.seconds)
                 return ExitCode.FAILED
-            await _cancel_quietly(session, request.run_id)
+            await _stop_quietly(backend, outgoing.run_id)
             err.write("talkie: cancelled.\n")
             return ExitCode.INTERRUPTED
         finally:
             progress.stop()
         printer.finish()
-    if request.error is not None:
-        code = request.error.code or "internal"
-        retryable = (request.error.metadata or {}).get("retryable") is True
-        hint = "Trying again may help." if retryable else "Trying again will not help."
-        err.write(f"talkie: {request.error.message} ({code})\n  {hint}\n")
+    failure = outgoing.failure
+    if failure is not None:
+        code = failure.code or "internal"
+        hint = "Trying again may help." if failure.retryable else "Trying again will not help."
+        err.write(f"talkie: {failure.message} ({code})\n  {hint}\n")
         return ExitCode.FAILED
-    if request.truncated and not request.finished and not _has_answer(session):
+    # Not finished and not failed: the stream broke, and the thread did not give the answer.
+    if not outgoing.finished and not _has_answer(session):
         return ExitCode.FAILED
     return ExitCode.OK
 
 
-def _say_truncated(event: StreamTruncated, printer: _TextPrinter) -> None:
+def _say_broken(broken: Broken, printer: _TextPrinter) -> None:
     """Say that the stream broke, and whether the answer is now awaited from the thread."""
     err = printer.err
     if not printer.at_line_start and _isatty(printer.out) and _isatty(err):
         err.write("\n")  # one terminal: the message starts its own line, not the answer's
-    if event.abandoned:
-        err.write(_("talkie: {reason}").format(reason=event.reason) + "\n")
+    if broken.abandoned:
+        err.write(_("talkie: {reason}").format(reason=broken.reason) + "\n")
     else:
         line = _("talkie: {reason} Loading the answer from the thread…")
-        err.write(line.format(reason=event.reason) + "\n")
+        err.write(line.format(reason=broken.reason) + "\n")
     err.flush()
 
 
-def _later(server: str, thread_id: str) -> str:
+def _later(server: str, thread_id: str | None) -> str:
     """Where the answer the server may still finish will be."""
     line = _("  It will be in the thread: talkie connect {server} --thread {thread}")
-    return line.format(server=clean_text(server), thread=clean_text(thread_id))
+    return line.format(server=clean_text(server), thread=clean_text(thread_id or ""))
 
 
-def _say_stopped_waiting(err: TextIO, server: str, thread_id: str, seconds: int) -> None:
+def _say_stopped_waiting(err: TextIO, server: str, thread_id: str | None, seconds: int) -> None:
     line = _("talkie: stopped waiting after {seconds} s; the server may still finish the answer.")
     err.write(line.format(seconds=seconds) + "\n" + _later(server, thread_id) + "\n")
     err.flush()
 
 
-def _print_recovered(session: ChatSession, printer: _TextPrinter) -> None:
+def _print_recovered(session: Session[Any], printer: _TextPrinter) -> None:
     """Print the part of the recovered answer that the broken stream had not shown."""
     turns = session.conversation.turns
     answer = turns[-1] if turns and turns[-1].role == "assistant" else None
@@ -252,11 +259,14 @@ def _print_recovered(session: ChatSession, printer: _TextPrinter) -> None:
             printer.show(part, None)
 
 
-def _has_answer(session: ChatSession) -> bool:
+def _has_answer(session: Session[Any]) -> bool:
     turns = session.conversation.turns
     return bool(turns) and turns[-1].role == "assistant" and turns[-1].state == "done"
 
 
-async def _cancel_quietly(session: ChatSession, run_id: str) -> None:
+async def _stop_quietly(backend: Backend, run_id: str | None) -> None:
+    """Ask the server to stop the answer (Ctrl+C), without waiting long or minding a refusal."""
+    if run_id is None:
+        return
     with contextlib.suppress(TalkieError, TimeoutError):
-        await asyncio.wait_for(session.client.cancel_run(run_id), timeout=5)
+        await asyncio.wait_for(backend.stop(run_id), timeout=5)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from talkie_tui.auth.signin import tokens_for
+from talkie_tui import backends
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
-from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends.base import KeptSignIn
 from talkie_tui.config import Settings, development_token
 from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, ProtocolName
 
 __all__ = ["connect", "exit_code_for", "preferred_store", "report_error"]
 
@@ -34,35 +35,28 @@ async def connect(
     server: str,
     token: str | None,
     *,
+    protocol: ProtocolName | None = None,
     allow_private_http: bool = False,
     settings: Settings | None = None,
-) -> TalkieClient:
-    """Discover `server`; attach the development token if there is one, else the stored sign-in.
+) -> Backend:
+    """The backend of `server`, signed in with the development token if there is one, else with
+    the sign-in kept for it (in the token store the settings name).
 
     The development token is `token` (`--token`), else $TALKIE_TOKEN (`config.development_token`).
+    `protocol` is `--protocol` (None: the server's own, found out by the backends).
     """
     token = development_token(token)
-    client = await TalkieClient.connect(
+    kept = None
+    if token is None:
+        chosen = settings or Settings.load()
+        kept = KeptSignIn(lambda: preferred_store(chosen), chosen.oauth_client_id, warn=_warn)
+    return await backends.connect(
         server,
+        protocol=protocol,
         tokens=StaticToken(token) if token else None,
+        kept=kept,
         allow_private_http=allow_private_http,
     )
-    if token is None:
-        settings = settings or Settings.load()
-        chosen = settings
-
-        def stored_sign_in() -> OAuthTokens | None:
-            return tokens_for(
-                client.server,
-                client_id=chosen.oauth_client_id,
-                store=preferred_store(chosen),
-                allow_private_http=allow_private_http,
-                warn=_warn,
-            )
-
-        # Keyring look-ups may block on D-Bus: off the event loop.
-        client.tokens = await asyncio.to_thread(stored_sign_in)
-    return client
 
 
 def exit_code_for(error: TalkieError) -> ExitCode:

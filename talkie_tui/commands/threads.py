@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 
 from .common import connect, report_error
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import ProtocolName
 
 __all__ = ["list_threads"]
 
@@ -18,14 +22,18 @@ async def list_threads(
     server: str,
     *,
     token: str | None = None,
+    protocol: ProtocolName | None = None,
     allow_private_http: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
     """Print one line per thread: id, last update, channel, title."""
     try:
-        async with await connect(server, token, allow_private_http=allow_private_http) as client:
-            threads = await client.threads()
+        backend = await connect(
+            server, token, protocol=protocol, allow_private_http=allow_private_http
+        )
+        async with contextlib.aclosing(backend):
+            threads = await backend.threads()
     except TalkieError as error:
         return report_error(error, server, err)
     if not threads:

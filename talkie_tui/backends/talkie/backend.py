@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.protocol.client import RunRequest, TalkieClient
+from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.logo import fetch_logo
 
-from ..base import Account, Backend, Capabilities, DecidedBy, Decision, ServerInfo, Session
-from .session import ChatSession
+from ..base import (
+    Account,
+    Backend,
+    Capabilities,
+    DecidedBy,
+    Decision,
+    KeptSignIn,
+    ServerInfo,
+    Session,
+)
+from .session import ChatSession, TalkieOutgoing
 
 if TYPE_CHECKING:
     import httpx
 
+    from talkie_tui.auth.tokens import OAuthTokens
+    from talkie_tui.core.tokens import TokenSource
     from talkie_tui.protocol.manifest import DiscoveredServer
     from talkie_tui.protocol.models import Action, DecisionResult, Thread
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import Listener
 
-__all__ = ["TalkieBackend", "server_info"]
+__all__ = ["TalkieBackend", "connect", "server_info"]
 
 
 def _offered(value: Any) -> bool:
@@ -48,6 +60,35 @@ def server_info(server: DiscoveredServer) -> ServerInfo:
             stop=server.has_endpoint("cancelRun"),
         ),
     )
+
+
+async def connect(
+    address: str,
+    *,
+    tokens: TokenSource | None = None,
+    kept: KeptSignIn | None = None,
+    allow_private_http: bool = False,
+) -> TalkieBackend:
+    """Discover the Talkie server at `address` (§1) and sign in with `tokens`, or else with the
+    OAuth sign-in kept for it (`kept`), if there is one for its issuer."""
+    client = await TalkieClient.connect(
+        address, tokens=tokens, allow_private_http=allow_private_http
+    )
+    if tokens is None and kept is not None:
+        from talkie_tui.auth.signin import tokens_for
+
+        def stored_sign_in() -> OAuthTokens | None:
+            return tokens_for(
+                client.server,
+                client_id=kept.oauth_client_id,
+                store=kept.store(),
+                allow_private_http=allow_private_http,
+                warn=kept.warn,
+            )
+
+        # Keyring look-ups may block on D-Bus: off the event loop.
+        client.tokens = await asyncio.to_thread(stored_sign_in)
+    return TalkieBackend(client)
 
 
 class TalkieBackend:
@@ -138,6 +179,6 @@ def _implements_backend(backend: TalkieBackend) -> Backend:
     return backend
 
 
-def _implements_session(session: ChatSession) -> Session[RunRequest]:
+def _implements_session(session: ChatSession) -> Session[TalkieOutgoing]:
     """Checked by mypy only: the talkie/1 chat session has every member of the interface."""
     return session

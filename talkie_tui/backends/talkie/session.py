@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 import ag_ui.core as agui
 
-from talkie_tui.backends.base import Recovered
+from talkie_tui.backends.base import Broken, Failure, Recovered
 from talkie_tui.chat.conversation import Change
 from talkie_tui.core.errors import ForbiddenError, NotFoundError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import _
 from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, DecodedEvent, StreamTruncated
+from talkie_tui.protocol.events import ActionProposed, DecodedEvent, StreamTruncated, event_to_json
 from talkie_tui.protocol.models import ThreadHistory
 
 from .reducer import TalkieConversation, conversation_from_history
 
-__all__ = ["ChatSession", "SessionUpdate"]
+__all__ = ["ChatSession", "SessionUpdate", "TalkieOutgoing"]
 
 # The first look is at once: a thread that is gone (404) or not ours (403) ends the wait there.
 RECOVERY_DELAYS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 15.0)
@@ -34,6 +34,19 @@ class _Polled:
     answered: ThreadHistory | None = None
     reason: str | None = None
     pending: bool = False
+
+
+class TalkieOutgoing(RunRequest):
+    """A message on its way as a talkie/1 run; how its answer ended, in every protocol's terms."""
+
+    @property
+    def failure(self) -> Failure | None:
+        """The RUN_ERROR the run ended with (the last one, if several), or None."""
+        error = self.error
+        if error is None:
+            return None
+        retryable = (error.metadata or {}).get("retryable") is True
+        return Failure(error.message, code=error.code, retryable=retryable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,20 @@ class SessionUpdate:
     def proposes_action(self) -> bool:
         """This step added an action that waits for the person's decision."""
         return isinstance(self.event, ActionProposed)
+
+    @property
+    def broken(self) -> Broken | None:
+        """How the stream broke, on the step that is `lost`."""
+        event = self.event
+        if not isinstance(event, StreamTruncated):
+            return None
+        return Broken(event.reason, abandoned=event.abandoned)
+
+    @property
+    def wire(self) -> str | None:
+        """The event as one JSON line: AG-UI in its wire form, talkie events as CUSTOM."""
+        event = self.event
+        return None if isinstance(event, Recovered) else event_to_json(event)
 
 
 class ChatSession:
@@ -109,13 +136,13 @@ class ChatSession:
         self.conversation = conversation_from_history(history)
         return self.conversation
 
-    def prepare(self, text: str) -> RunRequest:
+    def prepare(self, text: str) -> TalkieOutgoing:
         """A request for `text` in this thread; keep it to retry with the same ids."""
-        return RunRequest(text, thread_id=self.conversation.thread_id)
+        return TalkieOutgoing(text, thread_id=self.conversation.thread_id)
 
-    def again(self, text: str, message_id: str) -> RunRequest:
+    def again(self, text: str, message_id: str) -> TalkieOutgoing:
         """The message `message_id` once more: the server ignores an id it already stored (§5)."""
-        return RunRequest(text, thread_id=self.conversation.thread_id, message_id=message_id)
+        return TalkieOutgoing(text, thread_id=self.conversation.thread_id, message_id=message_id)
 
     async def send(self, request: RunRequest) -> AsyncIterator[SessionUpdate]:
         """Send (or re-send) a message and yield each update of the answer.
