@@ -130,12 +130,12 @@ class Conversation:
         """The answer failed: the server's words as a notice, and the turn ends in error."""
         if self._current is None and self.turns and self.turns[-1].role == "assistant":
             self._current = self.turns[-1]  # a late failure belongs to the answer it ends
-        self.add_part(NoticePart(message, code=code, retryable=retryable))
+        self.add_part(NoticePart(message, code=code, retryable=retryable, kind="failed"))
         return self.end_answer("error")
 
     def cut_off(self, reason: str) -> Change:
         """The answer's stream ended early: what arrived stays, marked as cut off."""
-        self.add_part(NoticePart(reason, level="warning", retryable=True))
+        self.add_part(NoticePart(reason, level="warning", retryable=True, kind="cut_off"))
         return self.end_answer("truncated")
 
     def end_answer(self, state: TurnState = "done") -> Turn | None:
@@ -153,6 +153,35 @@ class Conversation:
         return turn
 
     # --- outside the answer --------------------------------------------------------------
+
+    @property
+    def pending_actions(self) -> int:
+        """How many actions wait for the person's decision."""
+        return sum(1 for part in self.actions.values() if part.action.status == "pending")
+
+    def not_delivered(
+        self,
+        message_id: str,
+        reason: str,
+        *,
+        code: str | None = None,
+        retry_after: float | None = None,
+    ) -> Turn | None:
+        """The person's message did not reach the server: it stays, with the reason and a
+        retry (re-sending it is always possible); None when the message is not here."""
+        for turn in reversed(self.turns):
+            if turn.id == message_id:
+                turn.parts.append(
+                    NoticePart(
+                        reason,
+                        code=code,
+                        retryable=True,
+                        retry_after=retry_after,
+                        kind="not_delivered",
+                    )
+                )
+                return turn
+        return None
 
     def update_action(self, action: Action) -> ActionPart | None:
         """Replace an action's state (after a decision or a fresh look at the server)."""

@@ -12,6 +12,7 @@ __all__ = [
     "ActionPart",
     "CardPart",
     "LinkPart",
+    "NoticeKind",
     "NoticePart",
     "Part",
     "TextPart",
@@ -21,6 +22,10 @@ __all__ = [
 ]
 
 TurnState = Literal["streaming", "done", "error", "cancelled", "truncated", "failed"]
+NoticeKind = Literal["failed", "cut_off", "malformed", "not_delivered"]
+"""What a notice is about, whatever its words: the answer failed, its stream was cut off, an
+event could not be read, the person's message did not reach the server. Behaviour follows the
+kind (or `code`), never the text, which is translated or the server's own."""
 
 
 @dataclass(slots=True, eq=False)
@@ -80,6 +85,7 @@ class NoticePart:
     code: str | None = None
     retryable: bool = False
     retry_after: float | None = None  # seconds, when the server said when to try again (429)
+    kind: NoticeKind = "failed"
 
 
 Part = TextPart | ToolPart | CardPart | ActionPart | LinkPart | NoticePart

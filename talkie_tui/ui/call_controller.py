@@ -109,7 +109,11 @@ class CallHost(ScreenHost, Protocol):
         """Show a decision's outcome (here: one made by voice) like a button's."""
 
     def offer_action(self, part: ActionPart) -> None:
-        """A new action waits for a decision: count it, offer its card the focus."""
+        """A new action waits for a decision: offer its card the focus."""
+
+    @property
+    def answering(self) -> bool:
+        """True while an answer streams in (a call waits until it is in)."""
 
     def threads_changed(self, highlight: str | None = None) -> None:
         """Reload the thread list (the call made or renamed a thread), highlighting one."""
@@ -207,6 +211,15 @@ class CallController:
 
     def start(self) -> None:
         """Start a call in the conversation on screen (a new voice thread when it has none)."""
+        if self._call is not None or not self.offered:
+            return
+        if self._host.answering:
+            self._host.notify(
+                _("Wait for the answer, or press Esc to stop it, then call."),
+                severity="warning",
+                markup=False,
+            )
+            return
         self._starting = self._host.run_worker(
             self._start,
             name="start_call",
@@ -448,11 +461,7 @@ class CallController:
                 self._host.offer_action(change)
 
     def _notice(self, notice: VoiceNotice) -> None:
-        from talkie_tui.voice.call import PROVIDER_NOTICE
-
-        # The notice may come in English or in the UI's language: either starts the same way.
-        starts = {text.split("{")[0] for text in (PROVIDER_NOTICE, _(PROVIDER_NOTICE))} - {""}
-        if notice.text.startswith(tuple(starts)):
+        if notice.kind == "provider":
             if self._provider_notice_shown:
                 return  # where the audio goes is said once per session
             self._provider_notice_shown = True

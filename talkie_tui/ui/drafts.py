@@ -12,11 +12,14 @@ Saving merges with what is on disk, so two talkie processes do not erase each ot
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from textual.css.query import NoMatches
 
 from talkie_tui.config import state_dir, write_private_file
 
@@ -157,6 +160,12 @@ class ComposerDrafts:
             self._timer.stop()
             self._timer = None
         self._store.save()
+
+    def preserve(self) -> None:
+        """Save the composer's text now: talkie is failing (see `CrashGuard`)."""
+        with contextlib.suppress(NoMatches):  # a screen that failed before it was composed
+            self.put(self._composer().text)
+        self.save()
 
 
 def _read(path: Path) -> dict[Key, tuple[str, float]]:

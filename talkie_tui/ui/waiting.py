@@ -19,9 +19,15 @@ __all__ = ["AnswerWait"]
 class AnswerWait:
     """Counts the seconds waited in the header; the screen's Esc stops the wait while it runs."""
 
-    def __init__(self, screen: Screen[None], header: Callable[[], TalkieHeader]) -> None:
+    def __init__(
+        self,
+        screen: Screen[None],
+        header: Callable[[], TalkieHeader],
+        changed: Callable[[], None],
+    ) -> None:
         self._screen = screen  # its timer counts, its bindings follow the wait
         self._header = header
+        self._changed = changed  # the header's state reads `waiting` again
         self._timer: Timer | None = None
 
     @property
@@ -32,14 +38,13 @@ class AnswerWait:
     def start(self) -> None:
         """The stream broke: "reconnecting", with the seconds waited, until the answer is in."""
         began = time.monotonic()
-        header = self._header()
-        header.waited = 0
-        header.state = "reconnecting"
+        self._header().waited = 0
 
         def tick() -> None:
             self._header().waited = int(time.monotonic() - began)
 
         self._timer = self._screen.set_interval(1.0, tick)
+        self._changed()
         self._screen.refresh_bindings()
 
     def end(self) -> None:
@@ -48,4 +53,5 @@ class AnswerWait:
             return
         self._timer.stop()
         self._timer = None
+        self._changed()
         self._screen.refresh_bindings()

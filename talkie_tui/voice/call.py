@@ -187,7 +187,7 @@ class VoiceCall:
         self._started_at = self._clock()
         self._send_turn_detection()
         host = _host(session.signaling.url)
-        self._emit(Notice(_(PROVIDER_NOTICE).format(host=host)))
+        self._emit(Notice(_(PROVIDER_NOTICE).format(host=host), kind="provider"))
         self._set_state("listening")
         self._spawn(self._report_usage())
         return session

@@ -104,6 +104,9 @@ class Notice:
 
     text: str
     level: Literal["info", "warning", "error"] = "info"
+    kind: Literal["provider", "general"] = "general"
+    """"provider": where the voice audio goes (said once per session); behaviour follows the
+    kind, never the words, which are in the UI's language."""
 
 
 @dataclass(frozen=True, slots=True)

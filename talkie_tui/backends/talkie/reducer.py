@@ -117,7 +117,7 @@ class TalkieConversation(Conversation):
         text = _("The server sent a {type} event this client cannot read ({reason}).").format(
             type=event.type, reason=event.reason
         )
-        return self.add_part(NoticePart(text, level="warning"))
+        return self.add_part(NoticePart(text, level="warning", kind="malformed"))
 
     def _on_run_finished(self, event: agui.RunFinishedEvent) -> Change:
         outcome = event.outcome

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from rich.text import Text
@@ -16,7 +17,6 @@ from talkie_tui.chat.turns import (
     ActionPart,
     CardPart,
     LinkPart,
-    NoticePart,
     Part,
     TextPart,
     ToolPart,
@@ -130,8 +130,17 @@ class Transcript(VerticalScroll):
     class LoadEarlier(Message):
         """The person asked to see older turns."""
 
-    def __init__(self, *, welcome: Welcome | None = None, **kwargs: object) -> None:
+    def __init__(
+        self,
+        *,
+        welcome: Welcome | None = None,
+        on_change: Callable[[], None] | None = None,
+        **kwargs: object,
+    ) -> None:
+        """`on_change` is called after every change shown (what depends on the conversation,
+        such as the header's count of pending actions, is read again then)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._on_change = on_change
         self._turn_views: dict[int, TurnView] = {}
         self._conversation: Conversation | None = None
         self._hidden_turns = 0
@@ -174,6 +183,11 @@ class Transcript(VerticalScroll):
             self.remove_children()
             self.mount_all(views)
         self.anchor()
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
 
     def show_earlier(self) -> None:
         """Mount every hidden older turn above the visible ones."""
@@ -223,6 +237,7 @@ class Transcript(VerticalScroll):
             self._welcome_panel = None
         view = self._view_of(turn)
         self.mount(view)
+        self._changed()
         return view
 
     @property
@@ -248,6 +263,7 @@ class Transcript(VerticalScroll):
                 self.add_turn(change)
             else:
                 view.refresh_state()
+                self._changed()
             return
         turn = self._owner_of(change)
         if turn is None:
@@ -263,6 +279,7 @@ class Transcript(VerticalScroll):
             part_view.refresh_part()
         elif isinstance(part_view, ActionCard) and isinstance(change, ActionPart):
             part_view.update_action(change.action)
+        self._changed()
 
     def _owner_of(self, part: Part) -> Turn | None:
         """The turn holding `part` (the newest turns are searched first)."""
@@ -281,11 +298,3 @@ class Transcript(VerticalScroll):
     def action_cards(self) -> list[ActionCard]:
         """Every mounted action card, oldest first."""
         return list(self.query(ActionCard))
-
-    def notice_for(self, turn: Turn, notice: NoticePart) -> None:
-        """Attach a notice (e.g. a failed send) to a turn."""
-        turn.parts.append(notice)
-        view = self.turn_view(turn)
-        if view is not None:
-            view.add_part(notice)
-            view.refresh_state()

@@ -1,0 +1,221 @@
+"""The actions of a thread (§8) on the chat screen: decided, followed, offered the focus.
+
+The screen routes the action cards' `DecisionRequested` and Ctrl+O here, and hands on what the
+voice call reports: a decision made by voice and the actions of a voice tool. A decision is
+sent, its outcome shown on the card (and its result cards as an answer); an action that is
+`running` is asked for again when its undo window ends, and when it ended `done` the thread is
+reloaded, because what the window let through is posted into the thread by the server. A new
+action card is offered the focus, unless the person is typing.
+
+A button and the consent window of a call race for the same action: the call controller says
+when the voice already decided it, and then the button does nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from talkie_tui.chat.turns import ActionPart
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.i18n import _
+
+from .host import ScreenHost
+from .widgets.action_card import ActionCard, explain_decision_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.timer import Timer
+    from textual.widget import Widget
+
+    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.chat.conversation import Change, Conversation
+    from talkie_tui.chat.vocabulary import Action, DecisionResult
+
+    from .call_controller import CallController
+    from .messages import DecisionRequested
+    from .widgets.composer import Composer
+    from .widgets.transcript import Transcript
+
+__all__ = ["FOLLOW_CHECKS", "DecisionHost", "Decisions"]
+
+FOLLOW_CHECKS = 10  # how often a still-running action is asked for before we stop asking
+
+
+class DecisionHost(ScreenHost, Protocol):
+    """What the actions need of the screen they are shown on; `ChatScreen` is one."""
+
+    # Textual: a running action is asked for again by the screen's timer; focus is the screen's.
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
+        """Call `callback` once, `delay` seconds from now."""
+
+    def call_after_refresh(self, callback: Callable[..., object], *args: Any) -> bool:
+        """Call `callback` once the screen has drawn what changed."""
+
+    @property
+    def focused(self) -> Widget | None:
+        """The widget with the focus, if any."""
+
+    # The chat around the actions.
+    session: Session[Any]
+    """Its conversation is the thread on screen."""
+
+    @property
+    def transcript(self) -> Transcript:
+        """Where the action cards are."""
+
+    @property
+    def composer(self) -> Composer:
+        """Where the person writes: a decided card gives the focus back to it."""
+
+    @property
+    def answering(self) -> bool:
+        """True while an answer streams in (a reload of the thread would cut in)."""
+
+    def sign_in_needed(self, error: TalkieError) -> bool:
+        """On a 401 offer a new sign-in; True when it was offered."""
+
+    def open_thread(self, thread_id: str) -> object:
+        """Load the stored thread again (a result card the server posted is in it)."""
+
+
+class Decisions:
+    """The decisions on the actions of one chat screen, by button or by voice."""
+
+    def __init__(self, host: DecisionHost, backend: Backend, call: CallController) -> None:
+        self._host = host
+        self._backend = backend
+        self._call = call  # the consent window may have decided already; a call holds the thread
+
+    # --- deciding ------------------------------------------------------------------------
+
+    def requested(self, event: DecisionRequested) -> None:
+        """A card's button (or key) asks for a decision: send it, unless the voice decided."""
+        card = event.control if isinstance(event.control, ActionCard) else None
+        if self._call.decided_by_voice(event.action.id, event.decision):
+            if card is not None:
+                card.set_busy(False)
+            return
+        self._host.run_worker(
+            partial(self._decide, event, card),
+            name="decide",
+            group="decisions",
+            exit_on_error=False,
+        )
+
+    async def _decide(self, event: DecisionRequested, card: ActionCard | None) -> None:
+        """Send a human decision and show its outcome."""
+        conversation = self._host.session.conversation
+        if card is not None:
+            card.set_busy(True)
+        try:
+            result = await self._backend.decide(event.action, event.decision, "button")
+        except TalkieError as error:
+            self._host.sign_in_needed(error)
+            if card is not None:
+                card.set_busy(False)
+                card.show_error(explain_decision_error(error))
+            await self.refresh_open(conversation)
+            return
+        self.show(conversation, result, card)
+
+    def show(
+        self, conversation: Conversation, result: DecisionResult, card: ActionCard | None = None
+    ) -> None:
+        """Show a decision's outcome (by button or by voice): the card, and result cards."""
+        host = self._host
+        changes = conversation.apply_decision(result)
+        if conversation is host.session.conversation:
+            host.transcript.sync_turns()  # result cards come as a new answer
+            host.transcript.apply(changes[0])
+        if card is not None:
+            card.set_busy(False)
+            card.update_action(result.action)
+            if host.focused is card and not card.action.is_open:
+                host.composer.focus()  # decided: back to writing
+        self._follow_running(result.action)
+
+    # --- the server's word on an action --------------------------------------------------
+
+    async def refresh_open(self, conversation: Conversation) -> None:
+        """Ask the server for the current state of actions shown as open (§8 GET action)."""
+        for part in list(conversation.actions.values()):
+            if not part.action.is_open:
+                continue
+            try:
+                fresh = await self._backend.action(part.action.id)
+            except TalkieError:
+                continue
+            self._host.transcript.apply(conversation.update_action(fresh))
+
+    def _follow_running(self, action: Action, checks_left: int = FOLLOW_CHECKS) -> None:
+        """A `running` action ends on the server after its undo window: ask for it then."""
+        if action.status != "running" or checks_left <= 0:
+            return
+        deadline = action.undo_until.timestamp() if action.undo_until else time.time()
+        delay = max(1.0, deadline - time.time() + 0.5)
+        self._host.set_timer(delay, lambda: self._refresh_later(action.id, checks_left - 1))
+
+    def _refresh_later(self, action_id: str, checks_left: int) -> None:
+        self._host.run_worker(
+            partial(self._refresh, action_id, checks_left),
+            name="refresh_action",
+            group="decisions",
+            exit_on_error=False,
+        )
+
+    async def _refresh(self, action_id: str, checks_left: int) -> None:
+        """Show the server's current state of one action (§8 GET action)."""
+        try:
+            fresh = await self._backend.action(action_id)
+        except TalkieError:
+            return
+        host = self._host
+        conversation = host.session.conversation
+        before = conversation.actions.get(action_id)
+        was_running = before is not None and before.action.status == "running"
+        host.transcript.apply(conversation.update_action(fresh))
+        self._follow_running(fresh, checks_left)
+        # What an undo window let through is posted into the thread by the server (§8 names
+        # no event for it), so the result card comes from the stored thread.
+        thread_id = conversation.thread_id
+        if was_running and fresh.status == "done" and thread_id and not self._busy_elsewhere:
+            host.open_thread(thread_id)
+
+    @property
+    def _busy_elsewhere(self) -> bool:
+        """True while an answer streams or a call is on: reloading the thread would cut in."""
+        return self._host.answering or self._call.call is not None
+
+    # --- the focus -----------------------------------------------------------------------
+
+    def offer(self, part: Change) -> None:
+        """A new action waits for a decision: offer its card the focus once it is drawn."""
+        self._host.call_after_refresh(self._offer_focus, part)
+
+    def _offer_focus(self, part: object) -> None:
+        """Focus a new action card, unless the person is typing (its guard eats stray keys)."""
+        host = self._host
+        card = host.transcript.view_of_part(part) if isinstance(part, ActionPart) else None
+        composer_busy = host.composer.text.strip() != "" or host.focused not in (
+            None,
+            host.composer,
+        )
+        if isinstance(card, ActionCard) and card.action.status == "pending" and not composer_busy:
+            card.focus()
+            card.scroll_visible()
+
+    def focus_pending(self) -> None:
+        """Move focus to the next action waiting for a decision."""
+        host = self._host
+        pending = [c for c in host.transcript.action_cards() if c.action.status == "pending"]
+        if not pending:
+            host.notify(_("No action is waiting for a decision."), markup=False)
+            return
+        focused = host.focused
+        index = pending.index(focused) + 1 if focused in pending else 0
+        card = pending[index % len(pending)]
+        card.focus()
+        card.scroll_visible()
