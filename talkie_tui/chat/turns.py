@@ -4,21 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from talkie_tui.protocol.models import Action, Card, OpenLink
 
 __all__ = [
     "ActionPart",
     "CardPart",
+    "InterjectionPart",
     "LinkPart",
     "NoticeKind",
     "NoticePart",
     "Part",
+    "Question",
+    "QuestionKind",
+    "QuestionOption",
+    "QuestionPart",
     "TextPart",
+    "TodoPart",
     "ToolPart",
     "Turn",
     "TurnState",
+    "UiBlockPart",
 ]
 
 TurnState = Literal["streaming", "done", "error", "cancelled", "truncated", "failed"]
@@ -88,7 +95,80 @@ class NoticePart:
     kind: NoticeKind = "failed"
 
 
-Part = TextPart | ToolPart | CardPart | ActionPart | LinkPart | NoticePart
+@dataclass(slots=True, eq=False)
+class UiBlockPart:
+    """A structured block the agent shows (Minara `ui_block`): `kind` is markdown, table, kv,
+    link or chart, `data` the block's fields as sent, its strings cleaned; a block of another
+    kind is kept only when it carries a `fallback_text` to show instead."""
+
+    block_id: str
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(slots=True, eq=False)
+class TodoPart:
+    """The turn's todo list as (text, done) items, replaced whole as the agent updates it."""
+
+    items: list[tuple[str, bool]]
+
+
+QuestionKind = Literal["select", "confirm", "input", "secret"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionOption:
+    """One answer the person can pick, with its optional explanation."""
+
+    label: str
+    description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question of a question part: its text, the options (select, confirm), whether
+    several may be picked, and the placeholder of a text box (input, secret)."""
+
+    text: str
+    options: tuple[QuestionOption, ...] = ()
+    multi: bool = False
+    placeholder: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class QuestionPart:
+    """The agent asks back and waits: open while `outcome` is None, then "answered",
+    "timeout" or "cancelled", whoever answered. `write_endpoint` is where a secret's value goes
+    (never into the conversation)."""
+
+    question_id: str
+    kind: QuestionKind
+    questions: list[Question]
+    asked_by: dict[str, str] = field(default_factory=dict)
+    expires_at: str | None = None
+    write_endpoint: str | None = None
+    outcome: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class InterjectionPart:
+    """What the person said into a running turn, shown where it reached the agent."""
+
+    text: str
+
+
+Part = (
+    TextPart
+    | ToolPart
+    | CardPart
+    | ActionPart
+    | LinkPart
+    | NoticePart
+    | UiBlockPart
+    | TodoPart
+    | QuestionPart
+    | InterjectionPart
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -103,6 +183,9 @@ class Turn:
     created_at: datetime | None = None
     channel: str = "chat"
     """"voice" for what was said in a voice call (§10.3), "chat" for typed messages."""
+    pending_interjections: list[str] = field(default_factory=list)
+    """Messages sent into the turn that the agent did not take in before it ended; the UI
+    sends them again as ordinary messages."""
 
     @property
     def text(self) -> str:

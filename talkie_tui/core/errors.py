@@ -26,6 +26,7 @@ __all__ = [
     "TooLargeError",
     "TransportError",
     "UnauthorizedError",
+    "UnsupportedProtocolVersion",
 ]
 
 
@@ -55,6 +56,10 @@ class TransportError(TalkieError):
     """The network failed: no connection, a timeout, a TLS failure, a dropped stream."""
 
     retryable = True
+
+
+class UnsupportedProtocolVersion(TalkieError):
+    """The server's stream speaks a protocol version newer than this client reads."""
 
 
 class EventTooLarge(TalkieError):

@@ -17,6 +17,7 @@ from talkie_tui.chat.turns import (
     ActionPart,
     CardPart,
     LinkPart,
+    NoticePart,
     Part,
     TextPart,
     ToolPart,
@@ -58,7 +59,11 @@ def _part_view(part: Part) -> Widget:
         return ActionCard(part.action)
     if isinstance(part, LinkPart):
         return LinkView(part.link)
-    return NoticeView(part, retry_after=part.retry_after)
+    if isinstance(part, NoticePart):
+        return NoticeView(part, retry_after=part.retry_after)
+    unshown = Static(classes="part-unshown")  # a part this client has no view for yet
+    unshown.display = False
+    return unshown
 
 
 class TurnView(Vertical):
