@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import httpx
 
     from talkie_tui.auth.store import TokenStore
     from talkie_tui.chat.conversation import Change, Conversation
+    from talkie_tui.chat.turns import QuestionPart
     from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
@@ -31,18 +34,26 @@ __all__ = [
     "Account",
     "AnswerOutcome",
     "Answers",
+    "Attaches",
+    "Attachment",
+    "AttachmentKind",
     "Backend",
     "Broken",
     "Capabilities",
+    "ChoosesModel",
     "DecidedBy",
     "Decision",
+    "Dictates",
     "Failure",
     "KeptSignIn",
     "LiveUpdate",
     "LiveUpdates",
+    "ModelChoice",
+    "ModelList",
     "Outgoing",
     "PagesBack",
     "ProtocolName",
+    "ReasoningEffort",
     "Recovered",
     "SearchHit",
     "Searches",
@@ -50,6 +61,7 @@ __all__ = [
     "Session",
     "SignIn",
     "Steers",
+    "Transcription",
     "Update",
 ]
 
@@ -78,6 +90,7 @@ class Capabilities:
     questions: bool = False  # the agent asks back: select, confirm, input or secret
     buttons: bool = False  # messages carry buttons and quick replies to tap
     live: bool = False  # updates outside a turn arrive (see `LiveUpdates`)
+    dictation: bool = False  # push-to-talk: a recording becomes text in the composer
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,13 +402,92 @@ AnswerOutcome = Literal["answered", "not_pending"]
 class Answers(Protocol):
     """The person answers what the agent asked (`questions`) or taps a button (`buttons`)."""
 
-    async def answer(self, question_id: str, answers: list[list[str]]) -> AnswerOutcome:
-        """One list of chosen labels (or the typed text) per question; "not_pending" when it
-        was answered elsewhere or timed out (not an error)."""
+    async def answer(self, question: QuestionPart, answers: list[list[str]]) -> AnswerOutcome:
+        """One list per question of `question`: the chosen labels (select, confirm) or the
+        typed text as its one item (input); "not_pending" when it was answered elsewhere or
+        timed out (not an error)."""
+        ...
+
+    async def provide_secret(self, question: QuestionPart, value: str | None) -> AnswerOutcome:
+        """Write a secret's `value` to the question's write endpoint (the server's own origin
+        only, else refused) and answer "provided"; None declines. The value is never kept."""
         ...
 
     async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
         """Tap a button of the message `message_id` (the server sends it as the person)."""
+        ...
+
+
+AttachmentKind = Literal["image", "pdf", "spreadsheet", "text", "office"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file uploaded to the server and named in the next message (`attachments`)."""
+
+    key: str  # the server's name of the stored file
+    filename: str
+    media_type: str
+    size: int
+    kind: AttachmentKind
+    url: str | None = None  # where the server serves it back
+
+
+@runtime_checkable
+class Attaches(Protocol):
+    """Files go with a message (`capabilities.attachments`): uploaded first, then named."""
+
+    async def upload(
+        self, path: Path, *, progress: Callable[[int, int], None] | None = None
+    ) -> Attachment:
+        """Upload one file (its limits checked first: `TalkieError` with the reason), calling
+        `progress(sent, total)` as bytes go out."""
+        ...
+
+
+ReasoningEffort = Literal["low", "medium", "high"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """A model the server offers for a message."""
+
+    id: str
+    label: str
+    reasoning: bool = False  # takes a reasoning effort
+
+
+@dataclass(frozen=True, slots=True)
+class ModelList:
+    """The models offered, and the server's default (which a choice never changes)."""
+
+    models: tuple[ModelChoice, ...]
+    default: str | None = None
+
+
+@runtime_checkable
+class ChoosesModel(Protocol):
+    """A model (and reasoning effort) chosen per message (`capabilities.models`)."""
+
+    async def models(self) -> ModelList:
+        """The models the server offers now."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Transcription:
+    """What a recording said, and the server's key of the stored audio (sent with the text)."""
+
+    text: str
+    audio_key: str | None = None
+
+
+@runtime_checkable
+class Dictates(Protocol):
+    """Push-to-talk dictation (`capabilities.dictation`): a recording becomes text."""
+
+    async def transcribe(self, wav: bytes, *, language: str | None = None) -> Transcription:
+        """The text of a WAV recording (stored on the server for the message's history)."""
         ...
 
 
