@@ -7,13 +7,24 @@ path. The conversation is the only writer of its turns: widgets only read them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
 from talkie_tui.i18n import _
 from talkie_tui.protocol.models import Action, DecisionResult, UsageMeter
 
-from .turns import ActionPart, NoticePart, Part, TextPart, ToolPart, Turn, TurnState
+from .turns import (
+    ActionPart,
+    AttachmentPart,
+    NoticePart,
+    Part,
+    QuestionPart,
+    TextPart,
+    ToolPart,
+    Turn,
+    TurnState,
+)
 
 __all__ = ["Change", "Conversation"]
 
@@ -28,6 +39,7 @@ class Conversation:
         self.thread_id = thread_id
         self.turns: list[Turn] = []
         self.actions: dict[str, ActionPart] = {}
+        self.questions: dict[str, QuestionPart] = {}
         self.usage: tuple[UsageMeter, ...] = ()
         self._texts: dict[str, TextPart] = {}
         self._tools: dict[str, ToolPart] = {}
@@ -36,10 +48,15 @@ class Conversation:
     # --- the person's side ---------------------------------------------------------------
 
     def add_user_message(
-        self, message_id: str, text: str, created_at: datetime | None = None
+        self,
+        message_id: str,
+        text: str,
+        created_at: datetime | None = None,
+        attachments: Sequence[AttachmentPart] = (),
     ) -> Turn:
-        """Append the person's message; what follows forms the answer to it."""
-        turn = Turn(message_id, "user", [TextPart(message_id, [text], done=True)])
+        """Append the person's message (with the files sent with it); what follows forms the
+        answer to it."""
+        turn = Turn(message_id, "user", [TextPart(message_id, [text], done=True), *attachments])
         turn.created_at = created_at
         self.turns.append(turn)
         self._current = None
@@ -182,6 +199,20 @@ class Conversation:
                 )
                 return turn
         return None
+
+    @property
+    def pending_questions(self) -> int:
+        """How many questions of the agent wait for an answer."""
+        return sum(1 for part in self.questions.values() if part.outcome is None)
+
+    def settle_question(self, question_id: str, outcome: str) -> QuestionPart | None:
+        """Close an open question with its outcome (whoever answered, or "elsewhere"); None
+        when there is no such open question."""
+        part = self.questions.get(question_id)
+        if part is None or part.outcome is not None:
+            return None
+        part.outcome = outcome
+        return part
 
     def update_action(self, action: Action) -> ActionPart | None:
         """Replace an action's state (after a decision or a fresh look at the server)."""

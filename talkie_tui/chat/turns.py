@@ -10,6 +10,7 @@ from talkie_tui.protocol.models import Action, Card, OpenLink
 
 __all__ = [
     "ActionPart",
+    "AttachmentPart",
     "CardPart",
     "InterjectionPart",
     "LinkPart",
@@ -148,6 +149,21 @@ class QuestionPart:
     expires_at: str | None = None
     write_endpoint: str | None = None
     outcome: str | None = None
+    """None while open; "answered", "timeout" or "cancelled" (the server's word), or
+    "elsewhere" when answering found it no longer pending (answered in another client)."""
+
+
+@dataclass(slots=True, eq=False)
+class AttachmentPart:
+    """A file the person sent with a message: its name, type and size, and where the server
+    keeps it (`key`, and `url` to fetch it back)."""
+
+    key: str
+    filename: str
+    media_type: str
+    size: int
+    kind: str  # image, pdf, spreadsheet, text or office
+    url: str | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -168,6 +184,7 @@ Part = (
     | TodoPart
     | QuestionPart
     | InterjectionPart
+    | AttachmentPart
 )
 
 

@@ -76,7 +76,6 @@ class MinaraConversation(Conversation):
 
     def __init__(self, thread_id: str | None = None) -> None:
         super().__init__(thread_id)
-        self.questions: dict[str, QuestionPart] = {}
         self._seen_tools: set[str] = set()
         self._blocks: dict[str, UiBlockPart] = {}
         self._segment_ids = count(1)
@@ -260,12 +259,10 @@ class MinaraConversation(Conversation):
 
     def _on_question_resolved(self, data: Mapping[str, Any]) -> Change:
         question_id = _str(data, "id")
-        part = self.questions.get(question_id) if question_id is not None else None
-        if part is None or part.outcome is not None:
+        if question_id is None:
             return None
         outcome = _str(data, "outcome")
-        part.outcome = outcome if outcome in _OUTCOMES else "answered"
-        return part
+        return self.settle_question(question_id, outcome if outcome in _OUTCOMES else "answered")
 
     def _on_interjection(self, data: Mapping[str, Any]) -> Change:
         message = _text(data, "message")
