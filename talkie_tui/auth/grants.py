@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from talkie_tui.i18n import _
 
 __all__ = [
     "MAX_GRANT_CHARS",
+    "GrantKind",
     "GrantTooLarge",
     "NoKeyringError",
     "StoredGrant",
@@ -58,25 +59,37 @@ class GrantTooLarge(TokenStoreError, ValueError):
         self.size = size
 
 
+GrantKind = Literal["refresh", "bearer"]
+"""An OAuth refresh token (traded for access tokens), or a bearer token used as it is (a
+Minara gateway's `GATEWAY_AUTH_TOKEN`: `issuer` is then the one origin it is sent to)."""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredGrant:
-    """A refresh token and what it belongs to: enough to get a new access token silently."""
+    """A refresh token and what it belongs to: enough to get a new access token silently.
+
+    A `bearer` grant holds the token itself in `refresh_token`, for the origin `issuer`.
+    """
 
     # Kept out of repr so a grant in a log line or a traceback does not leak the token.
     refresh_token: str = field(repr=False)
     issuer: str
     client_id: str
     scope: str = ""
+    kind: GrantKind = "refresh"
 
     def to_dict(self) -> dict[str, Any]:
         """The grant as a JSON object (what both the keyring entry and the file hold)."""
-        return {
+        data: dict[str, Any] = {
             "v": _GRANT_VERSION,
             "refresh_token": self.refresh_token,
             "issuer": self.issuer,
             "client_id": self.client_id,
             "scope": self.scope,
         }
+        if self.kind != "refresh":  # grants kept before bearer tokens existed read the same
+            data["kind"] = self.kind
+        return data
 
     def to_json(self) -> str:
         """Compact JSON for one keyring entry; GrantTooLarge when over `MAX_GRANT_CHARS`."""
@@ -93,10 +106,13 @@ class StoredGrant:
             return None
         texts = [data.get(key) for key in ("refresh_token", "issuer", "client_id")]
         scope = data.get("scope", "")
+        kind = data.get("kind", "refresh")
         if not all(isinstance(text, str) and text for text in texts) or not isinstance(scope, str):
             return None
+        if kind not in ("refresh", "bearer"):
+            return None
         refresh_token, issuer, client_id = texts
-        return cls(str(refresh_token), str(issuer), str(client_id), scope)
+        return cls(str(refresh_token), str(issuer), str(client_id), scope, kind)
 
     @classmethod
     def from_json(cls, text: str) -> StoredGrant | None:

@@ -22,7 +22,7 @@ from talkie_tui.protocol.manifest import DiscoveredServer
 
 from .errors import CallbackRejected, SignInCancelled, SignInError
 from .flow import PendingSignIn, begin_sign_in, read_callback
-from .grants import StoredGrant, TokenStore, TokenStoreError
+from .grants import GrantKind, StoredGrant, TokenStore, TokenStoreError
 from .loopback import CallbackOutcome, LoopbackReceiver
 from .metadata import AuthServer, discover_auth_server
 from .store import ForgetIncomplete, forget_everywhere, open_store
@@ -239,15 +239,16 @@ def _stores(preferred: TokenStore | None) -> list[TokenStore]:
 
 
 def find_grant(
-    server_id: str, preferred: TokenStore | None = None
+    server_id: str, preferred: TokenStore | None = None, *, kind: GrantKind = "refresh"
 ) -> tuple[StoredGrant, TokenStore] | None:
-    """The stored sign-in of `server_id` and the store holding it (the preferred one first)."""
+    """The stored sign-in of `server_id` of this kind and the store holding it (the preferred
+    one first): an OAuth grant, or a bearer token kept as it is."""
     for store in _stores(preferred):
         try:
             grant = store.load(server_id)
         except TokenStoreError:
             continue
-        if grant is not None:
+        if grant is not None and grant.kind == kind:
             return grant, store
     return None
 

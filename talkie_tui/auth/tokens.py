@@ -146,6 +146,8 @@ class OAuthTokens:
                 )
             )
             stored = None
+        if stored is not None and stored.kind != "refresh":
+            stored = None  # a bearer token kept under this id is not a grant to refresh
         if self._unsaved is not None and (stored is None or stored.refresh_token in self._spent):
             return self._unsaved
         return stored
