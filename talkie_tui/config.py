@@ -306,6 +306,8 @@ class KnownServer:
     last_used: str = ""
     """When the user last connected, ISO 8601 in UTC."""
     signed_in: bool = False
+    protocol: str = "talkie"
+    """What it speaks ("talkie", "minara"…): connecting again goes straight to it."""
 
     @classmethod
     def from_json(cls, server_id: str, raw: object) -> KnownServer | None:
@@ -329,6 +331,7 @@ class KnownServer:
             ),
             last_used=text("last_used"),
             signed_in=raw.get("signed_in") is True,
+            protocol=text("protocol") or "talkie",
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -423,20 +426,40 @@ class KnownServers:
         return None
 
     def remember(self, server: ServerLike, address: str) -> KnownServer:
-        """Record a successful connection (name, where it lives, when), keeping accepted origins."""
-        self.reload()
-        previous = self._servers.get(server.server_id)
-        entry = KnownServer(
-            server_id=server.server_id,
-            address=address.strip(),
-            manifest_url=server.manifest_url,
+        """Record a successful connection to a Talkie server (name, where it lives, when)."""
+        return self.remember_server(
+            server.server_id,
+            address,
             name=server.manifest.name,
             origin=server.origin,
+            manifest_url=server.manifest_url,
+        )
+
+    def remember_server(
+        self,
+        server_id: str,
+        address: str,
+        *,
+        name: str,
+        origin: str,
+        protocol: str = "talkie",
+        manifest_url: str = "",
+    ) -> KnownServer:
+        """Record a successful connection to a server of any protocol, keeping accepted origins."""
+        self.reload()
+        previous = self._servers.get(server_id)
+        entry = KnownServer(
+            server_id=server_id,
+            address=address.strip(),
+            manifest_url=manifest_url,
+            name=name,
+            origin=origin,
             accepted_origins=previous.accepted_origins if previous else [],
             last_used=_now_iso(),
             signed_in=previous.signed_in if previous else False,
+            protocol=protocol,
         )
-        self._servers[server.server_id] = entry
+        self._servers[server_id] = entry
         self._save()
         return entry
 

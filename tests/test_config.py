@@ -190,7 +190,27 @@ def test_file_and_folder_are_private(home: Path) -> None:
         "accepted_origins",
         "last_used",
         "signed_in",
+        "protocol",
     }
+    assert document["servers"]["crm.example.com"]["protocol"] == "talkie"
+
+
+def test_a_gateway_is_remembered_with_its_protocol(home: Path) -> None:
+    known = KnownServers.load()
+    known.remember_server(
+        "minara:http://localhost:8080",
+        "localhost:8080",
+        name="Minara gateway",
+        origin="http://localhost:8080",
+        protocol="minara",
+    )
+    again = KnownServers.load().get("minara:http://localhost:8080")
+    assert again is not None
+    assert (again.protocol, again.name, again.address) == (
+        "minara",
+        "Minara gateway",
+        "localhost:8080",
+    )
 
 
 def test_most_recent_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
