@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from talkie_tui.backends.base import Searches
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 
@@ -75,6 +76,29 @@ class Threads:
             )
             return
         self._list().set_threads(threads)
+
+    def search(self, query: str) -> None:
+        """Ask the server for messages matching `query`; the list shows what it finds."""
+        if not isinstance(self._backend, Searches):
+            return
+        self._host.run_worker(
+            partial(self._search, self._backend, query),
+            name="search_threads",
+            group="threads-search",
+            exclusive=True,  # a newer query replaces the one still on its way
+            exit_on_error=False,
+        )
+
+    async def _search(self, backend: Searches, query: str) -> None:
+        try:
+            hits = await backend.search(query)
+        except TalkieError as error:
+            if self._host.sign_in_needed(error):
+                return
+            reason = _("The server could not search: {error}").format(error=error.message)
+            self._list().show_hits(query, reason)
+            return
+        self._list().show_hits(query, hits)
 
     def delete(self, thread_id: str) -> None:
         """Delete a thread after the person confirms."""

@@ -117,7 +117,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         info = self.backend.info
         yield TalkieHeader(info.name, id="header")
         with Horizontal(id="body"):
-            yield ThreadList(id="sidebar")
+            yield ThreadList(id="sidebar", searchable=self.backend.info.capabilities.search)
             with Vertical(id="main"):
                 welcome = Welcome.from_info(info, newline_key=self._newline_key)
                 yield Transcript(welcome=welcome, on_change=self.show_state, id="transcript")
@@ -206,8 +206,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     # --- threads: the list is `Threads`'s; the screen opens one --------------------------
 
     @work(exit_on_error=False, exclusive=True, group="run")
-    async def open_thread(self, thread_id: str) -> None:
-        """Load a stored thread and show it through the same path as live turns."""
+    async def open_thread(self, thread_id: str, message_id: str | None = None) -> None:
+        """Load a stored thread and show it through the same path as live turns (scrolled to
+        `message_id`, when a search found it there)."""
         try:
             conversation = await self.session.load(thread_id)
         except TalkieError as error:
@@ -221,6 +222,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return
         self._request = None
         self.transcript.show(conversation)
+        if message_id is not None:
+            self.transcript.reveal(message_id)
         self.drafts.switch(thread_id)
         await self.decisions.refresh_open(conversation)
 
@@ -228,7 +231,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def _thread_selected(self, event: ThreadList.Selected) -> None:
         if self.voice.holds_thread():
             return
-        self.open_thread(event.thread_id)
+        self.open_thread(event.thread_id, event.message_id)
+
+    @on(ThreadList.SearchRequested)
+    def _thread_search(self, event: ThreadList.SearchRequested) -> None:
+        self.threads.search(event.query)
 
     @on(ThreadList.NewRequested)
     def _thread_new(self, event: ThreadList.NewRequested) -> None:

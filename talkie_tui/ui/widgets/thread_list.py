@@ -18,18 +18,32 @@ from textual.css.styles import RulesMap
 from textual.message import Message
 from textual.strip import Strip
 from textual.style import Style
+from textual.timer import Timer
 from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from talkie_tui.backends.base import SearchHit
 from talkie_tui.chat.vocabulary import Thread
 from talkie_tui.i18n import N_, _, ngettext, pgettext
 
-__all__ = ["SplitRow", "ThreadList", "ThreadRow", "fold_text", "one_line", "relative_time"]
+__all__ = [
+    "HitRow",
+    "SplitRow",
+    "ThreadList",
+    "ThreadRow",
+    "fold_text",
+    "one_line",
+    "relative_time",
+    "snippet_content",
+]
 
 NEW_THREAD_ID = "new-thread"
 _THREAD_PREFIX = "thread:"  # option ids; keeps a thread called "new-thread" apart from the entry
+_HIT_PREFIX = "hit:"  # a server search result: its index in the hits shown
+SEARCH_DELAY = 0.35  # seconds of no typing before the server is asked (one search per pause)
+MIN_SEARCH_CHARS = 2
 _MARKERS = {"chat": ("●", "$text-muted"), "voice": ("♪", "$accent")}
 _OTHER_MARKER = ("·", "$text-muted")
 # Letters that NFKD does not split into a base letter and a mark.
@@ -175,6 +189,30 @@ class ThreadRow(SplitRow):
         return self._parts
 
 
+def snippet_content(snippet: str) -> Content:
+    """A search snippet on one line, the matches the server put between « and » in bold."""
+    parts: list[Content | tuple[str, str]] = []
+    rest = one_line(snippet)
+    while "«" in rest:
+        before, _mark, after = rest.partition("«")
+        match, closed, rest = after.partition("»")
+        parts.append(Content(before))
+        parts.append((match, "bold $text-accent"))
+        if not closed:
+            break
+    parts.append(Content(rest))
+    return Content.assemble(*parts)
+
+
+class HitRow(SplitRow):
+    """A match of the server's search: the thread's title, then the words around the match."""
+
+    def __init__(self, hit: SearchHit) -> None:
+        title = one_line(hit.title) or _("(untitled)")
+        left = Content.assemble(("⌕ ", "$text-muted"), (title, "bold"), " ")
+        super().__init__(Content.assemble(left, snippet_content(hit.snippet)))
+
+
 class _Entry:
     """A thread, its folded title for the filter, and its option once built."""
 
@@ -189,10 +227,13 @@ class _Entry:
 class _ThreadMessage(Message):
     """A message about one thread of a ThreadList."""
 
-    def __init__(self, thread_list: ThreadList, thread_id: str) -> None:
+    def __init__(
+        self, thread_list: ThreadList, thread_id: str, message_id: str | None = None
+    ) -> None:
         super().__init__()
         self.thread_list = thread_list
         self.thread_id = thread_id
+        self.message_id = message_id  # the message a search found in it, to be shown
 
     @property
     def control(self) -> ThreadList:
@@ -218,6 +259,19 @@ class ThreadList(Widget):
     class DeleteRequested(_ThreadMessage):
         """The user asked to delete a thread (the screen confirms first)."""
 
+    class SearchRequested(Message):
+        """The filter stayed still long enough: the server is to search the messages."""
+
+        def __init__(self, thread_list: ThreadList, query: str) -> None:
+            super().__init__()
+            self.thread_list = thread_list
+            self.query = query
+
+        @property
+        def control(self) -> ThreadList:
+            """The list that posted the message."""
+            return self.thread_list
+
     class NewRequested(Message):
         """The user asked for a new thread."""
 
@@ -236,6 +290,7 @@ class ThreadList(Widget):
         *,
         now: Callable[[], datetime] | None = None,
         tz: tzinfo | None = None,
+        searchable: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -245,8 +300,14 @@ class ThreadList(Widget):
         self._tz = tz
         self._entries: list[_Entry] = [_Entry(t) for t in threads]
         self._highlighted_id: str | None = None
+        self.searchable = searchable
+        """The server searches messages too: the filter asks it when the typing pauses."""
+        self._hits: tuple[str, Sequence[SearchHit] | str] | None = None  # query, hits or error
+        self._search_timer: Timer | None = None
         self.filter_input = Input(
-            placeholder=_("Filter threads  /"), id="thread-filter", compact=True
+            placeholder=_("Search threads  /") if searchable else _("Filter threads  /"),
+            id="thread-filter",
+            compact=True,
         )
         self.options = OptionList(markup=False, id="thread-options")
 
@@ -286,6 +347,22 @@ class ThreadList(Widget):
         if self.is_mounted:
             self._rebuild()
 
+    @property
+    def hits(self) -> list[SearchHit]:
+        """The server's matches shown for the filter's current words."""
+        if self._hits is None or isinstance(self._hits[1], str):
+            return []
+        return list(self._hits[1])
+
+    def show_hits(self, query: str, hits: Sequence[SearchHit] | str) -> None:
+        """Show what the server found for `query` (or why it could not search), unless the
+        filter has moved on since."""
+        if query != self._query():
+            return
+        self._hits = (query, hits)
+        if self.is_mounted:
+            self._rebuild()
+
     def highlight_thread(self, thread_id: str) -> None:
         """Move the highlight to a thread, if it is shown."""
         option_id = _THREAD_PREFIX + thread_id
@@ -301,6 +378,29 @@ class ThreadList(Widget):
         if not words:
             return self._entries
         return [e for e in self._entries if all(word in e.key for word in words)]
+
+    def _query(self) -> str:
+        return one_line(self.filter_input.value)
+
+    def _hit_options(self) -> list[Option | None]:
+        """The server's matches under the titles: a rule, then one row per match."""
+        query = self._query()
+        if not self.searchable or len(query) < MIN_SEARCH_CHARS:
+            return []
+        options: list[Option | None] = [None]
+        if self._hits is None or self._hits[0] != query:
+            text = Content.styled(_("Searching the messages…"), "$text-muted")
+            return [*options, Option(text, id="search-state", disabled=True)]
+        found = self._hits[1]
+        if isinstance(found, str):
+            text = Content.styled(found, "$text-warning")
+            return [*options, Option(text, id="search-state", disabled=True)]
+        if not found:
+            text = Content.styled(_("No messages match."), "$text-muted")
+            return [*options, Option(text, id="search-state", disabled=True)]
+        for index, hit in enumerate(found):
+            options.append(Option(HitRow(hit), id=f"{_HIT_PREFIX}{index}"))
+        return options
 
     def _rebuild(self, fresh: bool = False) -> None:
         """Show the threads that match the filter; `fresh` recomputes every row (ages)."""
@@ -318,13 +418,15 @@ class ThreadList(Widget):
                 row = ThreadRow(entry.thread, now, self._tz)
                 entry.option = Option(row, id=_THREAD_PREFIX + thread_id)
             options.append(entry.option)
-        if not seen:
+        hit_options = self._hit_options()
+        if not seen and not hit_options:
             text = (
                 _("No threads match the filter.")
                 if self.filter_input.value
                 else _("No threads yet.")
             )
             options.append(Option(Content(text), id="no-threads", disabled=True))
+        options.extend(hit_options)
         keep = self._highlighted_id
         self.options.set_options(options)
         # Default to the newest (or best matching) thread: opening one is the common move.
@@ -340,7 +442,18 @@ class ThreadList(Widget):
     @on(Input.Changed, "#thread-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        query = self._query()
+        if self.searchable and len(query) >= MIN_SEARCH_CHARS:
+            self._search_timer = self.set_timer(SEARCH_DELAY, partial(self._ask_server, query))
         self._rebuild()
+
+    def _ask_server(self, query: str) -> None:
+        self._search_timer = None
+        if query == self._query():
+            self.post_message(self.SearchRequested(self, query))
 
     @on(Input.Submitted, "#thread-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -349,6 +462,8 @@ class ThreadList(Widget):
         if matching:
             self.highlight_thread(matching[0].thread.id)
             self.post_message(self.Selected(self, matching[0].thread.id))
+        elif hits := self.hits:  # no title matches: the best match in the messages
+            self.post_message(self.Selected(self, hits[0].thread_id, hits[0].message_id))
 
     @on(OptionList.OptionHighlighted, "#thread-options")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -362,6 +477,12 @@ class ThreadList(Widget):
         option_id = event.option.id or ""
         if option_id == NEW_THREAD_ID:
             self.post_message(self.NewRequested(self))
+        elif option_id.startswith(_HIT_PREFIX):
+            hits = self.hits
+            index = int(option_id.removeprefix(_HIT_PREFIX))
+            if index < len(hits):
+                hit = hits[index]
+                self.post_message(self.Selected(self, hit.thread_id, hit.message_id))
         elif option_id.startswith(_THREAD_PREFIX):
             self.post_message(self.Selected(self, option_id.removeprefix(_THREAD_PREFIX)))
 

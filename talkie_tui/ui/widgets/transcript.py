@@ -224,6 +224,26 @@ class Transcript(VerticalScroll):
         """The view of a turn, if it is mounted."""
         return self._turn_views.get(id(turn))
 
+    def reveal(self, turn_id: str) -> bool:
+        """Scroll to the turn `turn_id` (older turns are mounted first) and mark it as the one
+        looked for; False when the conversation has no such turn."""
+        if self._conversation is None:
+            return False
+        turn = next((t for t in self._conversation.turns if t.id == turn_id), None)
+        if turn is None:
+            return False
+        if self.turn_view(turn) is None:
+            self.show_earlier()
+        view = self.turn_view(turn)
+        if view is None:
+            return False
+        self.release_anchor()
+        for marked in self.query(".found"):
+            marked.remove_class("found")
+        view.add_class("found")
+        self.call_after_refresh(self.scroll_to_widget, view, top=True, animate=False)
+        return True
+
     def sync_turns(self) -> None:
         """Mount the turns the conversation gained since they were last shown."""
         if self._conversation is None:
