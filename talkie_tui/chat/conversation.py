@@ -214,6 +214,15 @@ class Conversation:
         part.outcome = outcome
         return part
 
+    def take_pending_interjections(self) -> list[str]:
+        """What the person said into the last answer that the agent did not take in, handed
+        over once (to be sent again as ordinary messages)."""
+        last = self.turns[-1] if self.turns else None
+        if last is None or last.role != "assistant" or not last.pending_interjections:
+            return []
+        late, last.pending_interjections = last.pending_interjections, []
+        return late
+
     def update_action(self, action: Action) -> ActionPart | None:
         """Replace an action's state (after a decision or a fresh look at the server)."""
         part = self.actions.get(action.id)

@@ -36,6 +36,7 @@ from ..drafts import NEW, ComposerDrafts
 from ..localized import LocalizedBindings
 from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
 from ..status import ServerStatus
+from ..steering import Steering
 from ..takeaways import Takeaways
 from ..threads import Threads
 from ..waiting import AnswerWait
@@ -95,6 +96,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
         self.decisions = Decisions(self, backend, self.voice)
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
+        self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
         self.takeaways = Takeaways(self, backend, downloads_dir or Path.home() / "Downloads")
         self.drafts = ComposerDrafts(self, lambda: self.composer, backend.info.server_id, thread_id)
@@ -163,7 +165,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             self.open_thread(self._initial_thread)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """An unexpected failure in background work is reported; the app keeps running."""
+        """An answer that ended lets the messages waiting for it go; an unexpected failure in
+        background work is reported, and the app keeps running."""
+        if event.worker.group == "run" and event.worker.name == "send" and event.worker.is_finished:
+            self.steering.answer_ended(self.session.conversation)
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
@@ -262,6 +267,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if self.voice.holds_composer():
             return
         if self.answering:
+            if self.steering.available:  # into the running answer: the agent reads it now
+                self.steering.interject(event.text)
+                self.composer.clear()
+                return
             self.notify(
                 _("Wait for the answer, or press Esc to stop it."),
                 severity="warning",
@@ -273,6 +282,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.drafts.put("")
         self.drafts.save()
         self.send(request)
+
+    def send_text(self, text: str) -> None:
+        """Send `text` as a new message of the thread on screen (a queued interjection)."""
+        self.send(self.session.prepare(text))
 
     @property
     def answering(self) -> bool:
