@@ -1,0 +1,78 @@
+"""The Starlette application of the reference Minara gateway."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, WebSocketRoute
+
+from ..common.http import CatchInternalErrors
+from .auth import BearerAuth
+from .config import GatewayConfig
+from .errors import ApiError, error_response, internal_error
+from .file_routes import FILE_ROUTES
+from .routes import ROUTES
+from .services import Services
+from .socket import stream
+from .test_routes import TEST_ROUTES
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return exc.response()
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Router errors (unknown path, wrong method) in the Minara envelope."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if exc.status_code == 404:
+        return error_response(404, "not_found", f"There is no endpoint at {path}.")
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        message = f"{request.method} is not allowed on {path} (allowed: {allowed})."
+        return error_response(405, "method_not_allowed", message, headers=exc.headers)
+    code = "invalid_request" if exc.status_code < 500 else "internal"
+    return error_response(exc.status_code, code, exc.detail, headers=exc.headers)
+
+
+def create_app(config: GatewayConfig) -> Starlette:
+    """A Minara gateway for `config`; the database is opened when the app starts."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        services = Services.open(config)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            await services.close()
+
+    routes: list[BaseRoute] = [*ROUTES, *FILE_ROUTES, WebSocketRoute("/v1/stream", stream)]
+    if config.test_mode:
+        routes.extend(TEST_ROUTES)
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(CatchInternalErrors, internal_error=internal_error),
+            Middleware(BearerAuth, token=config.auth_token),
+        ],
+        exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+        lifespan=lifespan,
+    )
+    # A trailing slash gets a 404 envelope, not a redirect.
+    app.router.redirect_slashes = False
+    return app
+
+
+def stop_streams(app: Starlette) -> None:
+    """Make open SSE streams end so the gateway can shut down; safe from any thread."""
+    services: Services | None = getattr(app.state, "services", None)
+    if services is not None:
+        services.turns.request_stop()

@@ -1,0 +1,49 @@
+"""Minara's error envelope `{"error": {"code", "message"}}` and the exception that carries it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from starlette.responses import JSONResponse
+
+
+class ApiError(Exception):
+    """An error answer: raised anywhere in a handler, rendered as the envelope."""
+
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+    def response(self) -> JSONResponse:
+        """The HTTP response for this error."""
+        return error_response(self.status, self.code, self.message, headers=self.headers)
+
+
+def error_response(
+    status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """A JSON response with the Minara error body."""
+    body = {"error": {"code": code, "message": message}}
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+
+
+def not_found(what: str) -> ApiError:
+    """404 for an unknown session, file…"""
+    return ApiError(404, "not_found", f"{what} was not found.")
+
+
+def invalid_request(message: str) -> ApiError:
+    """400 for malformed input."""
+    return ApiError(400, "invalid_request", message)
+
+
+def internal_error() -> JSONResponse:
+    """500 for an unexpected exception (its details stay in the server's log)."""
+    return error_response(
+        500, "internal", "The gateway hit an unexpected error. Please try again later."
+    )
