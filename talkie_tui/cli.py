@@ -49,9 +49,9 @@ def _add_server(
     )
 
 
-# The reference servers `serve` and `demo` can start. The Minara gateway and the Cuckoo hub join
-# these choices when they exist; until then argparse refuses them (exit 2, naming the choices).
-SERVER_PROTOCOLS = ("talkie",)
+# The reference servers `serve` and `demo` can start. The Cuckoo hub joins these choices when it
+# exists; until then argparse refuses it (exit 2, naming the choices).
+SERVER_PROTOCOLS = ("talkie", "minara")
 
 
 def _add_server_protocol(parser: argparse.ArgumentParser) -> None:
@@ -59,8 +59,8 @@ def _add_server_protocol(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=SERVER_PROTOCOLS,
         default="talkie",
-        help="the protocol the server speaks (default: %(default)s; a Minara gateway and a "
-        "Cuckoo hub are not part of this version yet)",
+        help="the protocol the server speaks (default: %(default)s; a Cuckoo hub is not part of "
+        "this version yet)",
     )
 
 
@@ -120,7 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", metavar="H", help="default: %(default)s")
     serve.add_argument("--port", type=int, default=0, metavar="P", help="0 picks a free port")
     serve.add_argument("--test-mode", action="store_true", help="answer the §11 test messages")
-    serve.add_argument("--dev-token", metavar="T", help="require this bearer token")
+    serve.add_argument(
+        "--dev-token",
+        "--auth-token",
+        dest="dev_token",
+        metavar="T",
+        help="require this bearer token (a Minara gateway also reads $GATEWAY_AUTH_TOKEN)",
+    )
     serve.add_argument("--db", type=Path, metavar="PATH", help="SQLite file (default: data dir)")
     serve.add_argument(
         "--oauth-issuer",
@@ -201,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.protocol == "minara":
+        return _serve_minara(args)
     from talkie_tui.devserver.talkie.config import ServerConfig
     from talkie_tui.devserver.talkie.runner import run_forever
 
@@ -232,6 +240,27 @@ def _serve(args: argparse.Namespace) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         run_forever(config, on_ready=ready)
     return ExitCode.OK
+
+
+def _serve_minara(args: argparse.Namespace) -> int:
+    from talkie_tui.commands.serve import serve_minara
+
+    talkie_only = [
+        flag
+        for flag, given in (
+            ("--oauth-issuer", args.oauth_issuer),
+            ("--fake-voice", args.fake_voice),
+            ("--fake-voice-script", args.fake_voice_script),
+        )
+        if given
+    ]
+    if talkie_only:
+        print(f"talkie: {talkie_only[0]} is for --protocol talkie only", file=sys.stderr)
+        return ExitCode.USAGE
+    token = args.dev_token or os.environ.get("GATEWAY_AUTH_TOKEN") or None
+    return serve_minara(
+        host=args.host, port=args.port, db=args.db, auth_token=token, test_mode=args.test_mode
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -288,6 +317,10 @@ def _command(argv: Sequence[str] | None) -> int:
         return _serve(args)
     if command == "demo":
         from talkie_tui.commands.demo import run_demo
+
+        if args.protocol != "talkie":
+            print(f"talkie: demo --protocol {args.protocol} is not ready yet", file=sys.stderr)
+            return ExitCode.USAGE
 
         return run_demo()
     if command == "connect":

@@ -94,6 +94,28 @@ def server_url(devserver: Callable[..., str]) -> str:
     return devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True)
 
 
+@pytest.fixture
+def minara_gateway(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Factory: `minara_gateway(**GatewayConfig overrides) -> base URL`; each has its own db."""
+    from talkie_tui.devserver.minara.config import GatewayConfig
+    from talkie_tui.devserver.minara.runner import serve_in_thread
+
+    numbers = itertools.count()
+    with ExitStack() as gateways:
+
+        def start(**overrides: Any) -> str:
+            overrides.setdefault("db_path", tmp_path / f"minara-{next(numbers)}.sqlite3")
+            return gateways.enter_context(serve_in_thread(GatewayConfig(**overrides)))
+
+        yield start
+
+
+@pytest.fixture
+def gateway_url(minara_gateway: Callable[..., str]) -> str:
+    """A reference Minara gateway in test mode with auth token `TEST_TOKEN`."""
+    return minara_gateway(test_mode=True, auth_token=TEST_TOKEN)
+
+
 # --- the real authorization server (oidc-provider on node), shared by every sign-in test ------
 
 # Short enough that a test can wait for an access token to expire.
