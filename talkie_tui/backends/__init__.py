@@ -8,15 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from talkie_tui.core.errors import DiscoveryError, TalkieError, TransportError
+from talkie_tui.i18n import _
+
 if TYPE_CHECKING:
     from talkie_tui.core.tokens import TokenSource
 
     from .base import Backend, KeptSignIn, ProtocolName
 
-__all__ = ["PROTOCOLS", "connect"]
+__all__ = ["PROTOCOLS", "NotAServer", "connect"]
 
-PROTOCOLS: tuple[ProtocolName, ...] = ("talkie",)
-"""The protocols a backend exists for; Minara gateways and Cuckoo hubs join with theirs."""
+PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara")
+"""The protocols a backend exists for; Cuckoo hubs join with theirs."""
+
+
+class NotAServer(DiscoveryError):
+    """The address answers as neither a Talkie server nor a Minara gateway."""
 
 
 async def connect(
@@ -29,15 +36,51 @@ async def connect(
 ) -> Backend:
     """The backend of the server at `address`, signed in with `tokens`, else with `kept`.
 
-    `protocol` forces the protocol; None finds it out from the server (this version speaks
-    talkie/1 only, so every server is taken for a Talkie server and discovered as one).
-    Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be reached.
+    `protocol` forces the protocol. None finds it out: a Talkie manifest first, else a Minara
+    gateway (`GET /healthz` answering `{"ok": true}`), else `NotAServer` saying what was found.
+    Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be reached, and
+    UnauthorizedError when a gateway wants a token it was not given.
     """
-    chosen = protocol or "talkie"
-    if chosen not in PROTOCOLS:
-        raise ValueError(f"no backend for the {chosen} protocol in this version")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise ValueError(f"no backend for the {protocol} protocol in this version")
+    from .minara.backend import connect as connect_minara
     from .talkie.backend import connect as connect_talkie
 
-    return await connect_talkie(
-        address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+    if protocol == "talkie":
+        return await connect_talkie(
+            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+        )
+    if protocol == "minara":
+        return await connect_minara(
+            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+        )
+    try:
+        return await connect_talkie(
+            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+        )
+    except (DiscoveryError, TransportError) as talkie_error:
+        try:
+            return await connect_minara(
+                address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+            )
+        except TalkieError as minara_error:
+            if not _looked_like_a_gateway(minara_error):
+                raise _neither(address, talkie_error, minara_error) from minara_error
+            raise
+
+
+def _looked_like_a_gateway(error: TalkieError) -> bool:
+    """True when the gateway answered as one and then refused (a token, a server error)."""
+    from talkie_tui.core.errors import ServerError
+
+    return isinstance(error, ServerError) and error.code != "not_found" and error.status != 404
+
+
+def _neither(address: str, talkie: TalkieError, minara: TalkieError) -> NotAServer:
+    """The error saying what each protocol's look at the address found."""
+    return NotAServer(
+        _("{address} is not a Talkie or Minara server. Talkie: {talkie} Minara: {minara}").format(
+            address=address, talkie=talkie.message, minara=minara.message
+        ),
+        retryable=talkie.retryable or minara.retryable,
     )

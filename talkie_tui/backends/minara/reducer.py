@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import (
+    AttachmentPart,
     InterjectionPart,
     Question,
     QuestionKind,
@@ -29,7 +30,7 @@ from talkie_tui.core.errors import UnsupportedProtocolVersion
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
-__all__ = ["PROTOCOL_VERSION", "MinaraConversation", "conversation_from_rows"]
+__all__ = ["PROTOCOL_VERSION", "MinaraConversation", "attachment_parts", "conversation_from_rows"]
 
 PROTOCOL_VERSION = 1
 """The stream protocol version this reducer reads (`start.protocol_version`, absent = 1)."""
@@ -148,6 +149,22 @@ class MinaraConversation(Conversation):
         message = _text(data, "message") or _("The agent failed without saying why.")
         code = _text(data, "code")
         return self.fail(message, code=code, retryable=data.get("retryable") is True)
+
+    def discard_open_answer(self) -> bool:
+        """Remove the answer being written when it holds only reopened questions (a turn still
+        running, rebuilt from rows): its replay from the live buffer shows it whole, in place.
+        True when there was one."""
+        turn = self._current
+        if turn is None or turn.run_id is not None or not turn.parts:
+            return False
+        if not all(isinstance(part, QuestionPart) for part in turn.parts):
+            return False
+        for part in turn.parts:
+            if isinstance(part, QuestionPart):
+                self.questions.pop(part.question_id, None)
+        self.turns.remove(turn)
+        self._current = None
+        return True
 
     def reopen_questions(self, pending: Any) -> None:
         """Put questions still waiting (a session's `pending_questions`) into the last answer,
@@ -320,6 +337,14 @@ def _segment_events(segment: Any) -> list[dict[str, Any]]:
         return [{"type": "ui_block", "data": block}]
     if kind == "interjection":
         return [{"type": "user_interjection", "data": {"message": segment.get("message")}}]
+    if kind == "question":
+        # A question asked in this turn, where it was asked; `outcome` once it was settled.
+        asked = {key: value for key, value in segment.items() if key not in ("type", "outcome")}
+        events = [{"type": "pending_question_added", "data": asked}]
+        if segment.get("outcome") is not None:
+            resolved = {"id": segment.get("id"), "outcome": segment.get("outcome")}
+            events.append({"type": "pending_question_resolved", "data": resolved})
+        return events
     return []
 
 
@@ -337,8 +362,40 @@ def _assistant_events(row: Mapping[str, Any], session_id: str | None) -> list[di
         events.append({"type": "text_delta", "data": {"text": row.get("content")}})
     if "todos" in metadata:
         events.append({"type": "todos", "data": {"items": metadata.get("todos")}})
-    events.append({"type": "done", "data": {"interrupted": metadata.get("interrupted") is True}})
+    error = metadata.get("error")
+    if isinstance(error, Mapping):
+        events.append({"type": "error", "data": dict(error)})  # the turn ended with it
+    else:
+        ended: dict[str, Any] = {"interrupted": metadata.get("interrupted") is True}
+        pending = metadata.get("pending_interjections")
+        if isinstance(pending, list):
+            ended["pending_interjections"] = pending
+        events.append({"type": "done", "data": ended})
     return events
+
+
+def attachment_parts(raw: Any) -> list[AttachmentPart]:
+    """The files of a user row (`attachments: [{key, filename, media_type, size, kind, url}]`);
+    an entry without a key or a name is dropped."""
+    parts: list[AttachmentPart] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        key, filename = _str(item, "key"), _text(item, "filename")
+        size = item.get("size")
+        if key is None or not filename:
+            continue
+        parts.append(
+            AttachmentPart(
+                key,
+                filename,
+                _text(item, "media_type") or "application/octet-stream",
+                size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0,
+                _text(item, "kind") or "",
+                _str(item, "url"),
+            )
+        )
+    return parts
 
 
 def conversation_from_rows(session_detail: Mapping[str, Any]) -> MinaraConversation:
@@ -357,6 +414,7 @@ def conversation_from_rows(session_detail: Mapping[str, Any]) -> MinaraConversat
                 row["id"],
                 clean_text(content) if isinstance(content, str) else "",
                 _timestamp(row.get("created_at")),
+                attachments=attachment_parts(row.get("attachments")),
             )
         elif row.get("role") == "assistant":
             for event in _assistant_events(row, session_id):

@@ -1,0 +1,616 @@
+"""The Minara stream socket (`GET /v1/stream`, `minara-stream.md`): one multiplexed WebSocket.
+
+`MinaraStream` keeps one socket for all its `Subscription`s: it connects with the token (as
+`?token=` and as the bearer header), subscribes each `channel:key` from the last seq its
+consumer *applied*, answers the gateway's pings and sends its own, takes a socket silent for
+`dead_after` seconds for dead, and reconnects with backoff (the first retry at once, the
+delays capped, `state` "reconnecting" meanwhile) until `give_up_after` seconds of failures.
+A 4401 close is the gateway refusing the token: one refresh of the token source, then
+UnauthorizedError.
+
+A subscription yields, in order: `StreamEvent`s (each seq once: a seq already applied is
+dropped; a seq past the next one is a gap, answered by subscribing again from the last applied,
+and a second gap at the same place is real), `StreamLost` when the socket dropped and
+`StreamResumed` when it was subscribed again, `StreamStale` when events the consumer has not
+applied are gone (`firstSeq` past the next one, or a real gap: rebuild from
+`GET /v1/sessions/:id`), and `StreamRefused` for a frame the client would not read (over
+1 MiB, or malformed). Such a frame may have been an event: the next seq is then accepted
+after as many missing ones as frames were refused, so a bad frame is skipped, not replayed
+for ever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from talkie_tui.core.errors import (
+    NotFoundError,
+    ServerError,
+    TalkieError,
+    TransportError,
+    UnauthorizedError,
+)
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import TokenSource
+from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.i18n import _
+from talkie_tui.protocol.http import USER_AGENT
+from talkie_tui.protocol.trust import ssl_context
+
+from .frames import (
+    MAX_FRAME_BYTES,
+    ErrorFrame,
+    EventFrame,
+    FrameTooLarge,
+    MalformedFrame,
+    Ping,
+    Pong,
+    Subscribe,
+    Subscribed,
+    Unsubscribe,
+    build_frame,
+    parse_frame,
+)
+
+__all__ = [
+    "RECONNECT_DELAYS",
+    "MinaraStream",
+    "StreamEvent",
+    "StreamItem",
+    "StreamLost",
+    "StreamRefused",
+    "StreamResumed",
+    "StreamStale",
+    "StreamState",
+    "Subscription",
+]
+
+log = logging.getLogger("talkie_tui.minara.stream")
+
+RECONNECT_DELAYS: tuple[float, ...] = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds before each reconnect attempt; the last one repeats (the cap)."""
+UNAUTHORIZED_CLOSE = 4401
+# Frames up to this size are read, so that one over the protocol's 1 MiB can be refused and
+# skipped; a larger one makes websockets drop the socket (1009), which ends the stream.
+SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
+
+StreamState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One chat event `{type, data}`, with its seq (applied once it was consumed)."""
+
+    seq: int
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLost:
+    """The socket dropped; the stream is reconnecting (`reason` for a person)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamResumed:
+    """Subscribed again after a loss, from the last applied seq."""
+
+    first_seq: int
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStale:
+    """Events the consumer has not applied are gone: rebuild from the session's rows.
+
+    The subscription goes on from `first_seq` (what the gateway still has).
+    """
+
+    reason: str
+    first_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRefused:
+    """A frame the client would not read (too large, malformed): skipped, said why."""
+
+    reason: str
+    too_large: bool = False
+
+
+StreamItem = StreamEvent | StreamLost | StreamResumed | StreamStale | StreamRefused
+
+
+@dataclass(frozen=True, slots=True)
+class _Lost:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    error: TalkieError
+
+
+@dataclass(frozen=True, slots=True)
+class _Fatal:
+    error: TalkieError
+
+
+_END = object()
+
+
+class Subscription:
+    """The events of one `channel:key`, deduplicated and in order (see the module docstring).
+
+    Iterate it once (`async for item in subscription`); `aclose()` unsubscribes.
+    """
+
+    def __init__(self, stream: MinaraStream, channel: str, key: str, from_seq: int) -> None:
+        self.channel = channel
+        self.key = key
+        self.last_applied = from_seq
+        self.from_zero = from_seq == 0  # the buffer's start is where the events begin
+        self._stream = stream
+        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        self._allowance = 0  # refused frames since the last event: seqs that may be missing
+        self._awaiting_replay = False  # resubscribed after a gap on the same socket
+        self._gap_at: int | None = None  # the last applied seq when a gap was last seen
+        self._lost = False
+        self._iterator: AsyncIterator[StreamItem] | None = None
+        self.closed = False
+
+    def put(self, item: object) -> None:
+        """Hand the subscription something the socket brought (the stream's reader calls it)."""
+        self._queue.put_nowait(item)
+
+    def put_end(self) -> None:
+        """End the iteration after what was already handed over (`aclose` still unsubscribes)."""
+        self._queue.put_nowait(_END)
+
+    def __aiter__(self) -> AsyncIterator[StreamItem]:
+        # One iterator for the subscription's life: an event counts as applied when the
+        # consumer asks for the next item, whichever loop asks.
+        if self._iterator is None:
+            self._iterator = self._items()
+        return self._iterator
+
+    async def _items(self) -> AsyncIterator[StreamItem]:
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                return
+            if isinstance(item, _Fatal):
+                raise item.error
+            if isinstance(item, _Lost):
+                self._lost = True
+                self._awaiting_replay = False  # a new socket carries only the new subscription
+                yield StreamLost(item.reason)
+            elif isinstance(item, _Refused):
+                self._allowance += 1
+                yield StreamRefused(
+                    item.error.message, too_large=isinstance(item.error, FrameTooLarge)
+                )
+            elif isinstance(item, Subscribed):
+                stale = self._on_subscribed(item)
+                if stale is not None:
+                    yield stale
+                if self._lost:
+                    self._lost = False
+                    yield StreamResumed(item.first_seq, item.last_seq)
+            elif isinstance(item, EventFrame):
+                outcome = self._on_event(item)
+                if isinstance(outcome, StreamStale):
+                    yield outcome
+                    outcome = self._on_event(item)
+                if isinstance(outcome, StreamEvent):
+                    yield outcome
+                    self.last_applied = outcome.seq  # the consumer asked for more: applied
+
+    def _on_subscribed(self, frame: Subscribed) -> StreamStale | None:
+        self._awaiting_replay = False
+        if self.from_zero and self.last_applied == 0:
+            return None  # fromSeq 0: the buffer is replayed from what it still holds
+        if frame.first_seq > self.last_applied + 1 + self._allowance:
+            missed = frame.first_seq - self.last_applied - 1
+            reason = _(
+                "{count} events of this session are no longer on the gateway's stream."
+            ).format(count=missed)
+            self.last_applied = frame.first_seq - 1
+            self._allowance = 0
+            return StreamStale(reason, frame.first_seq)
+        return None
+
+    def _on_event(self, frame: EventFrame) -> StreamEvent | StreamStale | None:
+        seq = frame.seq
+        if self.from_zero and self.last_applied == 0:
+            self.from_zero = False
+            return StreamEvent(seq, frame.event)  # the first event of the buffer
+        if seq <= self.last_applied:
+            return None  # delivered before (a replay, or a duplicate): applied once
+        if seq <= self.last_applied + 1 + self._allowance:
+            self._allowance = 0
+            self._gap_at = None
+            return StreamEvent(seq, frame.event)
+        if self._awaiting_replay:
+            return None  # the old subscription's frames; the replay from the last is coming
+        if self._gap_at == self.last_applied:
+            # The replay has the same hole: it is real, the events are gone.
+            reason = _("Events {first}–{last} of this session were never delivered.").format(
+                first=self.last_applied + 1, last=seq - 1
+            )
+            self._gap_at = None
+            self.last_applied = seq - 1
+            self._allowance = 0
+            return StreamStale(reason, seq)
+        self._gap_at = self.last_applied
+        self._awaiting_replay = True
+        self._stream.resubscribe(self)
+        return None
+
+    async def aclose(self) -> None:
+        """Stop the subscription (the socket closes once none is left)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put_nowait(_END)
+        await self._stream.release(self)
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class MinaraStream:
+    """One socket to a gateway, shared by every subscription (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        tokens: TokenSource | None = None,
+        *,
+        ping_interval: float = 15.0,
+        dead_after: float = 45.0,
+        open_timeout: float = 10.0,
+        delays: Sequence[float] = RECONNECT_DELAYS,
+        give_up_after: float = 120.0,
+        token_in_query: bool = True,
+        ssl_context_: ssl.SSLContext | None = None,
+        allow_plain: bool = False,
+    ) -> None:
+        parsed = httpx.URL(url)
+        if parsed.scheme not in ("ws", "wss"):
+            raise TalkieError(_("'{url}' is not a WebSocket address.").format(url=url))
+        if parsed.scheme == "ws" and not (is_loopback_host(parsed.host) or allow_plain):
+            # As for http: the token travels in the clear only on this computer.
+            raise TalkieError(
+                _("{host} offers its stream without TLS (ws://); talkie needs wss://.").format(
+                    host=parsed.host
+                )
+            )
+        self.url = url
+        self.tokens = tokens
+        self.ping_interval = ping_interval
+        self.dead_after = dead_after
+        self.open_timeout = open_timeout
+        self.delays = tuple(delays) or (0.0,)
+        self.give_up_after = give_up_after
+        self.token_in_query = token_in_query
+        self._loopback = is_loopback_host(parsed.host)
+        self._ssl = ssl_context_
+        self._subs: dict[tuple[str, str], Subscription] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._socket: ClientConnection | None = None
+        self._idle = asyncio.Event()
+        self.state: StreamState = "idle"
+        self.connects = 0  # sockets opened so far (a test and the benchmark read it)
+        self._closed = False
+        self._token: str | None = None
+
+    # --- subscriptions -------------------------------------------------------------------
+
+    def subscribe(self, channel: str, key: str, from_seq: int = 0) -> Subscription:
+        """Follow `channel:key` from the events after `from_seq` (0: the whole buffer).
+
+        A subscription to the same key replaces the earlier one (which ends).
+        """
+        if self._closed:
+            raise TalkieError(_("The gateway's stream is closed."))
+        earlier = self._subs.pop((channel, key), None)
+        if earlier is not None:
+            earlier.closed = True
+            earlier.put(_END)
+        subscription = Subscription(self, channel, key, from_seq)
+        self._subs[(channel, key)] = subscription
+        self._idle.clear()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="minara-stream")
+        else:
+            self._send_soon(Subscribe(channel, key, from_seq))
+        return subscription
+
+    def resubscribe(self, subscription: Subscription) -> None:
+        """Ask again for the events after the subscription's last applied seq."""
+        self._send_soon(
+            Subscribe(subscription.channel, subscription.key, subscription.last_applied)
+        )
+
+    async def release(self, subscription: Subscription) -> None:
+        """Forget a closed subscription: unsubscribe it, and close the socket if none is left."""
+        where = (subscription.channel, subscription.key)
+        if self._subs.get(where) is subscription:
+            del self._subs[where]
+            await self._send(Unsubscribe(*where))
+        if not self._subs:
+            self._idle.set()
+
+    async def aclose(self) -> None:
+        """End every subscription and close the socket."""
+        self._closed = True
+        for subscription in list(self._subs.values()):
+            subscription.closed = True
+            subscription.put(_END)
+        self._subs.clear()
+        self._idle.set()
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.state = "closed"
+
+    # --- sending -------------------------------------------------------------------------
+
+    def _send_soon(self, frame: Subscribe | Unsubscribe | Ping | Pong) -> None:
+        if self._socket is not None:
+            task = asyncio.ensure_future(self._send(frame))
+            task.add_done_callback(_quiet)
+
+    async def _send(self, frame: Subscribe | Unsubscribe | Ping | Pong) -> None:
+        socket = self._socket
+        if socket is None:
+            return  # sent on the next connect, with every subscription
+        with contextlib.suppress(ConnectionClosed):
+            await socket.send(build_frame(frame))
+
+    # --- the connection ------------------------------------------------------------------
+
+    async def _open(self) -> ClientConnection:
+        token = await self.tokens.token() if self.tokens is not None else None
+        url, headers = self.url, {}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+            if self.token_in_query:
+                url += ("&" if "?" in url else "?") + "token=" + quote(token, safe="")
+        options: dict[str, Any] = {}
+        if url.startswith("wss:"):
+            options["ssl"] = self._ssl or ssl_context()
+        self._token = token
+        return await connect(
+            url,
+            additional_headers=headers,
+            user_agent_header=USER_AGENT,
+            open_timeout=self.open_timeout,
+            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
+            close_timeout=2,
+            max_size=SOCKET_MAX_SIZE,
+            proxy=None if self._loopback else True,
+            **options,
+        )
+
+    def _broadcast(self, item: object) -> None:
+        for subscription in list(self._subs.values()):
+            subscription.put(item)
+
+    async def _run(self) -> None:
+        attempt = 0
+        failing_since: float | None = None
+        refreshed = False
+        was_open = False
+        while self._subs and not self._closed:
+            self.state = "reconnecting" if was_open or attempt else "connecting"
+            try:
+                socket = await self._open()
+            except InvalidStatus as error:
+                status = error.response.status_code
+                if status == 401 and not refreshed and await self._refreshed():
+                    refreshed = True
+                    continue
+                failure = self._refusal(status)
+                if failure is not None:
+                    self._fail(failure)
+                    return
+                reason = _("The gateway refused the stream (HTTP {status}).").format(status=status)
+            except (OSError, InvalidHandshake, TimeoutError) as error:
+                reason = _("Could not connect to the gateway's stream: {error}").format(
+                    error=clean_text(str(error) or type(error).__name__)
+                )
+            else:
+                self.connects += 1
+                attempt, failing_since, was_open = 0, None, True
+                closed = await self._connected(socket)
+                if closed is None:
+                    continue  # idle: no subscription left (the loop ends) or a new one came
+                code, reason = closed
+                if code == UNAUTHORIZED_CLOSE:
+                    if not refreshed and await self._refreshed():
+                        refreshed = True
+                        self._broadcast(_Lost(reason))
+                        continue
+                    self._fail(
+                        UnauthorizedError(
+                            _("The gateway refused the token on its stream (close 4401)."),
+                            status=401,
+                            code="unauthorized",
+                            retryable=False,
+                        )
+                    )
+                    return
+                refreshed = False
+                self._broadcast(_Lost(reason))
+            # A failed connect or a dropped socket: wait, then try again.
+            now = time.monotonic()
+            failing_since = failing_since or now
+            if now - failing_since > self.give_up_after:
+                self._fail(
+                    TransportError(
+                        _(
+                            "The gateway's stream could not be reached for {seconds} s: {reason}"
+                        ).format(seconds=round(now - failing_since), reason=reason)
+                    )
+                )
+                return
+            if attempt == 0 and not was_open:
+                log.debug("stream connect failed: %s", reason)
+                self._broadcast(_Lost(reason))  # the first connect failed: show "reconnecting"
+                was_open = True
+            delay = self.delays[min(attempt, len(self.delays) - 1)]
+            attempt += 1
+            self.state = "reconnecting"
+            if delay:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._idle.wait(), timeout=delay)
+        self.state = "closed" if self._closed else "idle"
+
+    def _refusal(self, status: int) -> TalkieError | None:
+        """The error for an upgrade refused with `status`, when trying again cannot help."""
+        if status == 401:
+            return UnauthorizedError(
+                _("The gateway refused the token on its stream (HTTP 401)."),
+                status=401,
+                code="unauthorized",
+                retryable=False,
+            )
+        if status in (403, 404):
+            return ServerError(
+                _("The gateway refused the stream (HTTP {status}).").format(status=status),
+                status=status,
+                code="forbidden" if status == 403 else "not_found",
+                retryable=False,
+            )
+        return None
+
+    async def _refreshed(self) -> bool:
+        """True when the token source has a new token after the gateway refused this one."""
+        if self.tokens is None or not self._token:
+            return False
+        fresh = await self.tokens.refresh(self._token)
+        return bool(fresh) and fresh != self._token
+
+    def _fail(self, error: TalkieError) -> None:
+        self.state = "closed"
+        self._broadcast(_Fatal(error))
+        self._subs.clear()
+
+    async def _connected(self, socket: ClientConnection) -> tuple[int, str] | None:
+        """Serve one open socket until it closes (its code and the reason, for a person) or
+        no subscription is left (None)."""
+        self._socket = socket
+        self.state = "open"
+        for subscription in list(self._subs.values()):
+            await self._send(
+                Subscribe(subscription.channel, subscription.key, subscription.last_applied)
+            )
+        reader = asyncio.create_task(self._read(socket))
+        pinger = asyncio.create_task(self._ping(socket))
+        idle = asyncio.create_task(self._idle.wait())
+        try:
+            await asyncio.wait({reader, idle}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._socket = None
+            for task in (pinger, idle, reader):
+                task.cancel()
+            await asyncio.gather(pinger, idle, reader, return_exceptions=True)
+        if reader.cancelled() or not reader.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(socket.close(), timeout=2)
+            return None
+        closed = reader.result()
+        if not self._subs:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(socket.close(), timeout=2)
+        return closed
+
+    async def _ping(self, socket: ClientConnection) -> None:
+        while True:
+            await asyncio.sleep(self.ping_interval)
+            with contextlib.suppress(ConnectionClosed):
+                await socket.send(build_frame(Ping()))
+
+    async def _read(self, socket: ClientConnection) -> tuple[int, str]:
+        """Read frames and hand them out until the socket closes or goes silent."""
+        while True:
+            try:
+                message = await asyncio.wait_for(socket.recv(), timeout=self.dead_after)
+            except TimeoutError:
+                socket.transport.abort()
+                return 1006, _("The gateway's stream went silent for {seconds} s.").format(
+                    seconds=round(self.dead_after)
+                )
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd is not None else 1006
+                if closed.sent is not None and closed.sent.code == 1009:
+                    return 1009, _("The gateway sent a frame over {size} MiB.").format(
+                        size=SOCKET_MAX_SIZE // 1048576
+                    )
+                return code, _("The connection to the gateway's stream was lost.")
+            try:
+                frame = parse_frame(message)
+            except (MalformedFrame, FrameTooLarge) as error:
+                log.debug("frame refused: %s", error.message)
+                self._broadcast(_Refused(error))
+                continue
+            if frame is None:
+                continue  # a frame type this client does not know: skipped
+            if isinstance(frame, Ping):
+                with contextlib.suppress(ConnectionClosed):
+                    await socket.send(build_frame(Pong()))
+            elif isinstance(frame, EventFrame | Subscribed):
+                subscription = self._subs.get((frame.channel, frame.key))
+                if subscription is not None:
+                    subscription.put(frame)
+            elif isinstance(frame, ErrorFrame):
+                self._on_error(frame)
+
+    def _on_error(self, frame: ErrorFrame) -> None:
+        where = (frame.channel or "chat", frame.key) if frame.key is not None else None
+        subscription = self._subs.pop(where, None) if where is not None else None
+        if subscription is None:
+            log.debug("gateway stream error %s: %s", frame.code, frame.message)
+            return
+        message = frame.message or _("The gateway refused the subscription ({code}).").format(
+            code=frame.code
+        )
+        cls = NotFoundError if frame.code == "not_found" else ServerError
+        subscription.put(
+            _Fatal(
+                cls(
+                    message,
+                    status=404 if cls is NotFoundError else 0,
+                    code=frame.code,
+                    retryable=False,
+                )
+            )
+        )
+        if not self._subs:
+            self._idle.set()
+
+
+def _quiet(task: asyncio.Future[None]) -> None:
+    """Retrieve a fire-and-forget send's exception, so none is reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
