@@ -315,8 +315,9 @@ async def interrupt(request: Request) -> JSONResponse:
 async def interject(request: Request) -> JSONResponse:
     """POST /v1/chat/interject {session_id, message}"""
     payload = await _json_object(request)
-    session_id = _session_of(request, payload)
+    _required_text(payload, "session_id")
     message = _required_text(payload, "message")
+    session_id = _session_of(request, payload)
     if len(message) > _services(request).config.max_message_chars:
         raise invalid_request("`message` is too long.")
     if not _services(request).turns.interject(session_id, message):
