@@ -269,7 +269,9 @@ class MinaraClient:
             "POST",
             self.url("v1/chat/stream"),
             body=request.body(),
-            headers={"Accept": "application/json, text/event-stream"},
+            # The spec's revision (JSON, then the socket) is asked for; an older gateway answers
+            # with its event stream whatever is asked, and that is read too.
+            headers={"Accept": "application/json"},
             timeout=SSE_TIMEOUT,
             stream=True,
         )

@@ -312,7 +312,7 @@ class MinaraStream:
         self.token_in_query = token_in_query
         self._loopback = is_loopback_host(parsed.host)
         self._ssl = ssl_context_
-        self._subs: dict[tuple[str, str], Subscription] = {}
+        self._subs: dict[tuple[str, str], list[Subscription]] = {}
         self._task: asyncio.Task[None] | None = None
         self._socket: ClientConnection | None = None
         self._idle = asyncio.Event()
@@ -326,16 +326,13 @@ class MinaraStream:
     def subscribe(self, channel: str, key: str, from_seq: int = 0) -> Subscription:
         """Follow `channel:key` from the events after `from_seq` (0: the whole buffer).
 
-        A subscription to the same key replaces the earlier one (which ends).
+        Several subscriptions may follow one key (two views of a session): each gets every
+        event once, from its own position.
         """
         if self._closed:
             raise TalkieError(_("The gateway's stream is closed."))
-        earlier = self._subs.pop((channel, key), None)
-        if earlier is not None:
-            earlier.closed = True
-            earlier.put(_END)
         subscription = Subscription(self, channel, key, from_seq)
-        self._subs[(channel, key)] = subscription
+        self._subs.setdefault((channel, key), []).append(subscription)
         self._idle.clear()
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="minara-stream")
@@ -352,16 +349,19 @@ class MinaraStream:
     async def release(self, subscription: Subscription) -> None:
         """Forget a closed subscription: unsubscribe it, and close the socket if none is left."""
         where = (subscription.channel, subscription.key)
-        if self._subs.get(where) is subscription:
-            del self._subs[where]
-            await self._send(Unsubscribe(*where))
+        group = self._subs.get(where, [])
+        if subscription in group:
+            group.remove(subscription)
+            if not group:  # the key's last follower: the gateway may stop sending it
+                del self._subs[where]
+                await self._send(Unsubscribe(*where))
         if not self._subs:
             self._idle.set()
 
     async def aclose(self) -> None:
         """End every subscription and close the socket."""
         self._closed = True
-        for subscription in list(self._subs.values()):
+        for subscription in self._all():
             subscription.closed = True
             subscription.put(_END)
         self._subs.clear()
@@ -412,8 +412,11 @@ class MinaraStream:
             **options,
         )
 
+    def _all(self) -> list[Subscription]:
+        return [subscription for group in self._subs.values() for subscription in group]
+
     def _broadcast(self, item: object) -> None:
-        for subscription in list(self._subs.values()):
+        for subscription in self._all():
             subscription.put(item)
 
     async def _run(self) -> None:
@@ -521,7 +524,7 @@ class MinaraStream:
         no subscription is left (None)."""
         self._socket = socket
         self.state = "open"
-        for subscription in list(self._subs.values()):
+        for subscription in self._all():
             await self._send(
                 Subscribe(subscription.channel, subscription.key, subscription.last_applied)
             )
@@ -580,32 +583,24 @@ class MinaraStream:
                 with contextlib.suppress(ConnectionClosed):
                     await socket.send(build_frame(Pong()))
             elif isinstance(frame, EventFrame | Subscribed):
-                subscription = self._subs.get((frame.channel, frame.key))
-                if subscription is not None:
+                for subscription in self._subs.get((frame.channel, frame.key), ()):
                     subscription.put(frame)
             elif isinstance(frame, ErrorFrame):
                 self._on_error(frame)
 
     def _on_error(self, frame: ErrorFrame) -> None:
         where = (frame.channel or "chat", frame.key) if frame.key is not None else None
-        subscription = self._subs.pop(where, None) if where is not None else None
-        if subscription is None:
+        group = self._subs.pop(where, []) if where is not None else []
+        if not group:
             log.debug("gateway stream error %s: %s", frame.code, frame.message)
             return
         message = frame.message or _("The gateway refused the subscription ({code}).").format(
             code=frame.code
         )
-        cls = NotFoundError if frame.code == "not_found" else ServerError
-        subscription.put(
-            _Fatal(
-                cls(
-                    message,
-                    status=404 if cls is NotFoundError else 0,
-                    code=frame.code,
-                    retryable=False,
-                )
-            )
-        )
+        status, cls = (404, NotFoundError) if frame.code == "not_found" else (0, ServerError)
+        for subscription in group:
+            error = cls(message, status=status, code=frame.code, retryable=False)
+            subscription.put(_Fatal(error))
         if not self._subs:
             self._idle.set()
 
