@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from typing import Literal
 
+import rich.repr
 from textual.message import Message
 from textual.widget import Widget
 
+from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.chat.vocabulary import Action, FileBlock
 
-__all__ = ["DecisionRequested", "DownloadRequested", "OpenLinkRequested", "RetryRequested"]
+__all__ = [
+    "AnswerRequested",
+    "DecisionRequested",
+    "DownloadRequested",
+    "OpenLinkRequested",
+    "RetryRequested",
+    "SecretProvided",
+    "SecretValue",
+]
 
 
 class OpenLinkRequested(Message):
@@ -51,3 +61,58 @@ class DecisionRequested(Message):
 
 class RetryRequested(Message):
     """The user asked to retry a failed or retryable run."""
+
+
+class AnswerRequested(Message):
+    """A person answered the agent's question by a deliberate gesture: one list per question,
+    the chosen labels (select, confirm) or the typed text as its one item (input)."""
+
+    def __init__(self, question: QuestionPart, answers: list[list[str]], view: Widget) -> None:
+        super().__init__()
+        self.question = question
+        self.answers = answers
+        self._view = view
+
+    @property
+    def control(self) -> Widget:
+        """The question view that was answered: it shows the outcome, or why it failed."""
+        return self._view
+
+
+class SecretValue:
+    """A secret the person typed, on its way to the server: it never shows in a repr, and
+    `take` hands it over once (later calls get "")."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def take(self) -> str:
+        """The value, forgotten here as it is handed over."""
+        value, self._value = self._value, ""
+        return value
+
+    def __repr__(self) -> str:
+        return "SecretValue(<hidden>)"
+
+    __str__ = __repr__
+
+
+class SecretProvided(Message):
+    """A person gave (or, with `secret` None, declined) the secret the agent asked for."""
+
+    def __init__(self, question: QuestionPart, secret: SecretValue | None, view: Widget) -> None:
+        super().__init__()
+        self.question = question
+        self.secret = secret
+        self._view = view
+
+    def __rich_repr__(self) -> rich.repr.Result:
+        yield "question", self.question.question_id
+        yield "declined", self.secret is None
+
+    @property
+    def control(self) -> Widget:
+        """The question view the secret was typed into."""
+        return self._view

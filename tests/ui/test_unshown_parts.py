@@ -1,28 +1,35 @@
-"""A part the transcript has no view for yet is skipped, never an error."""
+"""Every part of a turn has its view: the parts Minara brought are drawn, not skipped."""
 
 from __future__ import annotations
 
 import pytest
 
 from talkie_tui.chat.turns import (
+    AttachmentPart,
     InterjectionPart,
     Part,
     QuestionPart,
     TodoPart,
     UiBlockPart,
 )
+from talkie_tui.ui.widgets.attachment import AttachmentView
+from talkie_tui.ui.widgets.interjection import InterjectionView
+from talkie_tui.ui.widgets.question import QuestionView
+from talkie_tui.ui.widgets.todos import TodoView
 from talkie_tui.ui.widgets.transcript import _part_view
+from talkie_tui.ui.widgets.ui_block import UiBlockView
 
 
 @pytest.mark.parametrize(
-    "part",
+    ("part", "view"),
     [
-        UiBlockPart("b1", "markdown", {"kind": "markdown", "text": "x"}),
-        TodoPart([("a", False)]),
-        QuestionPart("q1", "input", []),
-        InterjectionPart("hi"),
+        (UiBlockPart("b1", "markdown", {"kind": "markdown", "text": "x"}), UiBlockView),
+        (TodoPart([("a", False)]), TodoView),
+        (QuestionPart("q1", "input", []), QuestionView),
+        (InterjectionPart("hi"), InterjectionView),
+        (AttachmentPart("k", "a.png", "image/png", 1, "image"), AttachmentView),
     ],
 )
-def test_a_part_without_a_view_gets_an_empty_placeholder(part: Part) -> None:
-    view = _part_view(part)
-    assert view.has_class("part-unshown") and not view.display
+def test_each_new_part_has_its_view(part: Part, view: type) -> None:
+    shown = _part_view(part)
+    assert isinstance(shown, view) and not shown.has_class("part-unshown")

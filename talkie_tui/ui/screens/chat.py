@@ -34,7 +34,15 @@ from ..call_keys import CallKeys
 from ..decisions import Decisions
 from ..drafts import NEW, ComposerDrafts
 from ..localized import LocalizedBindings
-from ..messages import DecisionRequested, DownloadRequested, OpenLinkRequested, RetryRequested
+from ..messages import (
+    AnswerRequested,
+    DecisionRequested,
+    DownloadRequested,
+    OpenLinkRequested,
+    RetryRequested,
+    SecretProvided,
+)
+from ..questions import Questions
 from ..status import ServerStatus
 from ..steering import Steering
 from ..takeaways import Takeaways
@@ -95,6 +103,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.session = backend.new_session()
         self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
         self.decisions = Decisions(self, backend, self.voice)
+        self.questions = Questions(self, backend)
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
         self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
@@ -186,7 +195,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         stream's answer is awaited, answering while one streams, else the server's last word).
         """
         header = self.header
-        header.pending_actions = self.session.conversation.pending_actions
+        conversation = self.session.conversation
+        header.pending_actions = conversation.pending_actions + conversation.pending_questions
         if self._waiting.waiting:
             header.state = "reconnecting"
         elif self._sending:
@@ -317,6 +327,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 self.transcript.apply(update.change, update.delta)
                 if update.proposes_action:
                     self.offer_action(update.change)
+                self.questions.changed(update.change)
         except TalkieError as error:
             self._show_send_failure(request, error)
         finally:
@@ -408,6 +419,18 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def action_focus_pending(self) -> None:
         """Move focus to the next action waiting for a decision."""
         self.decisions.focus_pending()
+
+    # --- the agent's questions: answered by `Questions`, routed from their views ---------
+
+    @on(AnswerRequested)
+    def _answer_requested(self, event: AnswerRequested) -> None:
+        event.stop()
+        self.questions.requested(event)
+
+    @on(SecretProvided)
+    def _secret_provided(self, event: SecretProvided) -> None:
+        event.stop()
+        self.questions.provided(event)
 
     # --- voice (§10): the call is the controller's, its keys' actions are `CallKeys` -----
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import ClassVar, Literal
 
@@ -43,6 +42,7 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.messages import DecisionRequested
+from talkie_tui.ui.widgets.guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
 
 __all__ = [
     "ASK_AGAIN_SECONDS",
@@ -53,11 +53,7 @@ __all__ = [
     "format_remaining",
 ]
 
-Clock = Callable[[], float]
 Decision = Literal["confirm", "cancel"]
-
-GUARD_SECONDS = 0.7
-ASK_AGAIN_SECONDS = 10.0
 
 _RISK_TEXT = {"low": N_("LOW RISK"), "medium": N_("MEDIUM RISK"), "high": N_("HIGH RISK")}
 _STATUS_TEXT = {
@@ -153,8 +149,9 @@ class ActionCard(Widget, can_focus=True):
         self.action = action
         self._clock = clock
         self._monotonic = monotonic
-        self._guard_seconds = self.guard_seconds if guard_seconds is None else guard_seconds
-        self._armed_at = math.inf  # nothing counts before the card is on screen
+        self._guard = InputGuard(
+            self.guard_seconds if guard_seconds is None else guard_seconds, monotonic
+        )
         self._ask_until: float | None = None
         self._busy = False
         self._error: str | None = None
@@ -189,12 +186,12 @@ class ActionCard(Widget, can_focus=True):
     @property
     def is_guarded(self) -> bool:
         """True while keys and clicks on the card are ignored."""
-        return self._monotonic() < self._armed_at
+        return self._guard.active
 
     @property
     def guard_left(self) -> float:
         """Seconds until keys and clicks count again (0 when they already do)."""
-        return max(0.0, self._armed_at - self._monotonic())
+        return self._guard.left
 
     @property
     def is_busy(self) -> bool:
@@ -225,7 +222,7 @@ class ActionCard(Widget, can_focus=True):
 
     def arm_guard(self) -> None:
         """Ignore input for the guard period from now (call when the card is shown again)."""
-        self._armed_at = self._monotonic() + self._guard_seconds
+        self._guard.arm()
 
     def set_busy(self, busy: bool) -> None:
         """Disable (or enable) the buttons while a decision is in flight."""

@@ -15,29 +15,42 @@ from textual.widgets import Button, Static
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import (
     ActionPart,
+    AttachmentPart,
     CardPart,
+    InterjectionPart,
     LinkPart,
     NoticePart,
     Part,
+    QuestionPart,
     TextPart,
+    TodoPart,
     ToolPart,
     Turn,
+    UiBlockPart,
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 
 from .action_card import ActionCard
+from .attachment import AttachmentView
 from .card import CardView
+from .interjection import InterjectionView
 from .link import LinkView
 from .markdown_view import MarkdownView
 from .notice import NoticeView
+from .question import QuestionView
+from .todos import TodoView
 from .tool_status import ToolStatus
+from .ui_block import UiBlockView
 from .welcome import Welcome, WelcomePanel
 
 __all__ = ["Transcript", "TurnView"]
 
 # Older turns are mounted on request: a long thread opens as fast as a short one.
 VISIBLE_TURNS = 60
+
+# Views that redraw themselves from their part when it changed in place.
+_REDRAWN = (ToolStatus, UiBlockView, TodoView, QuestionView)
 
 _STATE_NOTES = {
     "cancelled": N_("Stopped."),
@@ -61,6 +74,16 @@ def _part_view(part: Part) -> Widget:
         return LinkView(part.link)
     if isinstance(part, NoticePart):
         return NoticeView(part, retry_after=part.retry_after)
+    if isinstance(part, UiBlockPart):
+        return UiBlockView(part)
+    if isinstance(part, TodoPart):
+        return TodoView(part)
+    if isinstance(part, QuestionPart):
+        return QuestionView(part)
+    if isinstance(part, InterjectionPart):
+        return InterjectionView(part)
+    if isinstance(part, AttachmentPart):
+        return AttachmentView(part)
     unshown = Static(classes="part-unshown")  # a part this client has no view for yet
     unshown.display = False
     return unshown
@@ -119,10 +142,11 @@ class TurnView(Vertical):
         note = _(_STATE_NOTES[state]) if state in _STATE_NOTES else ""
         self._state_note.update(Text(note))
         self._state_note.display = bool(note)
-        if state != "streaming":
-            for view in self.views.values():
-                if isinstance(view, MarkdownView):
-                    view.finish()
+        for view in self.views.values():
+            if isinstance(view, UiBlockView | TodoView | QuestionView):
+                view.refresh_part()  # a turn-wide change may have touched them too
+            elif state != "streaming" and isinstance(view, MarkdownView):
+                view.finish()
 
 
 class Transcript(VerticalScroll):
@@ -300,7 +324,7 @@ class Transcript(VerticalScroll):
         elif isinstance(part_view, MarkdownView):
             if delta:
                 part_view.append(delta)
-        elif isinstance(part_view, ToolStatus):
+        elif isinstance(part_view, _REDRAWN):
             part_view.refresh_part()
         elif isinstance(part_view, ActionCard) and isinstance(change, ActionPart):
             part_view.update_action(change.action)

@@ -1,0 +1,185 @@
+"""The agent's questions on the chat screen: answered, settled, offered the focus.
+
+The screen routes the question views' `AnswerRequested` and `SecretProvided` here, and hands on
+every change the answer's stream shows. An answer goes to the backend (`Answers`) in a worker
+while its view is busy; the backend's "answered" settles the question as answered, its
+"not_pending" (answered in another client, or timed out) settles it quietly as "elsewhere", or
+"timeout" once `expires_at` has passed. A failure shows the server's words and whether trying
+again helps, and the view takes answers again. The conversation is the only writer of the
+question parts: this controller settles them through `Conversation.settle_question`.
+
+A new open question is offered the focus unless the person is typing; a question closed while
+the focus was in it gives the focus back to the composer.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from talkie_tui.backends.base import AnswerOutcome, Answers
+from talkie_tui.chat.turns import QuestionPart
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.i18n import _
+
+from .host import ScreenHost
+from .widgets.question import QuestionView, expires_at
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from textual.widget import Widget
+
+    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.chat.conversation import Change
+
+    from .messages import AnswerRequested, SecretProvided, SecretValue
+    from .widgets.composer import Composer
+    from .widgets.transcript import Transcript
+
+__all__ = ["QuestionHost", "Questions"]
+
+
+class QuestionHost(ScreenHost, Protocol):
+    """What the questions need of the screen they are shown on; `ChatScreen` is one."""
+
+    def call_after_refresh(self, callback: Callable[..., object], *args: Any) -> bool:
+        """Call `callback` once the screen has drawn what changed."""
+
+    @property
+    def focused(self) -> Widget | None:
+        """The widget with the focus, if any."""
+
+    session: Session[Any]
+    """Its conversation is the thread on screen."""
+
+    @property
+    def transcript(self) -> Transcript:
+        """Where the question views are."""
+
+    @property
+    def composer(self) -> Composer:
+        """Where the person writes."""
+
+    def sign_in_needed(self, error: TalkieError) -> bool:
+        """On a 401 offer a new sign-in; True when it was offered."""
+
+
+class Questions:
+    """The answers to the agent's questions on one chat screen."""
+
+    def __init__(
+        self, host: QuestionHost, backend: Backend, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._host = host
+        self._backend = backend
+        self._clock = clock
+
+    # --- answering -----------------------------------------------------------------------
+
+    def requested(self, event: AnswerRequested) -> None:
+        """A view was answered: send the answers."""
+        view = event.control if isinstance(event.control, QuestionView) else None
+        answers = event.answers
+        self._run(event.question, view, lambda backend: backend.answer(event.question, answers))
+
+    def provided(self, event: SecretProvided) -> None:
+        """A secret was typed (or declined): write it where the question says, never keep it."""
+        view = event.control if isinstance(event.control, QuestionView) else None
+        secret = event.secret
+        self._run(event.question, view, partial(_provide, event.question, secret))
+
+    def _run(
+        self,
+        question: QuestionPart,
+        view: QuestionView | None,
+        call: Callable[[Answers], Awaitable[AnswerOutcome]],
+    ) -> None:
+        self._host.run_worker(
+            partial(self._answer, question, view, call),
+            name="answer",
+            group="questions",
+            exit_on_error=False,
+        )
+
+    async def _answer(
+        self,
+        question: QuestionPart,
+        view: QuestionView | None,
+        call: Callable[[Answers], Awaitable[AnswerOutcome]],
+    ) -> None:
+        """Send an answer and show how it went."""
+        conversation = self._host.session.conversation
+        backend = self._backend
+        if view is not None:
+            view.set_busy(True)
+        if not isinstance(backend, Answers):
+            if view is not None:
+                view.show_error(_("This server does not take answers to questions."))
+            return
+        try:
+            outcome = await call(backend)
+        except TalkieError as error:
+            self._host.sign_in_needed(error)
+            if view is not None:
+                view.show_error(
+                    _("Your answer did not go through: {message} {hint}").format(
+                        message=error.message, hint=error.retry_hint
+                    )
+                )
+            return
+        if outcome == "not_pending":
+            expiry = expires_at(question)
+            late = expiry is not None and self._clock() >= expiry
+            closed = "timeout" if late else "elsewhere"
+        else:
+            closed = "answered"
+        settled = conversation.settle_question(question.question_id, closed)
+        if conversation is self._host.session.conversation:
+            self._show(settled or question)
+
+    def _show(self, part: QuestionPart) -> None:
+        """Draw a question's new state, and give back the focus a closed one held."""
+        host = self._host
+        host.transcript.apply(part)
+        view = host.transcript.view_of_part(part)
+        if isinstance(view, QuestionView):
+            view.refresh_part()  # also when the part was settled already (busy no more)
+            focused = host.focused
+            if not view.is_open and (focused is None or focused in view.query("*")):
+                host.composer.focus()
+
+    # --- what the answer's stream shows --------------------------------------------------
+
+    def changed(self, change: Change) -> None:
+        """A step of the answer changed `change`: offer a new open question the focus, and
+        give the focus back from one that the server closed."""
+        if not isinstance(change, QuestionPart):
+            return
+        if change.outcome is None:
+            self._host.call_after_refresh(self._offer_focus, change)
+        else:
+            self._host.call_after_refresh(self._show, change)
+
+    def _offer_focus(self, part: QuestionPart) -> None:
+        """Focus a new question's first control, unless the person is typing."""
+        host = self._host
+        view = host.transcript.view_of_part(part)
+        composer_busy = host.composer.text.strip() != "" or host.focused not in (
+            None,
+            host.composer,
+        )
+        if not isinstance(view, QuestionView) or not view.is_open or composer_busy:
+            return
+        control = view.first_control()
+        if control is not None:
+            control.focus()
+            view.scroll_visible()
+
+
+async def _provide(
+    question: QuestionPart, secret: SecretValue | None, backend: Answers
+) -> AnswerOutcome:
+    """Hand the secret to the backend, taken out of its wrapper only here."""
+    return await backend.provide_secret(question, secret.take() if secret is not None else None)

@@ -1,0 +1,53 @@
+"""A file the person sent with a message: kind icon, name, kind and size on one line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.content import Content
+from textual.widget import Widget
+
+from talkie_tui.chat.turns import AttachmentPart
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import pgettext
+
+from .card import human_size
+
+__all__ = ["ICONS", "OTHER_ICON", "AttachmentView", "attachment_line"]
+
+ICONS = {"image": "▣", "pdf": "▤", "spreadsheet": "▦", "text": "≡", "office": "▧"}
+OTHER_ICON = "□"
+_KIND_NAMES: dict[str, Callable[[], str]] = {
+    "image": lambda: pgettext("attachment kind", "image"),
+    "pdf": lambda: pgettext("attachment kind", "PDF"),
+    "spreadsheet": lambda: pgettext("attachment kind", "spreadsheet"),
+    "text": lambda: pgettext("attachment kind", "text"),
+    "office": lambda: pgettext("attachment kind", "document"),
+}
+
+
+def attachment_line(part: AttachmentPart) -> tuple[str, str]:
+    """The icon and the words of an attachment: "chart.png · image · 48.2 kB"."""
+    name = _KIND_NAMES.get(part.kind)
+    kind = name() if name is not None else clean_text(part.kind)
+    pieces = [clean_text(part.filename), kind, human_size(max(0, part.size))]
+    return ICONS.get(part.kind, OTHER_ICON), " · ".join(piece for piece in pieces if piece)
+
+
+class AttachmentView(Widget):
+    """An `AttachmentPart` on the person's turn."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"attachment--icon", "attachment--name"}
+
+    def __init__(self, part: AttachmentPart) -> None:
+        super().__init__(classes="attachment")
+        self.part = part
+
+    def render(self) -> Content:
+        """Icon, then the name, kind and size as plain text (never markup)."""
+        icon, words = attachment_line(self.part)
+        return Content.assemble(
+            (f"{icon} ", self.get_visual_style("attachment--icon")),
+            (words, self.get_visual_style("attachment--name")),
+        )

@@ -1,0 +1,504 @@
+"""The agent asks back (Minara questions): select, confirm, input or secret, then its outcome.
+
+Safety rules, as for action cards (the guard is theirs, `InputGuard`):
+
+- For GUARD_SECONDS after the view appears, and after it becomes answerable again (an error),
+  every answering key and click is ignored: a keystroke in flight must not answer.
+- It never focuses itself; the screen offers it the focus when the person is not typing.
+- Every `confirm` is treated as risky: Minara asks for a confirmation before an action that
+  moves funds, and a client cannot judge stakes from free text in any language. Any option but
+  a plain refusal ("Cancel", "No"…) must be pressed twice; the second press lapses after
+  ASK_AGAIN_SECONDS.
+- A secret is typed into a password box that posts no message carrying its value; on Enter the
+  value is handed on in a `SecretValue` and the box is cleared at once.
+- After an answer is sent the view is busy (controls disabled) until the controller says how
+  it went; once the question is closed it shrinks to one line with its outcome.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Label, Static
+
+from talkie_tui.chat.turns import Question, QuestionOption, QuestionPart
+from talkie_tui.i18n import N_, _, pgettext
+from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
+
+from .action_card import format_remaining
+from .guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
+
+__all__ = ["OUTCOME_TEXT", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
+
+OUTCOME_TEXT: dict[str, Callable[[], str]] = {
+    "answered": lambda: pgettext("question", "Answered"),
+    "elsewhere": lambda: pgettext("question", "Answered elsewhere"),
+    "timeout": lambda: pgettext("question", "Timed out"),
+    "cancelled": lambda: pgettext("question", "Cancelled"),
+}
+# Labels that refuse: pressing one moves nothing, so it needs no second press.
+REFUSALS = frozenset(
+    {"cancel", "no", "decline", "reject", "deny", "abort", "stop", "not now", "zrušit", "ne"}
+)
+# A confirm that names no options is answered with these (the wire's words, shown translated).
+DEFAULT_CONFIRM = (QuestionOption("Confirm"), QuestionOption("Cancel"))
+DAY = 24 * 3600.0
+_SHOWN_DEFAULTS = {"Confirm": N_("Confirm"), "Cancel": N_("Cancel")}
+
+
+def expires_at(part: QuestionPart) -> float | None:
+    """When the question expires (seconds since the epoch), or None when it does not say."""
+    if not part.expires_at:
+        return None
+    try:
+        moment = datetime.fromisoformat(part.expires_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+class SecretInput(Input):
+    """A password box whose value never travels in a message.
+
+    Textual's `Changed`, `Submitted` and `Blurred` carry the value, so they are not posted;
+    Enter posts a bare `Entered`. Copy and cut do nothing (the clipboard is not a safe place).
+    """
+
+    class Entered(Message):
+        """Enter was pressed in the box (read the value from the box, then clear it)."""
+
+        def __init__(self, box: SecretInput) -> None:
+            super().__init__()
+            self.box = box
+
+        @property
+        def control(self) -> SecretInput:
+            """The box."""
+            return self.box
+
+    def __init__(self, *, placeholder: str = "", classes: str | None = None) -> None:
+        super().__init__(placeholder=placeholder, password=True, classes=classes)
+
+    def post_message(self, message: Message) -> bool:
+        """Every message but the ones that would carry the value."""
+        if isinstance(message, Input.Changed | Input.Submitted | Input.Blurred):
+            return False
+        return super().post_message(message)
+
+    async def action_submit(self) -> None:
+        """Enter: say so, without the value."""
+        self.post_message(self.Entered(self))
+
+    def action_copy(self) -> None:
+        """Nothing: a secret is not copied."""
+
+    def action_cut(self) -> None:
+        """Nothing: a secret is not cut to the clipboard."""
+
+
+class _OptionButton(Button):
+    """A button that stands for one option of one question."""
+
+    def __init__(self, index: int, option: QuestionOption, shown: str, classes: str) -> None:
+        super().__init__(Content(shown), compact=True, classes=classes)
+        self.question_index = index
+        self.answer_label = option.label
+
+
+class _OptionBox(Checkbox):
+    """A checkbox for one option of a question that takes several."""
+
+    def __init__(self, index: int, option: QuestionOption) -> None:
+        super().__init__(Content(option.label), compact=True, classes="question--check")
+        self.question_index = index
+        self.answer_label = option.label
+
+
+class QuestionView(Widget):
+    """One `QuestionPart`: who asks, each question, the controls of its kind, and its state."""
+
+    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
+
+    def __init__(
+        self,
+        part: QuestionPart,
+        *,
+        clock: Clock = time.time,
+        monotonic: Clock = time.monotonic,
+    ) -> None:
+        super().__init__(classes=f"question -{part.kind}")
+        self.part = part
+        self._clock = clock
+        self._monotonic = monotonic
+        self._guard = InputGuard(self.guard_seconds, monotonic)
+        self._busy = False
+        self._error: str | None = None
+        self._ask_again: tuple[str, float] | None = None  # (label, until) of a risky confirm
+        self._selected: dict[int, str] = {}  # single-choice answers picked so far
+        self._ticker: Timer | None = None
+        self._ready = False
+        self.border_title = Content(pgettext("question", "Question"))
+
+    # --- composition -----------------------------------------------------------------------
+
+    @property
+    def _answers_at_once(self) -> bool:
+        """One single-choice question: pressing an option answers it (no Send)."""
+        part = self.part
+        return part.kind == "select" and len(part.questions) == 1 and not part.questions[0].multi
+
+    def _confirm_options(self) -> tuple[QuestionOption, ...]:
+        for question in self.part.questions:
+            if question.options:
+                return question.options
+        return DEFAULT_CONFIRM
+
+    def compose(self) -> ComposeResult:
+        """Asked-by and countdown, each question with its controls, a message, the buttons."""
+        part = self.part
+        with Horizontal(classes="question--meta"):
+            yield Label(Content(self._asked_by()), classes="question--asked-by")
+            yield Label(classes="question--countdown")
+        with Vertical(classes="question--body"):
+            for index, question in enumerate(part.questions):
+                yield Static(Content(question.text), markup=False, classes="question--text")
+                yield from self._controls(index, question)
+            if part.kind == "confirm":
+                with Horizontal(classes="question--choices"):
+                    for number, option in enumerate(self._confirm_options()):
+                        shown = (
+                            _(_SHOWN_DEFAULTS[option.label])
+                            if (self._confirm_options() is DEFAULT_CONFIRM)
+                            else option.label
+                        )
+                        variant = "question--option -first" if number == 0 else "question--option"
+                        yield _OptionButton(0, option, shown, variant)
+                for option in self._confirm_options():
+                    if option.description:
+                        text = f"{option.label}: {option.description}"
+                        yield Static(Content(text), markup=False, classes="question--description")
+            yield Static(classes="question--message", markup=False)
+            if not self._answers_at_once:
+                with Horizontal(classes="question--buttons"):
+                    if part.kind != "confirm":
+                        yield Button(
+                            Content(pgettext("question", "Send")),
+                            classes="question--send",
+                            compact=True,
+                        )
+                    if part.kind == "secret":
+                        yield Button(
+                            Content(pgettext("question", "Decline")),
+                            classes="question--decline",
+                            compact=True,
+                        )
+                    yield Label(Content(self._keys_hint()), classes="question--keys")
+        yield Static(classes="question--state", markup=False)
+
+    def _controls(self, index: int, question: Question) -> Iterator[Widget]:
+        kind = self.part.kind
+        if kind == "select":
+            for option in question.options:
+                with Horizontal(classes="question--row"):
+                    if question.multi:
+                        yield _OptionBox(index, option)
+                    else:
+                        yield _OptionButton(index, option, option.label, "question--option")
+                    if option.description:
+                        yield Static(
+                            Content(option.description),
+                            markup=False,
+                            classes="question--description",
+                        )
+        elif kind == "input":
+            box = Input(placeholder=question.placeholder or "", classes="question--input")
+            box.question_index = index  # type: ignore[attr-defined]
+            yield box
+        elif kind == "secret" and index == 0:  # one value per secret, whatever the text says
+            yield SecretInput(placeholder=question.placeholder or "", classes="question--secret")
+
+    def _asked_by(self) -> str:
+        who = " · ".join(v for v in (self.part.asked_by.get(k) for k in ("agent", "tool")) if v)
+        return _("{who} asks").format(who=who) if who else _("The agent asks")
+
+    def _keys_hint(self) -> str:
+        kind = self.part.kind
+        if kind in ("input", "secret"):
+            return _("Enter sends")
+        if kind == "confirm":
+            return _("Tab to a choice, Enter to press it")
+        return _("Space picks, Send sends")
+
+    def on_mount(self) -> None:
+        """Arm the input guard and draw the current state."""
+        self._ready = True
+        self._guard.arm()
+        self._sync()
+
+    # --- what the controller and the transcript call ---------------------------------------
+
+    @property
+    def is_guarded(self) -> bool:
+        """True while answering keys and clicks are ignored."""
+        return self._guard.active
+
+    @property
+    def guard_left(self) -> float:
+        """Seconds until answering keys and clicks count again."""
+        return self._guard.left
+
+    @property
+    def is_busy(self) -> bool:
+        """True while an answer is on its way."""
+        return self._busy
+
+    @property
+    def is_open(self) -> bool:
+        """True while the question waits for an answer."""
+        return self.part.outcome is None
+
+    @property
+    def locally_expired(self) -> bool:
+        """True when an open question is past `expires_at` by our clock."""
+        until = expires_at(self.part)
+        return self.is_open and until is not None and self._clock() >= until
+
+    @property
+    def asking_again(self) -> bool:
+        """True while a confirm waits for its second press."""
+        return self._ask_again is not None and self._monotonic() < self._ask_again[1]
+
+    def _asking_for(self, label: str) -> bool:
+        """True while a confirm waits for a second press of `label`."""
+        return self.asking_again and self._ask_again is not None and self._ask_again[0] == label
+
+    def first_control(self) -> Widget | None:
+        """The first control that takes an answer (where the focus is offered)."""
+        for widget in self.query("Button, Checkbox, Input"):
+            if widget.focusable and not widget.has_class("question--decline"):
+                return widget
+        return None
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable (or enable) the controls while an answer is in flight."""
+        self._busy = busy
+        if busy:
+            self._error = None
+        self._sync()
+
+    def show_error(self, text: str) -> None:
+        """Show why the answer did not go through, and take answers again (after the guard)."""
+        self._busy = False
+        self._error = text
+        self._ask_again = None
+        self._guard.arm()
+        self._sync()
+
+    def refresh_part(self) -> None:
+        """Redraw after the part changed (closed by the server, or settled here)."""
+        if not self.is_open:
+            self._busy = False
+        self._sync()
+
+    def refresh_countdown(self) -> None:
+        """Redraw the countdown; called every second while one runs."""
+        self._sync()
+
+    # --- input -----------------------------------------------------------------------------
+
+    def _can_answer(self) -> bool:
+        return self.is_open and not self._busy and not self.locally_expired
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Options, Send and Decline, all through the guard."""
+        event.stop()
+        button = event.button
+        if self.is_guarded or not self._can_answer():
+            return
+        if isinstance(button, _OptionButton):
+            self._option_pressed(button)
+        elif button.has_class("question--send"):
+            self._send()
+        elif button.has_class("question--decline"):
+            self._decline()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in an answer box: the next box, or send from the last one."""
+        event.stop()
+        if self.is_guarded or not self._can_answer():
+            return
+        boxes = list(self.query(".question--input").results(Input))
+        if event.input in boxes and event.input is not boxes[-1]:
+            boxes[boxes.index(event.input) + 1].focus()
+            return
+        self._send()
+
+    def on_secret_input_entered(self, event: SecretInput.Entered) -> None:
+        """Enter in the secret box: hand the value on and clear the box at once."""
+        event.stop()
+        if self.is_guarded or not self._can_answer():
+            return
+        self._send()
+
+    def _option_pressed(self, button: _OptionButton) -> None:
+        kind = self.part.kind
+        if kind == "confirm":
+            label = button.answer_label
+            risky = label.strip().casefold() not in REFUSALS
+            if risky and not (
+                self.asking_again and self._ask_again and self._ask_again[0] == label
+            ):
+                self._ask_again = (label, self._monotonic() + ASK_AGAIN_SECONDS)
+                self._error = None
+                self._guard.arm()  # a repeated key must not answer the second question
+                self._sync()
+                return
+            self._ask_again = None
+            self._post_answer([[label] for _q in self.part.questions] or [[label]])
+            return
+        if self._answers_at_once:
+            self._post_answer([[button.answer_label]])
+            return
+        self._selected[button.question_index] = button.answer_label
+        self._sync()
+
+    def _collect(self) -> list[list[str]] | None:
+        """The answers of every question, or None (with a message) when one is missing."""
+        answers: list[list[str]] = []
+        kind = self.part.kind
+        for index, question in enumerate(self.part.questions):
+            if kind == "input":
+                box = next(
+                    b
+                    for b in self.query(".question--input").results(Input)
+                    if getattr(b, "question_index", None) == index
+                )
+                text = box.value.strip()
+                if not text:
+                    self._complain(_("Type an answer first."))
+                    return None
+                answers.append([text])
+            elif question.multi:
+                picked = [
+                    box.answer_label
+                    for box in self.query(_OptionBox)
+                    if box.question_index == index and box.value
+                ]
+                if not picked:
+                    self._complain(_("Choose at least one answer for each question."))
+                    return None
+                answers.append(picked)
+            else:
+                chosen = self._selected.get(index)
+                if chosen is None:
+                    self._complain(_("Choose an answer for each question."))
+                    return None
+                answers.append([chosen])
+        return answers
+
+    def _complain(self, text: str) -> None:
+        self._error = text
+        self._sync()
+
+    def _send(self) -> None:
+        if self.part.kind == "secret":
+            box = self.query_one(SecretInput)
+            value = box.value
+            box.value = ""  # gone from the widget before anything else happens
+            if not value:
+                self._complain(_("Type the secret first, or press Decline."))
+                return
+            self._busy, self._error = True, None
+            self._sync()
+            self.post_message(SecretProvided(self.part, SecretValue(value), self))
+            return
+        answers = self._collect()
+        if answers is not None:
+            self._post_answer(answers)
+
+    def _decline(self) -> None:
+        for box in self.query(SecretInput):
+            box.value = ""
+        self._busy, self._error = True, None
+        self._sync()
+        self.post_message(SecretProvided(self.part, None, self))
+
+    def _post_answer(self, answers: list[list[str]]) -> None:
+        self._busy, self._error = True, None
+        self._sync()
+        self.post_message(AnswerRequested(self.part, answers, self))
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def _message_text(self) -> str:
+        if self._error:
+            return self._error
+        if self.asking_again and self._ask_again:
+            return _("Press “{label}” again to go ahead.").format(label=self._ask_again[0])
+        if self._busy:
+            return _("Sending your answer…")
+        if self.locally_expired:
+            return _("The time to answer is over.")
+        return ""
+
+    def _countdown_text(self) -> str:
+        until = expires_at(self.part)
+        if not self.is_open or until is None or self.locally_expired:
+            return ""
+        left = until - self._clock()
+        if left >= DAY:  # a countdown of hundreds of hours says less than the moment
+            when = datetime.fromtimestamp(until).strftime("%Y-%m-%d %H:%M")
+            return _("open until {when}").format(when=when)
+        return _("expires in {time}").format(time=format_remaining(left))
+
+    def _state_text(self) -> str:
+        outcome = self.part.outcome
+        if outcome is None:
+            return ""
+        text = OUTCOME_TEXT.get(outcome)
+        state = text() if text is not None else pgettext("question", "Closed")
+        first = self.part.questions[0].text if self.part.questions else ""
+        return f"{state} · {first}" if first else state
+
+    def _sync(self) -> None:
+        """Bring every child in line with the part, the clock and the view's own state."""
+        if not self._ready:
+            return
+        is_open = self.is_open
+        self.set_class(not is_open, "-closed")
+        for outcome in (*OUTCOME_TEXT, "other"):
+            self.set_class(self.part.outcome == outcome, f"-{outcome}")
+        self.set_class(self._busy, "-busy")
+        self.set_class(self.locally_expired, "-locally-expired")
+        self.set_class(self.asking_again, "-asking-again")
+        message = self._message_text()
+        self.set_class(bool(message), "-has-message")
+        self.set_class(bool(self._error), "-has-error")
+        self.query_one(".question--message", Static).update(Content(message))
+        self.query_one(".question--countdown", Label).update(Content(self._countdown_text()))
+        self.query_one(".question--state", Static).update(Content(self._state_text()))
+        enabled = self._can_answer()
+        for control in self.query("Button, Checkbox, Input"):
+            control.disabled = not enabled
+        for button in self.query(_OptionButton):
+            picked = self._selected.get(button.question_index) == button.answer_label
+            pending = (
+                self.asking_again and self._ask_again and self._ask_again[0] == button.answer_label
+            )
+            button.set_class(picked, "-selected")
+            button.set_class(bool(pending), "-asking")
+        counting = is_open and expires_at(self.part) is not None and not self.locally_expired
+        if (counting or self.asking_again) and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self.refresh_countdown)
+        elif not (counting or self.asking_again) and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
