@@ -182,6 +182,12 @@ class MinaraBackend:
             capabilities=CAPABILITIES,
         )
 
+    def use_tokens(self, tokens: TokenSource | None) -> None:
+        """Sign in with another token (the person pasted one): the routes and the socket."""
+        self.client.tokens = tokens
+        self.stream.tokens = tokens
+        self._sign_in = "token" if tokens is not None else "none"
+
     def new_session(self, thread_id: str | None = None) -> MinaraSession:
         """A session for a new conversation, or for the stored session `thread_id`."""
         return MinaraSession(self.client, self.stream, thread_id)

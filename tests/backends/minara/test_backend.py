@@ -1,0 +1,83 @@
+"""The Minara backend's sign-in and what it does not offer, against the reference gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from talkie_tui.auth.grants import StoredGrant
+from talkie_tui.auth.store import MemoryStore
+from talkie_tui.backends import connect
+from talkie_tui.backends.base import KeptSignIn
+from talkie_tui.backends.minara.backend import (
+    KEPT_TOKEN_CLIENT,
+    MinaraBackend,
+    NotOffered,
+    kept_token,
+    minara_base,
+)
+from talkie_tui.core.errors import UnauthorizedError
+from talkie_tui.core.tokens import StaticToken
+from tests.helpers import TEST_TOKEN
+
+
+def keep(origin: str, token: str) -> MemoryStore:
+    store = MemoryStore()
+    store.save(origin, StoredGrant(token, issuer=origin, client_id=KEPT_TOKEN_CLIENT))
+    return store
+
+
+async def test_the_token_kept_for_the_gateways_origin_is_used(gateway_url: str) -> None:
+    origin = gateway_url.rstrip("/")
+    store = keep(origin, TEST_TOKEN)
+    backend = await connect(gateway_url, kept=KeptSignIn(lambda: store, "unused"))
+    try:
+        assert isinstance(backend, MinaraBackend) and backend.info.sign_in == "token"
+        assert backend.info.server_id == origin
+    finally:
+        await backend.aclose()
+
+
+async def test_a_kept_token_that_is_refused_asks_for_a_new_one(gateway_url: str) -> None:
+    store = keep(gateway_url.rstrip("/"), "stale")
+    with pytest.raises(UnauthorizedError):
+        await connect(gateway_url, protocol="minara", kept=KeptSignIn(lambda: store, "unused"))
+
+
+def test_only_a_gateway_token_for_that_origin_is_taken() -> None:
+    store = MemoryStore()
+    store.save("http://a:1", StoredGrant("t", issuer="http://a:1", client_id="talkie-oauth"))
+    store.save(
+        "http://b:1", StoredGrant("t", issuer="http://elsewhere", client_id=KEPT_TOKEN_CLIENT)
+    )
+    assert kept_token(store, "http://a:1") is None
+    assert kept_token(store, "http://b:1") is None
+    assert kept_token(None, "http://a:1") is None
+
+
+def test_a_bare_loopback_address_is_the_default_port() -> None:
+    assert minara_base("localhost") == "http://localhost:8080/"
+    assert minara_base("127.0.0.1") == "http://127.0.0.1:8080/"
+    assert minara_base("localhost:9000") == "http://localhost:9000/"
+
+
+async def test_talkie_only_members_say_they_are_not_offered(
+    minara_gateway: Callable[..., str],
+) -> None:
+    url = minara_gateway(test_mode=True, auth_token=TEST_TOKEN)
+    backend = await connect(url, protocol="minara", tokens=StaticToken(TEST_TOKEN))
+    assert isinstance(backend, MinaraBackend)
+    try:
+        with pytest.raises(NotOffered, match="actions"):
+            await backend.action("a1")
+        with pytest.raises(NotOffered, match="buttons"):
+            await backend.tap(backend.new_session(), "m", "b")
+        assert await backend.logo() is None
+        backend.use_tokens(StaticToken("wrong"))
+        with pytest.raises(UnauthorizedError):
+            await backend.account()
+        backend.use_tokens(StaticToken(TEST_TOKEN))
+        await backend.account()
+    finally:
+        await backend.aclose()
