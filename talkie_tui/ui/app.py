@@ -245,6 +245,21 @@ class TalkieApp(CrashGuard):
         if chat := self._chat():
             chat.action_voice_mode()
 
+    def action_choose_model(self) -> None:
+        """Choose the model of the thread's next messages."""
+        if chat := self._chat():
+            chat.action_choose_model()
+
+    def action_attach(self) -> None:
+        """Attach a file to the next message."""
+        if chat := self._chat():
+            chat.action_attach()
+
+    def action_dictate(self) -> None:
+        """Start (or stop) dictating the next message."""
+        if chat := self._chat():
+            chat.action_dictate()
+
     async def action_switch_server(self) -> None:
         """Go back to the connect screen."""
         await self._disconnect()
@@ -254,7 +269,7 @@ class TalkieApp(CrashGuard):
         """Sign in and sign out only while connected (sign in where the server offers it)."""
         if action == "sign_out":
             return self.client is not None
-        if action in ("voice_call", "hang_up", "voice_mode"):
+        if action in ("voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate"):
             chat = self._chat_below()
             return chat is not None and chat.check_action(action, parameters) is True
         if action == "sign_in":

@@ -42,6 +42,13 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand(
         N_("Hands-free or push-to-talk"), N_("Switch how the voice call listens (F7)"), "voice_mode"
     ),
+    PaletteCommand(
+        N_("Model for this thread"),
+        N_("Choose the model and reasoning effort of this thread's next messages"),
+        "choose_model",
+    ),
+    PaletteCommand(N_("Attach a file"), N_("Send a file with the next message (Ctrl+F)"), "attach"),
+    PaletteCommand(N_("Dictate"), N_("Speak the next message, then review it (F6)"), "dictate"),
     PaletteCommand(N_("Help"), N_("Every key, and how links and actions work"), "help"),
 )
 

@@ -29,9 +29,11 @@ from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedEr
 from talkie_tui.i18n import N_, _
 
 from .. import voice as voice_ui
+from ..attachments import PendingAttachments, attach_command
 from ..call_controller import BARGE_IN_BINDING, CALL_BINDINGS, CallController
 from ..call_keys import CallKeys
 from ..decisions import Decisions
+from ..dictation import CANCEL_BINDING, DICTATION_BINDINGS, Dictation
 from ..drafts import NEW, ComposerDrafts
 from ..localized import LocalizedBindings
 from ..messages import (
@@ -42,19 +44,24 @@ from ..messages import (
     RetryRequested,
     SecretProvided,
 )
+from ..model_choice import ThreadModels
 from ..questions import Questions
 from ..status import ServerStatus
 from ..steering import Steering
 from ..takeaways import Takeaways
 from ..threads import Threads
 from ..waiting import AnswerWait
+from ..widgets.attachment_tray import AttachmentTray, Pending
 from ..widgets.composer import Composer
+from ..widgets.dictation_bar import DictationBar
 from ..widgets.footer import TalkieFooter
 from ..widgets.header import WIDE, TalkieHeader
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
 from ..widgets.voice_bar import VoiceBar
 from ..widgets.welcome import Welcome
+from .attach_prompt import AttachPromptScreen
+from .confirm import ConfirmScreen
 
 __all__ = ["ChatScreen"]
 
@@ -64,12 +71,16 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
 
     HELP_GROUP = N_("Chat screen")
     BINDINGS: ClassVar[list[BindingType]] = [
+        # While dictating, Esc throws the recording away (no call is on where dictation is).
+        CANCEL_BINDING,
         # Before "Stop answer": while the assistant speaks in a call, Esc interrupts it.
         BARGE_IN_BINDING,
         # While "reconnecting" (a broken stream's answer is awaited), Esc stops the wait.
         Binding("escape", "stop_waiting", N_("Stop waiting"), show=True),
         Binding("escape", "cancel_run", N_("Stop answer"), show=True),
         *CALL_BINDINGS,
+        *DICTATION_BINDINGS,
+        Binding("ctrl+f", "attach", N_("Attach file")),
         Binding("ctrl+b", "toggle_sidebar", N_("Threads")),
         Binding("ctrl+n", "new_thread", N_("New thread")),
         Binding("ctrl+o", "focus_pending", N_("Next pending action")),
@@ -109,6 +120,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.status = ServerStatus(self, backend, self.voice)
         self.takeaways = Takeaways(self, backend, downloads_dir or Path.home() / "Downloads")
         self.drafts = ComposerDrafts(self, lambda: self.composer, backend.info.server_id, thread_id)
+        self.attachments = PendingAttachments(self, backend, lambda: self.query_one(AttachmentTray))
+        self.models = ThreadModels(self, backend)
+        self.dictation = Dictation(self, backend, voice or voice_ui.VoiceOptions())
         self._waiting = AnswerWait(self, lambda: self.header, self.show_state)
         self._sending = False  # a message is on its way and its answer streams in
         self._initial_thread = thread_id
@@ -116,6 +130,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._newline_key = newline_key
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: Outgoing | None = None  # the run in flight, or the last failed one
+        self._request_files: list[Pending] = []  # the files that went with it
 
     @property
     def client(self) -> Any:
@@ -132,6 +147,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             with Vertical(id="main"):
                 welcome = Welcome.from_info(info, newline_key=self._newline_key)
                 yield Transcript(welcome=welcome, on_change=self.show_state, id="transcript")
+                yield AttachmentTray(id="attachments")
+                yield DictationBar(id="dictation-bar")
                 yield Composer(
                     max_chars=info.max_message_chars,
                     newline_key=self._newline_key,
@@ -143,6 +160,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def header(self) -> TalkieHeader:
         """The header widget."""
         return self.query_one(TalkieHeader)
+
+    @property
+    def dictation_bar(self) -> DictationBar:
+        """The dictation's state above the composer."""
+        return self.query_one(DictationBar)
 
     @property
     def transcript(self) -> Transcript:
@@ -166,6 +188,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         # A thread given to open (--thread) shows its turns, not a new thread's welcome.
         self.transcript.show(self.session.conversation, welcome=not self._initial_thread)
         self.drafts.restore()
+        self.composer.offer_paths = self.attachments.offered
         self.composer.focus()
         self.status.load()
         self.status.load_logo()
@@ -197,6 +220,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         header = self.header
         conversation = self.session.conversation
         header.pending_actions = conversation.pending_actions + conversation.pending_questions
+        self.models.show()  # the thread on screen may have changed: its model in the title
         if self._waiting.waiting:
             header.state = "reconnecting"
         elif self._sending:
@@ -240,6 +264,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if message_id is not None:
             self.transcript.reveal(message_id)
         self.drafts.switch(thread_id)
+        self.dictation.forget()
         await self.decisions.refresh_open(conversation)
 
     @on(ThreadList.Selected)
@@ -265,6 +290,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     @on(Composer.Changed, "#composer")
     def _composer_changed(self, event: Composer.Changed) -> None:
         self.drafts.changed(event.text_area.text)
+        if not event.text_area.text.strip():
+            self.dictation.forget()  # the dictated text is gone: its audio goes with nothing
 
     def preserve(self) -> None:
         """Save the composer's text now: talkie is failing (see `CrashGuard`)."""
@@ -275,6 +302,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
         if self.voice.holds_composer():
+            return
+        path = attach_command(event.text)
+        if path is not None:  # a command, never a message
+            self._attach_command(path)
             return
         if self.answering:
             if self.steering.available:  # into the running answer: the agent reads it now
@@ -287,11 +318,32 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 markup=False,
             )
             return
-        request = self.session.prepare(event.text)
+        if self.attachments.offered and (reason := self.attachments.not_ready()):
+            self.notify(reason, severity="warning", markup=False)
+            return
+        files = self.attachments.take() if self.attachments.offered else []
+        request = self.session.prepare(event.text, **self._extras(files, self.dictation.extras()))
         self.composer.clear()
         self.drafts.put("")
         self.drafts.save()
-        self.send(request)
+        self.send(request, files)
+
+    def _extras(self, files: list[Pending], dictated: dict[str, Any]) -> dict[str, Any]:
+        """What goes with a message besides its text, for what the server offers: its files,
+        the thread's model, the audio it was dictated from (nothing for a Talkie server)."""
+        extras: dict[str, Any] = dict(dictated)
+        if self.attachments.offered:
+            extras["attachments"] = self.attachments.attachments(files)
+        return extras | self.models.extras()
+
+    def _attach_command(self, path: str) -> None:
+        """`/attach PATH`: the file joins the next message, and the command leaves the box."""
+        if not path:
+            self.notify(_("Write the file's path after /attach."), severity="warning", markup=False)
+            return
+        if self.attachments.add(Path(path)):
+            self.composer.clear()
+            self.drafts.put("")
 
     def send_text(self, text: str) -> None:
         """Send `text` as a new message of the thread on screen (a queued interjection)."""
@@ -303,9 +355,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         return any(w.is_running for w in self.workers if w.group == "run")
 
     @work(exit_on_error=False, exclusive=True, group="run")
-    async def send(self, request: Outgoing) -> None:
-        """Send a message and show the answer as it streams."""
+    async def send(self, request: Outgoing, files: list[Pending] | None = None) -> None:
+        """Send a message (with the files taken for it) and show the answer as it streams."""
         self._request = request
+        self._request_files = files or []
+        delivered = False
         conversation = self.session.conversation
         self._sending = True
         # A run reaches the server too: once it ends, the header says "connected" unless a
@@ -328,12 +382,17 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 if update.proposes_action:
                     self.offer_action(update.change)
                 self.questions.changed(update.change)
+            delivered = True
         except TalkieError as error:
+            self.attachments.give_back(self._request_files)  # the next message's once more
             self._show_send_failure(request, error)
         finally:
             self._sending = False
             self._waiting.end()
             self.show_state()
+        if delivered:
+            self.attachments.sent(self._request_files)
+            self.dictation.forget()
         if conversation.usage:
             self.header.set_usage(conversation.usage)
         if request.settled:
@@ -355,6 +414,17 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.transcript.apply(turn)
         if not self.sign_in_needed(error) and not error.retryable:
             self.notify(error.message, severity="error", markup=False)
+            self._keep_refused_text(request)
+
+    def _keep_refused_text(self, request: Outgoing) -> None:
+        """A message the server refused outright (a model it does not serve, a file it does
+        not take) comes back into an empty composer with its files, to be changed and sent."""
+        offers = self.backend.info.capabilities
+        if not (offers.attachments or offers.models) or self.composer.text.strip():
+            return
+        self.composer.load_text(request.text)
+        self.composer.move_cursor(self.composer.document.end)
+        self.drafts.put(request.text)
 
     @on(RetryRequested)
     def _retry(self, event: RetryRequested) -> None:
@@ -365,7 +435,19 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if failed is None:
             return
         # Same message id: the server ignores a message it already stored (§5).
-        self.send(self.session.again(failed.text, failed.message_id))
+        if failed is not self._request or not self._offers_extras:
+            self.send(self.session.again(failed.text, failed.message_id))
+            return
+        # Its files again (out of the tray, where the failure put them), the thread's model now.
+        files = self.attachments.take(self._request_files)
+        extras = self._extras(files, self.dictation.extras())
+        self.send(self.session.again(failed.text, failed.message_id, **extras), files)
+
+    @property
+    def _offers_extras(self) -> bool:
+        """True when a message may carry more than its text here (files, a model, audio)."""
+        offers = self.backend.info.capabilities
+        return offers.attachments or offers.models or offers.dictation
 
     def _last_request(self) -> Outgoing | None:
         """Rebuild the request of the last user message (to retry a failed answer)."""
@@ -438,6 +520,12 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         """Voice keys only where they do something (the footer shows just those)."""
         if action in ("stop_waiting", "cancel_run"):  # one Esc: the wait, else the answer
             return self._waiting.waiting == (action == "stop_waiting")
+        if action == "attach":
+            return self.attachments.offered
+        if action == "choose_model":
+            return self.models.offered
+        if (dictating := self.dictation.allows(action)) is not None:
+            return dictating and self.voice.call is None
         allowed = self.voice.allows(action)
         return True if allowed is None else allowed
 
@@ -493,6 +581,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._request = None
         self.transcript.show(self.session.conversation)
         self.drafts.switch(NEW)
+        self.dictation.forget()
         self.composer.focus()
 
     def action_focus_composer(self) -> None:
@@ -518,3 +607,53 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def action_export_thread(self) -> None:
         """Save the thread as a Markdown file in the downloads folder."""
         self.takeaways.export()
+
+    # --- the composer's extras: files, the thread's model, dictation ---------------------
+
+    def action_attach(self) -> None:
+        """Ask for a file to send with the next message."""
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.attachments.add(path)
+
+        self.app.push_screen(AttachPromptScreen(), chosen)
+
+    @on(Composer.PathPasted)
+    def _path_pasted(self, event: Composer.PathPasted) -> None:
+        """A pasted path of a file: offer to attach it, else it is typed in as pasted."""
+        title = _("Attach {name} to the next message?").format(name=event.path.name)
+
+        def answered(attach: bool | None) -> None:
+            if attach:
+                self.attachments.add(event.path)
+            else:
+                self.composer.insert(event.text)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                title, str(event.path), confirm_label=_("Attach"), cancel_label=_("Paste as text")
+            ),
+            answered,
+        )
+
+    @on(AttachmentTray.RemoveRequested)
+    def _remove_attachment(self, event: AttachmentTray.RemoveRequested) -> None:
+        event.stop()
+        self.attachments.remove(event.item)
+
+    def action_choose_model(self) -> None:
+        """Choose the model (and reasoning effort) of this thread's next messages."""
+        self.models.pick()
+
+    def action_dictate(self) -> None:
+        """Start recording the next message, or stop and transcribe it."""
+        self.dictation.toggle()
+
+    def action_dictation_stop(self) -> None:
+        """Enter while recording: stop, and transcribe what was said."""
+        self.dictation.stop()
+
+    def action_dictation_cancel(self) -> None:
+        """Esc while dictating: throw the recording away."""
+        self.dictation.cancel()

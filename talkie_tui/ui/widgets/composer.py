@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
 from talkie_tui.i18n import _, ngettext, pgettext
 
+from ..attachments import pasted_path
 from ..notify import notify_plain
 
 __all__ = ["Composer"]
@@ -31,12 +35,37 @@ class Composer(TextArea):
             super().__init__()
             self.text = text
 
+    class PathPasted(Message):
+        """The person pasted the path of an existing file (only with `offer_paths`)."""
+
+        def __init__(self, path: Path, text: str) -> None:
+            super().__init__()
+            self.path = path
+            self.text = text  # what was pasted: typed in after all when the offer is declined
+
+    offer_paths = False
+    """True where the server takes files: a pasted path of a file is offered as an attachment."""
+
     def __init__(self, *, max_chars: int, newline_key: str = "ctrl+j", **kwargs: object) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
         self.max_chars = max_chars
         self._newline_keys = NEWLINE_KEYS | {newline_key}
         self.border_title = _("Message")
         self._update_counter()
+
+    def set_note(self, note: str) -> None:
+        """Name what goes with the next message in the title (the model chosen), or nothing."""
+        title = _("Message")
+        # Content, not a str: a str title is read as markup, and a model's name is server text.
+        self.border_title = Content(f"{title} · {note}" if note else title)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # Textual runs TextArea's own paste handler after this one, unless prevented.
+        path = pasted_path(event.text) if self.offer_paths else None
+        if path is not None:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.PathPasted(path, event.text))
 
     @property
     def over_limit(self) -> bool:

@@ -50,6 +50,9 @@ class HelpApp(App[None]):
         "voice_call",
         "hang_up",
         "voice_mode",
+        "choose_model",
+        "attach",
+        "dictate",
     )
 
     def __init__(self, *, hidden: frozenset[str] = frozenset()) -> None:
@@ -97,3 +100,12 @@ class HelpApp(App[None]):
 
     def action_voice_mode(self) -> None:
         self._record("voice_mode")
+
+    def action_choose_model(self) -> None:
+        self._record("choose_model")
+
+    def action_attach(self) -> None:
+        self._record("attach")
+
+    def action_dictate(self) -> None:
+        self._record("dictate")
