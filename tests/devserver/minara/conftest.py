@@ -14,9 +14,9 @@ from tests.helpers import TEST_TOKEN
 FAST = {"slow_delay": 0.08, "endless_interval": 0.02, "demo_delay": 0.0}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def http() -> Iterator[httpx.Client]:
-    """A plain httpx client."""
+    """A plain httpx client, one per module (making one costs more than most tests here)."""
     with httpx.Client(timeout=10.0) as client:
         yield client
 
