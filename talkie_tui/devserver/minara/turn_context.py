@@ -151,8 +151,13 @@ class TurnContext:
     ) -> AsyncIterator[ToolCall]:
         """A tool call around a block: started, `seconds` of work, ended (ok unless it failed)."""
         call = ToolCall(self.tool_start(name, label=label, args=args))
-        await self.sleep(seconds)
-        yield call
+        try:
+            await self.sleep(seconds)
+            yield call
+        except TurnInterrupted:
+            # A card left running would spin forever in every client: it ends, unsuccessfully.
+            self.tool_end(call.id, ok=False, error="Interrupted")
+            raise
         self.tool_end(call.id, ok=call.error is None, error=call.error, summary=call.summary)
 
     def block(self, block: dict[str, Any]) -> None:

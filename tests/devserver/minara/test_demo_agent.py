@@ -164,3 +164,22 @@ def test_anything_else_gets_a_short_list_of_what_to_try(http: httpx.Client, demo
     for example in ("portfolio", "swap 100 USDC to ETH", "connect my exchange", "plan my week"):
         assert example in text
     assert types_of(events) == ["start", *["text_delta"] * (len(events) - 2), "done"]
+
+
+def test_an_interrupted_tool_call_ends_unsuccessfully(
+    http: httpx.Client, minara_gateway: Callable[..., str]
+) -> None:
+    url = minara_gateway(auth_token=TEST_TOKEN, slow_delay=2.0)
+    session_id = start_turn(http, url, "research Bitcoin")["session_id"]
+    with Socket(url) as socket:
+        socket.subscribe(session_id)
+        started = socket.events(session_id, until=("tool_call_start",))[-1][1]["data"]
+        http.post(f"{url}/v1/chat/interrupt", json={"session_id": session_id}, headers=AUTH)
+        events = [event for _, event in socket.events(session_id)]
+    ended = {"id": started["id"], "ok": False, "error": "Interrupted"}
+    assert events == [
+        {"type": "tool_call_end", "data": ended},
+        {"type": "done", "data": {"interrupted": True}},
+    ]
+    segment = wait_until_idle(http, url, session_id)["messages"][-1]["metadata"]["segments"][0]
+    assert (segment["type"], segment["ok"]) == ("tool", False)
