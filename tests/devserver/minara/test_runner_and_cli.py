@@ -109,6 +109,8 @@ def test_talkie_serve_protocol_minara_serves_a_gateway(tmp_path: Path) -> None:
             assert json.loads(socket.recv(timeout=5))["event"]["type"] == "done"
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+        assert process.stdout is not None
+        process.stdout.close()
 
 
 def test_talkie_serve_minara_takes_the_token_from_the_environment(tmp_path: Path) -> None:
@@ -121,6 +123,8 @@ def test_talkie_serve_minara_takes_the_token_from_the_environment(tmp_path: Path
         assert ok.status_code == 200
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+        assert process.stdout is not None
+        process.stdout.close()
 
 
 def test_talkie_only_options_are_refused_for_minara(capsys: pytest.CaptureFixture[str]) -> None:
