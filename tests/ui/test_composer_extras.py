@@ -187,6 +187,8 @@ async def test_ctrl_f_and_a_pasted_path_attach_a_file(tmp_path: Path) -> None:
         await until(pilot, lambda: len(backend.uploaded) == 1)
         paste(screen, app, f"'{sheet}'")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: bool(app.screen.query("#confirm")))
+        await pilot.pause()  # laid out: the click lands on the button
         await pilot.click("#confirm")
         await until(pilot, lambda: len(backend.uploaded) == 2)
         assert screen.composer.text == ""
