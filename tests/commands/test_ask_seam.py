@@ -180,7 +180,14 @@ def test_protocol_is_the_servers_own_unless_forced(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["connect", "ask", "threads", "login"])
-@pytest.mark.parametrize("protocol", ["minara", "cuckoo"])
+def test_minara_is_spoken(command: str) -> None:
+    args = {"connect": [], "ask": ["seam.invalid", "hi"], "threads": ["seam.invalid"]}
+    rest = args.get(command, ["seam.invalid"])
+    assert build_parser().parse_args([command, *rest, "--protocol", "minara"]).protocol == "minara"
+
+
+@pytest.mark.parametrize("command", ["connect", "ask", "threads", "login"])
+@pytest.mark.parametrize("protocol", ["cuckoo"])
 def test_a_protocol_without_a_backend_is_bad_usage(
     command: str, protocol: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,7 +19,12 @@ def test_the_protocol_is_talkie_by_default(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["serve", "demo"])
-@pytest.mark.parametrize("protocol", ["minara", "cuckoo"])
+def test_a_minara_gateway_can_be_served(command: str) -> None:
+    assert build_parser().parse_args([command, "--protocol", "minara"]).protocol == "minara"
+
+
+@pytest.mark.parametrize("command", ["serve", "demo"])
+@pytest.mark.parametrize("protocol", ["cuckoo"])
 def test_a_server_not_built_yet_is_bad_usage(
     command: str, protocol: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -109,6 +109,8 @@ def _make_server(
         app,
         log_level="warning",
         lifespan="on",
+        # The sans-I/O implementation of `websockets`: its legacy one warns of deprecation.
+        ws="websockets-sansio",
         timeout_graceful_shutdown=graceful_seconds,
     )
     return _Server(uv_config, app, on_ready, stop_streams)
