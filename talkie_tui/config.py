@@ -27,6 +27,7 @@ from talkie_tui.i18n import LANGUAGE_SETTINGS, N_, _
 __all__ = [
     "APP_NAME",
     "DEFAULT_CLIENT_ID",
+    "GATEWAY_TOKEN_ENV",
     "HOME_ENV",
     "TOKEN_ENV",
     "TOKEN_STORAGES",
@@ -39,6 +40,7 @@ __all__ = [
     "default_downloads_dir",
     "development_token",
     "ensure_private_dir",
+    "gateway_token",
     "known_servers_path",
     "settings_path",
     "state_dir",
@@ -48,6 +50,7 @@ __all__ = [
 APP_NAME = "talkie"
 HOME_ENV = "TALKIE_HOME"
 TOKEN_ENV = "TALKIE_TOKEN"  # noqa: S105 (the variable's name, not a token)
+GATEWAY_TOKEN_ENV = "MINARA_TOKEN"  # noqa: S105 (the variable's name, not a token)
 SETTINGS_FILE = "config.toml"
 KNOWN_SERVERS_FILE = "servers.json"
 _KNOWN_SERVERS_VERSION = 1
@@ -63,7 +66,18 @@ def development_token(given: str | None = None) -> str | None:
     and an empty value is no token, so `--token ""` falls back to the variable; None when
     neither gives one.
     """
-    for value in (given, os.environ.get(TOKEN_ENV)):
+    return _first_token(given, os.environ.get(TOKEN_ENV))
+
+
+def gateway_token(given: str | None = None) -> str | None:
+    """A Minara gateway's token to use: `given` (`--token`) wins over $MINARA_TOKEN (the
+    value the gateway was started with as GATEWAY_AUTH_TOKEN); None when neither gives one."""
+    return _first_token(given, os.environ.get(GATEWAY_TOKEN_ENV))
+
+
+def _first_token(*values: str | None) -> str | None:
+    """The first value that holds a token, without surrounding whitespace."""
+    for value in values:
         token = (value or "").strip()
         if token:
             return token

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from .base import Backend, KeptSignIn, ProtocolName
 
-__all__ = ["PROTOCOLS", "NotAServer", "connect"]
+__all__ = ["PROTOCOLS", "NotAServer", "connect", "looked_like_a_gateway", "not_a_server"]
 
 PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara")
 """The protocols a backend exists for; Cuckoo hubs join with theirs."""
@@ -31,10 +31,12 @@ async def connect(
     *,
     protocol: ProtocolName | None = None,
     tokens: TokenSource | None = None,
+    gateway_tokens: TokenSource | None = None,
     kept: KeptSignIn | None = None,
     allow_private_http: bool = False,
 ) -> Backend:
-    """The backend of the server at `address`, signed in with `tokens`, else with `kept`.
+    """The backend of the server at `address`, signed in with `tokens`, else with `kept`
+    (a Minara gateway with `gateway_tokens` when they are given: its own token variable).
 
     `protocol` forces the protocol. None finds it out: a Talkie manifest first, else a Minara
     gateway (`GET /healthz` answering `{"ok": true}`), else `NotAServer` saying what was found.
@@ -50,9 +52,10 @@ async def connect(
         return await connect_talkie(
             address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
         )
+    minara_tokens = gateway_tokens or tokens
     if protocol == "minara":
         return await connect_minara(
-            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+            address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
         )
     try:
         return await connect_talkie(
@@ -61,22 +64,22 @@ async def connect(
     except (DiscoveryError, TransportError) as talkie_error:
         try:
             return await connect_minara(
-                address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+                address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
             )
         except TalkieError as minara_error:
-            if not _looked_like_a_gateway(minara_error):
-                raise _neither(address, talkie_error, minara_error) from minara_error
+            if not looked_like_a_gateway(minara_error):
+                raise not_a_server(address, talkie_error, minara_error) from minara_error
             raise
 
 
-def _looked_like_a_gateway(error: TalkieError) -> bool:
+def looked_like_a_gateway(error: TalkieError) -> bool:
     """True when the gateway answered as one and then refused (a token, a server error)."""
     from talkie_tui.core.errors import ServerError
 
     return isinstance(error, ServerError) and error.code != "not_found" and error.status != 404
 
 
-def _neither(address: str, talkie: TalkieError, minara: TalkieError) -> NotAServer:
+def not_a_server(address: str, talkie: TalkieError, minara: TalkieError) -> NotAServer:
     """The error saying what each protocol's look at the address found."""
     return NotAServer(
         _("{address} is not a Talkie or Minara server. Talkie: {talkie} Minara: {minara}").format(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 from talkie_tui import backends
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import KeptSignIn
-from talkie_tui.config import Settings, development_token
+from talkie_tui.config import Settings, development_token, gateway_token
 from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.tokens import StaticToken
@@ -42,18 +42,21 @@ async def connect(
     """The backend of `server`, signed in with the development token if there is one, else with
     the sign-in kept for it (in the token store the settings name).
 
-    The development token is `token` (`--token`), else $TALKIE_TOKEN (`config.development_token`).
-    `protocol` is `--protocol` (None: the server's own, found out by the backends).
+    The development token is `token` (`--token`), else $TALKIE_TOKEN (`config.development_token`);
+    a Minara gateway's is `token`, else $MINARA_TOKEN. `protocol` is `--protocol` (None: the
+    server's own, found out by the backends).
     """
+    for_gateway = gateway_token(token)
     token = development_token(token)
     kept = None
-    if token is None:
+    if token is None or for_gateway is None:
         chosen = settings or Settings.load()
         kept = KeptSignIn(lambda: preferred_store(chosen), chosen.oauth_client_id, warn=_warn)
     return await backends.connect(
         server,
         protocol=protocol,
         tokens=StaticToken(token) if token else None,
+        gateway_tokens=StaticToken(for_gateway) if for_gateway else None,
         kept=kept,
         allow_private_http=allow_private_http,
     )

@@ -17,9 +17,10 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from talkie_tui.auth.signin import SignOutResult, sign_out
-from talkie_tui.auth.store import TokenStoreError
+from talkie_tui.auth.store import ForgetIncomplete, TokenStoreError, forget_everywhere
 from talkie_tui.auth.tokens import OAuthTokens
-from talkie_tui.backends.base import Backend
+from talkie_tui.backends.base import Backend, ProtocolName
+from talkie_tui.backends.minara.backend import MinaraBackend
 from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.sanitize import clean_text
@@ -29,6 +30,7 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 
 from .commands import TalkieCommands
 from .crash import CrashGuard
+from .gateway_sign_in import GatewaySignIn
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
 from .screens.chat import ChatScreen
@@ -84,6 +86,7 @@ class TalkieApp(CrashGuard):
         address: str | None = None,
         *,
         token: str | None = None,
+        gateway_token: str | None = None,
         thread_id: str | None = None,
         settings: Settings | None = None,
         known: KnownServers | None = None,
@@ -91,6 +94,7 @@ class TalkieApp(CrashGuard):
         client: TalkieClient | None = None,
         backend: Backend | None = None,
         connect: ConnectFunction | None = None,
+        protocol: ProtocolName | None = None,
         demo: bool = False,
     ) -> None:
         self.client = client
@@ -98,13 +102,15 @@ class TalkieApp(CrashGuard):
         self.backend = backend or (TalkieBackend(client) if client is not None else None)
         super().__init__()
         self.settings = settings or Settings.load()
-        self.known = known or KnownServers.load()
+        self.known = known if known is not None else KnownServers.load()  # an empty list is one
         self._address = address
         self._token = token
+        self._gateway_token = gateway_token
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
         self._demo = demo  # started by `talkie demo`: its voice provider is on this computer
         self._connect_fn = connect
+        self._protocol = protocol  # `--protocol`: what the connect screen must speak
         self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
         self._declined: TalkieClient | None = None  # cancelled: do not push the screen again
         if self.settings.theme:
@@ -149,9 +155,11 @@ class TalkieApp(CrashGuard):
         return ConnectScreen(
             address,
             token=self._token,
+            gateway_token=self._gateway_token,
             known=self.known,
             allow_private_http=self._allow_private_http,
             connect=self._connect_fn,
+            protocol=self._protocol,
             settings=self.settings,
         )
 
@@ -160,11 +168,8 @@ class TalkieApp(CrashGuard):
 
     @on(ConnectScreen.Connected)
     def _connected(self, event: ConnectScreen.Connected) -> None:
-        self._open_chat(event.client)
-
-    def _open_chat(self, client: TalkieClient) -> None:
-        self.client = client
-        self._show_chat(TalkieBackend(client))
+        self.client = event.client
+        self._show_chat(event.backend)
 
     def _show_chat(self, backend: Backend) -> None:
         """Open the chat screen on a server, in its language and colours."""
@@ -267,6 +272,8 @@ class TalkieApp(CrashGuard):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Sign in and sign out only while connected (sign in where the server offers it)."""
+        if action in ("sign_out", "sign_in") and isinstance(self.backend, MinaraBackend):
+            return True  # the gateway's token: given again, or forgotten
         if action == "sign_out":
             return self.client is not None
         if action in ("voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate"):
@@ -294,6 +301,14 @@ class TalkieApp(CrashGuard):
     def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
         """Push the sign-in screen over the chat (the conversation and the draft stay)."""
         if self._signing_in:
+            return
+        if isinstance(chat.backend, MinaraBackend):
+            self._signing_in = True
+            self.run_worker(
+                self._token_again(chat, chat.backend, message),
+                group="sign-in",
+                exit_on_error=False,
+            )
             return
         client = chat.client
         name = clean_text(client.server.manifest.name)
@@ -360,6 +375,60 @@ class TalkieApp(CrashGuard):
             _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
         )
 
+    async def _token_again(self, chat: ChatScreen, backend: MinaraBackend, message: str) -> None:
+        """Ask for the gateway's token again (it refused the one in use, or the person asked)."""
+        name = clean_text(backend.info.name)
+        reason = (
+            _(
+                "{name} did not accept the token: {message} Give it again to go on; the "
+                "conversation and what you typed are kept."
+            ).format(name=name, message=message)
+            if message
+            else ""
+        )
+        signing = GatewaySignIn(self, self.settings, self.known)
+        try:
+            taken = await signing.again(backend, reason)
+        except Exception as error:  # a store that failed: words, never a crash
+            message = getattr(error, "message", None) or str(error)
+            notify_plain(
+                self, _("Could not sign in: {error}").format(error=message), severity="error"
+            )
+            return
+        finally:
+            self._signing_in = False
+        if not taken:
+            notify_plain(
+                self,
+                _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
+                    name=name
+                ),
+                severity="warning",
+            )
+            return
+        if chat.is_attached:
+            chat.signed_in_again()
+        notify_plain(
+            self,
+            _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
+        )
+
+    async def _forget_token(self, backend: MinaraBackend) -> None:
+        """Sign out of a gateway: its kept token is forgotten everywhere (nothing to revoke)."""
+        server_id, name = backend.info.server_id, clean_text(backend.info.name)
+        try:
+            await asyncio.to_thread(forget_everywhere, server_id)
+        except ForgetIncomplete as error:
+            notify_plain(
+                self,
+                _("Signed out of {name}, but {error}.").format(name=name, error=error.message),
+                severity="error",
+            )
+            return
+        with contextlib.suppress(OSError):
+            self.known.set_signed_in(server_id, False)
+        notify_plain(self, _("Signed out of {name}: its token is forgotten.").format(name=name))
+
     @staticmethod
     async def _attach_tokens(client: TalkieClient, tokens: TokenSource) -> None:
         """Give `client` a new token source, closing the old one's connections."""
@@ -371,6 +440,13 @@ class TalkieApp(CrashGuard):
 
     async def action_sign_out(self) -> None:
         """Sign out: revoke the sign-in at the server, forget its tokens; back to the list."""
+        if isinstance(self.backend, MinaraBackend):
+            gateway = self.backend
+            self._gateway_token = None
+            await self._disconnect()
+            await self.switch_screen(self._connect_screen(None))
+            await self._forget_token(gateway)
+            return
         client = self.client
         tokens = client.tokens if client is not None else None
         self._token = None

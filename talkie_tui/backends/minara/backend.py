@@ -64,6 +64,7 @@ __all__ = [
     "MinaraBackend",
     "NotOffered",
     "connect",
+    "gateway_name",
     "kept_token",
     "minara_base",
 ]
@@ -96,6 +97,13 @@ def minara_base(address: str, *, allow_private_http: bool = False) -> str:
         host = "[::1]" if ":" in text else text
         text = f"http://{host}:8080"
     return gateway_base(text, allow_private_http=allow_private_http)
+
+
+def gateway_name(origin: str) -> str:
+    """A gateway names itself nowhere: on screen it is "Minara gateway · host:port"."""
+    where = httpx.URL(origin)
+    shown = where.host + (f":{where.port}" if where.port else "")
+    return _("Minara gateway · {where}").format(where=shown)
 
 
 def kept_token(store: TokenStore | None, origin: str) -> StaticToken | None:
@@ -171,13 +179,11 @@ class MinaraBackend:
     @property
     def info(self) -> ServerInfo:
         """The gateway as the UI shows it: "Minara gateway · host:port"."""
-        where = httpx.URL(self.client.origin)
-        shown = where.host + (f":{where.port}" if where.port else "")
         return ServerInfo(
             server_id=self.client.origin,
             origin=self.client.origin,
             protocol="minara",
-            name=_("Minara gateway · {where}").format(where=shown),
+            name=gateway_name(self.client.origin),
             sign_in=self._sign_in,
             capabilities=CAPABILITIES,
         )

@@ -1,12 +1,16 @@
 """The connect screen: type an address or pick a known server; discovery runs in a worker.
 
-After discovery the screen attaches a sign-in: the development token given on the command
-line, else the stored OAuth sign-in, else it asks (the sign-in screen, see `..signing`).
+It finds out what the server speaks: a Talkie manifest first, else a Minara gateway, else it
+says the address is neither (`--protocol` forces one; a known server keeps its own). After a
+Talkie discovery the screen attaches a sign-in: the development token given on the command
+line, else the stored OAuth sign-in, else it asks (the sign-in screen, see `..signing`). A
+gateway that answers 401 gets its kept token, else the token screen (`..gateway_sign_in`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import ClassVar
 
 from textual import on
@@ -21,13 +25,16 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
+from talkie_tui import backends
 from talkie_tui.auth.store import TokenStoreError
-from talkie_tui.backends.talkie import DiscoveredServer, TalkieClient
+from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
+from talkie_tui.backends.talkie import DiscoveredServer, TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
-from talkie_tui.core.errors import TalkieError, TransportError
+from talkie_tui.core.errors import DiscoveryError, TalkieError, TransportError, UnauthorizedError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.i18n import N_, _
+from talkie_tui.ui.gateway_sign_in import GatewayConnect, GatewaySignIn, gateway_identity
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
@@ -75,20 +82,29 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
 
     class Connected(Message):
-        """Discovery succeeded (and foreign endpoints were accepted): here is the client."""
+        """Connected and signed in (a Talkie server's foreign endpoints accepted): here is
+        the server's backend."""
 
-        def __init__(self, client: TalkieClient) -> None:
+        def __init__(self, backend: Backend) -> None:
             super().__init__()
-            self.client = client
+            self.backend = backend
+
+        @property
+        def client(self) -> TalkieClient | None:
+            """The talkie/1 client, for a Talkie server (its sign-in is renewed on it)."""
+            return self.backend.client if isinstance(self.backend, TalkieBackend) else None
 
     def __init__(
         self,
         address: str | None = None,
         *,
         token: str | None,
+        gateway_token: str | None = None,
         known: KnownServers,
         allow_private_http: bool,
         connect: ConnectFunction | None = None,
+        connect_gateway: GatewayConnect | None = None,
+        protocol: ProtocolName | None = None,
         settings: Settings | None = None,
         name: str | None = None,
         id: str | None = None,
@@ -97,10 +113,16 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         self.initial_address = address
         self.token = token
+        self.gateway_token = gateway_token or token  # --token, else $MINARA_TOKEN
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
         self._connect_fn: ConnectFunction = connect or TalkieClient.connect
+        self._connect_gateway: GatewayConnect = connect_gateway or partial(
+            backends.connect, protocol="minara"
+        )
+        self.protocol = protocol
+        """What `--protocol` forces (None: found out, or what a known server speaks)."""
         self._worker: Worker[None] | None = None
         self._spinner_timer: Timer | None = None
         self._spin = 0
@@ -241,7 +263,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             self.address_input.focus()
             return
         self._set_status(
-            _("Looking for a Talkie server at {address}…").format(address=address),
+            _("Looking for a server at {address}…").format(address=address),
             kind="busy",
             busy=True,
         )
@@ -249,7 +271,20 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             self._connect(address), group="connect", exclusive=True, exit_on_error=False
         )
 
+    def _protocol_for(self, address: str) -> ProtocolName | None:
+        """The protocol forced, else the one a known server at `address` speaks."""
+        if self.protocol is not None:
+            return self.protocol
+        entry = self.known.find(address)
+        if entry is not None and entry.protocol == "minara":
+            return "minara"
+        return None
+
     async def _connect(self, address: str) -> None:
+        protocol = self._protocol_for(address)
+        if protocol == "minara":
+            await self._connect_to_gateway(address, None)
+            return
         try:
             # No accepted origins yet: they belong to a serverId, known only after discovery
             # (the same address may now serve another server).
@@ -259,6 +294,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 allow_private_http=self.allow_private_http,
                 accepted_origins=set(),
             )
+        except (DiscoveryError, TransportError) as error:
+            if protocol == "talkie":
+                self._show_error(error)
+            else:  # no Talkie manifest there: perhaps a Minara gateway
+                await self._connect_to_gateway(address, error)
+            return
         except Exception as error:  # every failure becomes words on the status line
             self._show_error(error)
             return
@@ -282,7 +323,68 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._set_status(
             _("Connected to {name}.").format(name=client.server.manifest.name), kind="info"
         )
-        self.post_message(self.Connected(client))
+        self.post_message(self.Connected(TalkieBackend(client)))
+
+    async def _connect_to_gateway(self, address: str, not_talkie: TalkieError | None) -> None:
+        """Reach the Minara gateway at `address` and sign in to it (`not_talkie`: what the
+        look for a Talkie manifest found, when it was made)."""
+        self._set_status(
+            _("Looking for a Minara gateway at {address}…").format(address=address),
+            kind="busy",
+            busy=True,
+        )
+        try:
+            backend = await self._connect_gateway(
+                address,
+                tokens=StaticToken(self.gateway_token) if self.gateway_token else None,
+                allow_private_http=self.allow_private_http,
+            )
+        except UnauthorizedError as refused:
+            if self.gateway_token:  # the token given on the command line: say so, ask nothing
+                self._show_error(refused)
+                return
+            self._set_status(
+                _("The gateway at {address} asks for its token…").format(address=address),
+                kind="busy",
+            )
+            self._remember_gateway(gateway_identity(address, self.allow_private_http), address)
+            signing = GatewaySignIn(
+                self.app, self.settings, self.known, allow_private_http=self.allow_private_http
+            )
+            try:
+                signed_in = await signing.open(address, refused, self._connect_gateway)
+            except Exception as error:  # a store that failed: words, never a crash
+                self._show_error(error)
+                return
+            if signed_in is None:
+                self._set_status(_("Sign-in cancelled."), kind="info")
+                return
+            backend = signed_in
+        except TalkieError as error:
+            if not_talkie is not None and not backends.looked_like_a_gateway(error):
+                error = backends.not_a_server(address, not_talkie, error)
+            self._show_error(error)
+            return
+        except Exception as error:
+            self._show_error(error)
+            return
+        info = backend.info
+        self._remember_gateway(info, address)
+        self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
+        self.post_message(self.Connected(backend))
+
+    def _remember_gateway(self, info: ServerInfo, address: str) -> None:
+        try:
+            self.known.remember_server(
+                info.server_id, address, name=info.name, origin=info.origin, protocol="minara"
+            )
+        except OSError as error:
+            notify_plain(
+                self,
+                _("Could not save the server list: {error}").format(error=error),
+                severity="warning",
+            )
+        self._refresh_known()
 
     async def _authenticate(self, client: TalkieClient) -> bool:
         """Attach a sign-in to `client`; False (the reason on the status line) when there is none.

@@ -1,0 +1,119 @@
+"""The token screen: a server that signs in with a bearer token asks for it (a Minara gateway's
+`GATEWAY_AUTH_TOKEN`). The token is tried before the screen closes, so a wrong one is said so
+at once, in the server's own words; the screen dismisses with the token, or None on Esc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import N_, _
+
+from ..localized import LocalizedBindings
+
+__all__ = ["TokenCheck", "TokenScreen"]
+
+TokenCheck = Callable[[str], Awaitable[None]]
+"""Tries a token against the server; raises a `TalkieError` (401: the server refused it)."""
+
+
+class TokenScreen(LocalizedBindings, Screen[str | None]):
+    """Ask for one server's bearer token; dismisses with the token once the server took it."""
+
+    HELP_GROUP = N_("Token screen")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
+
+    def __init__(
+        self,
+        name: str,
+        origin: str,
+        check: TokenCheck,
+        *,
+        reason: str = "",
+        kept_in: str = "",
+    ) -> None:
+        super().__init__()
+        self.server_name = clean_text(name)
+        self.origin = clean_text(origin)
+        self.reason = clean_text(reason)
+        self.kept_in = kept_in
+        self._check = check
+
+    def compose(self) -> ComposeResult:
+        """Title, why the token is needed, the password box, the status, the hints."""
+        with VerticalScroll(id="token-scroll"), Vertical(id="token-box"):
+            yield Static(
+                Content(_("Sign in to {name}").format(name=self.server_name)), id="token-title"
+            )
+            yield Static(Content(self.origin), id="token-origin")
+            if self.reason:
+                yield Static(Content(self.reason), id="token-reason")
+            yield Static(
+                Content(
+                    _(
+                        "This gateway asks for its access token: the value it was started with "
+                        "as GATEWAY_AUTH_TOKEN. It is sent to {origin} only."
+                    ).format(origin=self.origin)
+                ),
+                classes="token-step",
+            )
+            yield Input(placeholder=_("Gateway token"), password=True, id="token-input")
+            yield Static(Content(""), id="token-status")
+            if self.kept_in:
+                yield Static(
+                    Content(_("It will be kept in {store}.").format(store=self.kept_in)),
+                    id="token-kept-in",
+                )
+            yield Static(Content(_("Enter signs in · Esc cancels · F1 help")), id="token-hints")
+
+    def on_mount(self) -> None:
+        """The box takes the keys at once."""
+        self.query_one("#token-input", Input).focus()
+
+    @property
+    def status_text(self) -> str:
+        """What the status line says now (plain text; for tests and screen readers)."""
+        return str(self.query_one("#token-status", Static).content)
+
+    def _set_status(self, text: str, kind: str) -> None:
+        status = self.query_one("#token-status", Static)
+        status.update(Content(text))
+        status.set_classes(f"token-{kind}")
+
+    @on(Input.Submitted, "#token-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        token = event.value.strip()
+        if not token:
+            self._set_status(_("Paste the gateway's token first."), "error")
+            return
+        self._set_status(_("Checking the token…"), "busy")
+        self._try(token)
+
+    @work(exclusive=True, group="token", exit_on_error=False)
+    async def _try(self, token: str) -> None:
+        try:
+            await self._check(token)
+        except TalkieError as error:
+            self._set_status(
+                "✗ " + _("Not signed in: {error}").format(error=clean_text(error.message)),
+                "error",
+            )
+            self.query_one("#token-input", Input).focus()
+            return
+        self.dismiss(token)
+
+    def action_cancel(self) -> None:
+        """Leave without a token."""
+        self.workers.cancel_group(self, "token")
+        self.dismiss(None)
