@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from .widgets.composer import Composer
     from .widgets.transcript import Transcript
 
-__all__ = ["QuestionHost", "Questions"]
+__all__ = ["OFFER_TRIES", "QuestionHost", "Questions"]
+
+OFFER_TRIES = 20  # refreshes to wait for a new question view's controls before giving up
 
 
 class QuestionHost(ScreenHost, Protocol):
@@ -162,7 +164,7 @@ class Questions:
         else:
             self._host.call_after_refresh(self._show, change)
 
-    def _offer_focus(self, part: QuestionPart) -> None:
+    def _offer_focus(self, part: QuestionPart, tries: int = OFFER_TRIES) -> None:
         """Focus a new question's first control, unless the person is typing."""
         host = self._host
         view = host.transcript.view_of_part(part)
@@ -173,9 +175,13 @@ class Questions:
         if not isinstance(view, QuestionView) or not view.is_open or composer_busy:
             return
         control = view.first_control()
-        if control is not None:
-            control.focus()
-            view.scroll_visible()
+        if control is None:
+            # Mounting is asynchronous: the view may not have composed its controls yet.
+            if tries > 1:
+                host.call_after_refresh(self._offer_focus, part, tries - 1)
+            return
+        control.focus()
+        view.scroll_visible()
 
 
 async def _provide(

@@ -333,7 +333,11 @@ async def test_select_several_sends_the_checked_labels(tmp_path: Path) -> None:
         assert "Answer: Salary, Travel" in screen_text(app)
 
 
-async def test_confirm_asks_twice_and_a_refusal_once(tmp_path: Path) -> None:
+async def test_confirm_asks_twice_and_a_refusal_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A guard long enough that the click meant to land inside it does, on a busy machine too.
+    monkeypatch.setattr(QuestionView, "guard_seconds", 2.0)
     backend = FakeMinaraBackend(resolve_on_answer=False)
     backend.scripts["ask"] = asking("confirm")
     app = minara_app(backend, tmp_path)
@@ -347,9 +351,10 @@ async def test_confirm_asks_twice_and_a_refusal_once(tmp_path: Path) -> None:
         await pilot.pause()
         assert backend.answers == [] and view.asking_again
         assert "Press “Confirm” again to go ahead." in screen_text(app)
+        assert view.guard_left > 1.0
         await pilot.click(confirm)  # inside the re-armed guard: ignored
         await pilot.pause()
-        assert backend.answers == []
+        assert backend.answers == [] and view.is_guarded
         await until(pilot, lambda: not view.is_guarded)
         await pilot.click(confirm)
         await until(pilot, lambda: bool(backend.answers))
