@@ -80,6 +80,7 @@ class MinaraConversation(Conversation):
         self._seen_tools: set[str] = set()
         self._blocks: dict[str, UiBlockPart] = {}
         self._segment_ids = count(1)
+        self._last_text: TextPart | None = None  # the text segment the last delta went to
         self._handlers: dict[str, Callable[[Mapping[str, Any]], Change]] = {
             "start": self._on_start,
             "text_delta": self._on_text_delta,
@@ -96,11 +97,12 @@ class MinaraConversation(Conversation):
 
     def apply(self, event: Mapping[str, Any]) -> Change:
         """Fold one event into the conversation and return what changed (None: nothing)."""
-        if not isinstance(event, Mapping):
+        # `type(...) is dict` first: an ABC check per event is a fair part of a fast stream.
+        if type(event) is not dict and not isinstance(event, Mapping):
             return None
         kind, data = event.get("type"), event.get("data", {})
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None or not isinstance(data, Mapping):
+        if handler is None or (type(data) is not dict and not isinstance(data, Mapping)):
             return None
         return handler(data)
 
@@ -185,14 +187,24 @@ class MinaraConversation(Conversation):
     # --- what the turn shows -------------------------------------------------------------
 
     def _on_text_delta(self, data: Mapping[str, Any]) -> Change:
-        text = _text(data, "text")
-        if not text:
+        text = data.get("text")
+        if not text or type(text) is not str:
             return None
+        text = clean_text(text)
+        turn = self._current
+        if turn is not None and turn.parts:
+            tail = turn.parts[-1]
+            if type(tail) is TextPart and not tail.done and tail is self._last_text:
+                tail.chunks.append(text)  # the open segment grows (the common case, fast)
+                return tail
         turn = self.answer()
         last = turn.parts[-1] if turn.parts else None
         if isinstance(last, TextPart) and self.text_part(last.message_id) is last:
-            return self.add_text(last.message_id, text)
-        return self.add_text(f"{turn.id}/text-{next(self._segment_ids)}", text)
+            part = self.add_text(last.message_id, text)
+        else:
+            part = self.add_text(f"{turn.id}/text-{next(self._segment_ids)}", text)
+        self._last_text = part
+        return part
 
     def _on_tool_start(self, data: Mapping[str, Any]) -> Change:
         tool_id, name = _str(data, "id"), _text(data, "name")

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+from pydantic_core import from_json
 
 from talkie_tui.core.errors import EventTooLarge, TalkieError
 from talkie_tui.i18n import _
@@ -83,9 +85,11 @@ class Subscribed:
     last_seq: int
 
 
-@dataclass(frozen=True, slots=True)
-class EventFrame:
-    """Server → client: one chat event `{type, data}` with its per-key sequence number."""
+class EventFrame(NamedTuple):
+    """Server → client: one chat event `{type, data}` with its per-key sequence number.
+
+    A named tuple (not a frozen dataclass): one is made per event, and it is cheaper to make.
+    """
 
     channel: str
     key: str
@@ -138,9 +142,19 @@ def _seq(frame: dict[str, Any], name: str, frame_type: str) -> int:
     return value
 
 
+def _decode(data: str) -> Any:
+    """The JSON value of a frame (whitespace around it allowed), or MalformedFrame."""
+    try:
+        # pydantic-core's parser: the same JSON as the standard library's, about twice as fast
+        # on the small objects frames are, and with a nesting limit of its own.
+        return from_json(data)
+    except ValueError:
+        raise _malformed(_("not JSON")) from None
+
+
 def parse_frame(data: str | bytes) -> ServerFrame | None:
     """One frame from the gateway; None for a frame type this client does not know."""
-    size = _byte_length(data)
+    size = len(data) if len(data) * 4 <= MAX_FRAME_BYTES else _byte_length(data)
     if size > MAX_FRAME_BYTES:
         raise FrameTooLarge(
             _(
@@ -150,13 +164,23 @@ def parse_frame(data: str | bytes) -> ServerFrame | None:
         )
     if isinstance(data, bytes):
         raise _malformed(_("a binary frame"))
-    try:
-        frame = json.loads(data)
-    except (ValueError, RecursionError):
-        raise _malformed(_("not JSON")) from None
+    frame = _decode(data)
     if not isinstance(frame, dict):
         raise _malformed(_("not a JSON object"))
     frame_type = frame.get("type")
+    if frame_type == "event":
+        # The frame nearly every message is: checked inline (`type(...) is int` leaves out
+        # bool); anything amiss goes the slow way below, which says what is wrong.
+        get = frame.get
+        channel, key, seq, event = get("channel"), get("key"), get("seq"), get("event")
+        if (
+            type(channel) is str
+            and type(key) is str
+            and type(seq) is int
+            and seq >= 0
+            and type(event) is dict
+        ):
+            return EventFrame(channel, key, seq, event)
     if not isinstance(frame_type, str):
         raise _malformed(_("no 'type'"))
     if frame_type == "event":

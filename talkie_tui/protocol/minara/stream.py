@@ -26,9 +26,10 @@ import contextlib
 import logging
 import ssl
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import quote
 
 import httpx
@@ -89,8 +90,7 @@ SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
 StreamState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
 
 
-@dataclass(frozen=True, slots=True)
-class StreamEvent:
+class StreamEvent(NamedTuple):
     """One chat event `{type, data}`, with its seq (applied once it was consumed)."""
 
     seq: int
@@ -164,7 +164,10 @@ class Subscription:
         self.last_applied = from_seq
         self.from_zero = from_seq == 0  # the buffer's start is where the events begin
         self._stream = stream
-        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        # A deque and a wake-up event, not an asyncio.Queue: frames are taken without an await
+        # while some are waiting, which is most of the time in a fast stream.
+        self._queue: deque[object] = deque()
+        self._ready = asyncio.Event()
         self._allowance = 0  # refused frames since the last event: seqs that may be missing
         self._awaiting_replay = False  # resubscribed after a gap on the same socket
         self._gap_at: int | None = None  # the last applied seq when a gap was last seen
@@ -174,11 +177,12 @@ class Subscription:
 
     def put(self, item: object) -> None:
         """Hand the subscription something the socket brought (the stream's reader calls it)."""
-        self._queue.put_nowait(item)
+        self._queue.append(item)
+        self._ready.set()
 
     def put_end(self) -> None:
         """End the iteration after what was already handed over (`aclose` still unsubscribes)."""
-        self._queue.put_nowait(_END)
+        self.put(_END)
 
     def __aiter__(self) -> AsyncIterator[StreamItem]:
         # One iterator for the subscription's life: an event counts as applied when the
@@ -188,8 +192,22 @@ class Subscription:
         return self._iterator
 
     async def _items(self) -> AsyncIterator[StreamItem]:
+        queue, ready = self._queue, self._ready
         while True:
-            item = await self._queue.get()
+            if not queue:
+                ready.clear()
+                await ready.wait()
+                continue
+            item = queue.popleft()
+            if type(item) is EventFrame:  # the common case first, with its own fast path
+                seq = item.seq
+                if self.last_applied < seq <= self.last_applied + 1 + self._allowance:
+                    self._allowance = 0
+                    self._gap_at = None
+                    self.from_zero = False
+                    yield StreamEvent(seq, item.event)
+                    self.last_applied = seq  # the consumer asked for more: applied
+                    continue
             if item is _END:
                 return
             if isinstance(item, _Fatal):
@@ -265,7 +283,7 @@ class Subscription:
         if self.closed:
             return
         self.closed = True
-        self._queue.put_nowait(_END)
+        self.put(_END)
         await self._stream.release(self)
 
     async def __aenter__(self) -> Subscription:
@@ -533,6 +551,14 @@ class MinaraStream:
         idle = asyncio.create_task(self._idle.wait())
         try:
             await asyncio.wait({reader, idle}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # The stream is being closed: say goodbye to the gateway, briefly, then go.
+            self._socket = None
+            for task in (pinger, idle, reader):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(socket.close(), timeout=2)
+            raise
         finally:
             self._socket = None
             for task in (pinger, idle, reader):
