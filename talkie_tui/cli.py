@@ -318,11 +318,7 @@ def _command(argv: Sequence[str] | None) -> int:
     if command == "demo":
         from talkie_tui.commands.demo import run_demo
 
-        if args.protocol != "talkie":
-            print(f"talkie: demo --protocol {args.protocol} is not ready yet", file=sys.stderr)
-            return ExitCode.USAGE
-
-        return run_demo()
+        return run_demo(protocol=args.protocol)
     if command == "connect":
         from talkie_tui.config import development_token, gateway_token
         from talkie_tui.ui.app import TalkieApp
