@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_GATEWAY",
-    "KEPT_TOKEN_CLIENT",
     "MinaraBackend",
     "NotOffered",
     "connect",
@@ -71,9 +70,6 @@ __all__ = [
 
 DEFAULT_GATEWAY = "http://localhost:8080"
 """Where `minara serve` listens by default: what a bare `localhost` means for Minara."""
-KEPT_TOKEN_CLIENT = "minara-token"  # noqa: S105 (a name, not a secret)
-"""The `client_id` of a kept gateway token in the token store (the token is its
-`refresh_token`, the gateway's origin its `issuer` and the store key)."""
 
 CAPABILITIES = Capabilities(
     questions=True,
@@ -107,18 +103,12 @@ def gateway_name(origin: str) -> str:
 
 
 def kept_token(store: TokenStore | None, origin: str) -> StaticToken | None:
-    """The token kept for the gateway at `origin`, if one was kept there."""
-    from talkie_tui.auth.grants import TokenStoreError
+    """The token kept for the gateway at `origin` (in `store` first, then the other stores),
+    if one was kept for that origin: a bearer grant under the origin as its server id."""
+    from talkie_tui.auth.bearer_grants import find_bearer
 
-    if store is None:
-        return None
-    try:
-        grant = store.load(origin)
-    except TokenStoreError:  # a store that cannot be read is a store without the token
-        return None
-    if grant is None or grant.client_id != KEPT_TOKEN_CLIENT or grant.issuer != origin:
-        return None
-    return StaticToken(grant.refresh_token)
+    found = find_bearer(origin, origin, store)
+    return StaticToken(found[0]) if found is not None else None
 
 
 async def connect(

@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import pytest
 
+from talkie_tui.auth.bearer_grants import keep_bearer
 from talkie_tui.auth.grants import StoredGrant
 from talkie_tui.auth.store import MemoryStore
 from talkie_tui.backends import connect
 from talkie_tui.backends.base import KeptSignIn
 from talkie_tui.backends.minara.backend import (
-    KEPT_TOKEN_CLIENT,
     MinaraBackend,
     NotOffered,
     kept_token,
@@ -24,7 +24,7 @@ from tests.helpers import TEST_TOKEN
 
 def keep(origin: str, token: str) -> MemoryStore:
     store = MemoryStore()
-    store.save(origin, StoredGrant(token, issuer=origin, client_id=KEPT_TOKEN_CLIENT))
+    keep_bearer(store, origin, origin, token)  # as the TUI keeps a pasted token
     return store
 
 
@@ -48,9 +48,7 @@ async def test_a_kept_token_that_is_refused_asks_for_a_new_one(gateway_url: str)
 def test_only_a_gateway_token_for_that_origin_is_taken() -> None:
     store = MemoryStore()
     store.save("http://a:1", StoredGrant("t", issuer="http://a:1", client_id="talkie-oauth"))
-    store.save(
-        "http://b:1", StoredGrant("t", issuer="http://elsewhere", client_id=KEPT_TOKEN_CLIENT)
-    )
+    keep_bearer(store, "http://b:1", "http://elsewhere", "t")
     assert kept_token(store, "http://a:1") is None
     assert kept_token(store, "http://b:1") is None
     assert kept_token(None, "http://a:1") is None
