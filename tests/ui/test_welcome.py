@@ -236,3 +236,27 @@ def test_snapshot_new_thread(snap_compare, tmp_path: Path, monkeypatch: pytest.M
         assert panel is not None and panel.welcome.call_key
 
     assert snap_compare(fixed_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_gateway_panel_names_what_it_offers_and_its_keys() -> None:
+    from talkie_tui.backends.base import Capabilities, ServerInfo
+
+    offers = Capabilities(
+        questions=True, attachments=True, search=True, models=True, dictation=True
+    )
+    info = ServerInfo("gw", "http://127.0.0.1:1", "minara", "Minara gateway", capabilities=offers)
+    welcome = Welcome.from_info(info)
+    lines = " ".join(welcome.offer_lines())
+    for word in ("Questions", "Files", "Search", "Models", "Dictation"):
+        assert word in lines
+    assert "Voice calls" not in lines and "Actions" not in lines
+    keys = dict(welcome.key_rows())
+    assert "Attach a file" in keys.values() and "Dictate a message" in keys.values()
+
+
+def test_a_talkie_panel_says_nothing_of_a_gateways_offers() -> None:
+    from talkie_tui.backends.base import ServerInfo
+
+    welcome = Welcome.from_info(ServerInfo("s", "http://127.0.0.1:1", "talkie", "CRM"))
+    assert welcome.offer_lines() == []
+    assert len(welcome.key_rows()) == 3

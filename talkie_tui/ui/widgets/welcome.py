@@ -28,6 +28,8 @@ __all__ = ["Welcome", "WelcomePanel"]
 MAX_DESCRIPTION = 400  # characters of the server's description shown; a manifest may hold 64 kB
 HELP_KEY = "f1"
 PALETTE_KEY = "ctrl+p"
+ATTACH_KEY = "ctrl+f"
+DICTATE_KEY = "f6"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -43,6 +45,11 @@ class Welcome:
     voice: bool = False  # the server has voice calls (`capabilities.voice` and its endpoints)
     actions: bool = False  # the agent proposes actions a person confirms (`capabilities.actions`)
     voice_confirm: bool = False  # an action may be confirmed by voice too
+    questions: bool = False  # the agent may ask back (choices, confirmations, text, secrets)
+    attachments: bool = False  # files go with a message
+    search: bool = False  # the server searches the messages of every thread
+    models: bool = False  # a model is chosen per thread
+    dictation: bool = False  # push-to-talk: speech becomes text in the composer
     newline_key: str = "ctrl+j"
     voice_allowed: bool | None = None  # `status.voice` for the signed-in person; None: not known
 
@@ -56,6 +63,11 @@ class Welcome:
             voice=offers.voice,
             actions=offers.actions,
             voice_confirm=offers.voice and offers.actions_by_voice,
+            questions=offers.questions,
+            attachments=offers.attachments,
+            search=offers.search,
+            models=offers.models,
+            dictation=offers.dictation,
             newline_key=newline_key,
         )
 
@@ -82,6 +94,18 @@ class Welcome:
                 )
             else:
                 lines.append(_("Actions: proposed by the agent, done only after you confirm"))
+        if self.questions:
+            lines.append(
+                _("Questions: the agent may ask you back, and confirms with you before it acts")
+            )
+        if self.attachments:
+            lines.append(_("Files: images, PDFs, spreadsheets and documents with a message"))
+        if self.search:
+            lines.append(_("Search: the thread list finds words in every message"))
+        if self.models:
+            lines.append(_("Models: choose one per thread in the command palette"))
+        if self.dictation:
+            lines.append(_("Dictation: speak, check the text, then send it"))
         return lines
 
     def key_rows(self) -> list[tuple[str, str]]:
@@ -96,6 +120,10 @@ class Welcome:
         ]
         if self.call_key:
             rows.append((describe_key(CALL_KEY), _("Start a voice call")))
+        if self.attachments:
+            rows.append((describe_key(ATTACH_KEY), _("Attach a file")))
+        if self.dictation:
+            rows.append((describe_key(DICTATE_KEY), _("Dictate a message")))
         rows.append((describe_key(HELP_KEY), _("Help and all keys")))
         rows.append((describe_key(PALETTE_KEY), _("Command palette")))
         return rows
