@@ -17,6 +17,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
+from talkie_tui.core.attachments import AttachmentKind
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -416,9 +418,6 @@ class Answers(Protocol):
     async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
         """Tap a button of the message `message_id` (the server sends it as the person)."""
         ...
-
-
-AttachmentKind = Literal["image", "pdf", "spreadsheet", "text", "office"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,29 @@
-"""Files for a Minara turn: what kind a file is, the limits checked before it is uploaded, and
-the multipart body that reports its progress.
+"""Files for a Minara turn: a file checked before it is uploaded, and the multipart body that
+reports its progress.
 
-Limits (`minara-chat.md`): 8 attachments per turn, 5 MiB per image, 20 MiB per other file;
-kinds image, pdf, spreadsheet, text and office. The kind is read from the file's first bytes
-where they tell (images, PDF, the zip and OLE containers of office files), else from its name;
-a file of no known kind is refused before a byte is sent.
+What kind a file is and the limits (`minara-chat.md`: 8 attachments per turn, 5 MiB per image,
+20 MiB per other file) are the rules of `talkie_tui.core.attachments`, which the composer checks
+by too; here they are said in the gateway's terms. A file of no known kind is refused before a
+byte is sent.
 """
 
 from __future__ import annotations
 
-import mimetypes
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from talkie_tui.core.attachments import (
+    HEAD_BYTES,
+    LIMITS,
+    MAX_ATTACHMENTS,
+    MAX_IMAGE_BYTES,
+    AttachmentKind,
+    AttachmentLimits,
+    MiB,
+    detect_kind,
+)
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 
@@ -23,7 +31,6 @@ __all__ = [
     "MAX_ATTACHMENTS",
     "MAX_IMAGE_BYTES",
     "MAX_OTHER_BYTES",
-    "FileKind",
     "FileRefused",
     "MultipartFile",
     "ProbedFile",
@@ -31,41 +38,8 @@ __all__ = [
     "probe_file",
 ]
 
-FileKind = Literal["image", "pdf", "spreadsheet", "text", "office"]
-
-MAX_ATTACHMENTS = 8
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-MAX_OTHER_BYTES = 20 * 1024 * 1024
+MAX_OTHER_BYTES = LIMITS.other_bytes
 CHUNK = 64 * 1024
-
-_SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-    (b"%PDF-", "application/pdf"),
-)
-_ZIP, _OLE = b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_SPREADSHEET_TYPES = {
-    "text/csv": "spreadsheet",
-    "text/tab-separated-values": "spreadsheet",
-    "application/vnd.ms-excel": "spreadsheet",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "spreadsheet",
-    "application/vnd.oasis.opendocument.spreadsheet": "spreadsheet",
-}
-_OFFICE_BY_SUFFIX = {
-    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    ".doc": "application/msword",
-    ".ppt": "application/vnd.ms-powerpoint",
-    ".xls": "application/vnd.ms-excel",
-    ".odt": "application/vnd.oasis.opendocument.text",
-    ".odp": "application/vnd.oasis.opendocument.presentation",
-    ".ods": "application/vnd.oasis.opendocument.spreadsheet",
-    ".rtf": "application/rtf",
-}
-_TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".json", ".yaml", ".yml", ".log", ".xml", ".toml"}
 
 
 class FileRefused(TalkieError):
@@ -79,94 +53,47 @@ class ProbedFile:
     path: Path
     filename: str
     media_type: str
-    kind: FileKind
+    kind: AttachmentKind
     size: int
 
 
-def _kind_of(media_type: str) -> FileKind | None:
-    if media_type.startswith("image/") and media_type != "image/svg+xml":
-        return "image"  # SVG is markup, not a picture the gateway reads
-    if media_type == "application/pdf":
-        return "pdf"
-    if media_type in _SPREADSHEET_TYPES:
-        return "spreadsheet"
-    if media_type in _OFFICE_BY_SUFFIX.values():
-        return "office"
-    if media_type.startswith("text/") or media_type in ("application/json", "application/xml"):
-        return "text"
-    return None
-
-
-def _looks_like_text(head: bytes) -> bool:
-    """True when the first bytes are UTF-8 text without NULs (a cut-off character allowed)."""
-    if b"\x00" in head:
-        return False
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return error.start >= len(head) - 3  # only the last character was cut off
-    return True
-
-
-def _media_type(head: bytes, suffix: str) -> str | None:
-    """The media type the first bytes and the file name agree on, or None."""
-    for signature, media_type in _SIGNATURES:
-        if head.startswith(signature):
-            return media_type
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith((_ZIP, _OLE)):
-        # Office files are zip (OOXML, OpenDocument) or OLE containers: the name tells which.
-        return _OFFICE_BY_SUFFIX.get(suffix)
-    guessed = mimetypes.types_map.get(suffix) or mimetypes.guess_type(f"x{suffix}")[0]
-    if suffix == ".csv":
-        guessed = "text/csv"
-    elif suffix in _TEXT_SUFFIXES and not guessed:
-        guessed = "text/plain"
-    if guessed is None or not _looks_like_text(head):
-        return None
-    kind = _kind_of(guessed)
-    return guessed if kind in ("text", "spreadsheet") else None
-
-
-def probe_file(path: Path) -> ProbedFile:
+def probe_file(path: Path, limits: AttachmentLimits = LIMITS) -> ProbedFile:
     """Read what `path` is and check it against the limits; FileRefused says why not."""
     try:
         size = path.stat().st_size
         with path.open("rb") as file:
-            head = file.read(4096)
+            head = file.read(HEAD_BYTES)
     except OSError as error:
         raise FileRefused(
             _("{name} cannot be read: {error}").format(name=path.name, error=error.strerror)
         ) from None
-    media_type = _media_type(head, path.suffix.lower())
-    kind = _kind_of(media_type) if media_type else None
-    if media_type is None or kind is None:
+    found = detect_kind(path.name, head)
+    if found is None:
         raise FileRefused(
             _(
                 "{name} cannot be sent: the gateway takes images, PDFs, spreadsheets, text and "
                 "office documents."
             ).format(name=path.name)
         )
-    limit = MAX_IMAGE_BYTES if kind == "image" else MAX_OTHER_BYTES
+    limit = limits.max_bytes(found.kind)
     if size > limit:
         raise FileRefused(
             _("{name} is {size} MiB; the gateway takes {kind} files up to {limit} MiB.").format(
                 name=path.name,
-                size=f"{size / 1048576:.1f}",
-                kind=kind,
-                limit=limit // 1048576,
+                size=f"{size / MiB:.1f}",
+                kind=found.kind,
+                limit=limit // MiB,
             )
         )
-    return ProbedFile(path, path.name, media_type, kind, size)
+    return ProbedFile(path, path.name, found.media_type, found.kind, size)
 
 
-def check_count(count: int) -> None:
+def check_count(count: int, limits: AttachmentLimits = LIMITS) -> None:
     """Refuse more files than one turn may carry."""
-    if count > MAX_ATTACHMENTS:
+    if count > limits.per_message:
         raise FileRefused(
             _("A message can carry at most {limit} files; this one has {count}.").format(
-                limit=MAX_ATTACHMENTS, count=count
+                limit=limits.per_message, count=count
             )
         )
 

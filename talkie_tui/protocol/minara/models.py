@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from talkie_tui.core.attachments import AttachmentKind
 from talkie_tui.core.sanitize import SafeStr
 
 __all__ = [
@@ -175,7 +176,7 @@ class AttachmentRef(MinaraModel):
     filename: str
     media_type: str
     size: int
-    kind: Literal["image", "pdf", "spreadsheet", "text", "office"]
+    kind: AttachmentKind
 
 
 class TurnRequest(MinaraModel):
