@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from talkie_tui.core.errors import DiscoveryError, TalkieError, TransportError
+from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
@@ -61,6 +61,8 @@ async def connect(
         return await connect_talkie(
             address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
         )
+    except AddressRefused:
+        raise  # refused before anything was sent: a gateway's address obeys the same rules
     except (DiscoveryError, TransportError) as talkie_error:
         try:
             return await connect_minara(

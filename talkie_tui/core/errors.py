@@ -13,6 +13,7 @@ from talkie_tui.i18n import _
 from .sanitize import clean_text
 
 __all__ = [
+    "AddressRefused",
     "ConflictError",
     "DiscoveryError",
     "EventTooLarge",
@@ -50,6 +51,11 @@ class TalkieError(Exception):
 
 class DiscoveryError(TalkieError):
     """The address does not lead to a usable talkie/1 manifest (§1)."""
+
+
+class AddressRefused(DiscoveryError):
+    """The address itself is refused before anything is sent (plain http off this computer,
+    no host, a user name in it): the same rules hold for every protocol, so no other is tried."""
 
 
 class TransportError(TalkieError):

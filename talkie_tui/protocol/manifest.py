@@ -13,7 +13,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from talkie_tui.core.errors import DiscoveryError
+from talkie_tui.core.errors import AddressRefused, DiscoveryError
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
@@ -76,19 +76,19 @@ def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:
     if url.scheme == "https":
         return
     if url.scheme != "http":
-        raise DiscoveryError(_("'{url}' is not an http(s) address.").format(url=url))
+        raise AddressRefused(_("'{url}' is not an http(s) address.").format(url=url))
     if is_loopback_host(url.host):
         return
     if _is_private_host(url.host):
         if allow_private_http:
             return
-        raise DiscoveryError(
+        raise AddressRefused(
             _(
                 "{origin} uses plain http on a private network. Talkie needs https; "
                 "for a development server on your LAN, pass --allow-private-http."
             ).format(origin=origin_of(url))
         )
-    raise DiscoveryError(
+    raise AddressRefused(
         _("{origin} uses plain http. Talkie needs https outside this computer.").format(
             origin=origin_of(url)
         )
@@ -104,7 +104,7 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL:
-        raise DiscoveryError(
+        raise AddressRefused(
             _("The voice signaling address {url} is not valid.").format(url=repr(url))
         ) from None
     hosts = (
@@ -115,7 +115,7 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
     host = parsed.host.lower()
     if not host or host not in hosts:
         listed = ", ".join(hosts) or _("none")
-        raise DiscoveryError(
+        raise AddressRefused(
             _(
                 "The voice provider {host} is not one the server lists for voice "
                 "(signalingHosts: {listed}); voice was not started."
@@ -128,14 +128,14 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
     text = _("The voice provider address {origin} is not https; voice was not started.")
     if is_loopback_host(host):
         text += " " + _("(A provider on this computer needs the development switch.)")
-    raise DiscoveryError(text.format(origin=origin_of(parsed)))
+    raise AddressRefused(text.format(origin=origin_of(parsed)))
 
 
 def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx.URL:
     """The manifest URL for `host[:port]`, an origin URL, or a full manifest URL."""
     text = address.strip()
     if not text:
-        raise DiscoveryError(_("No server address given."))
+        raise AddressRefused(_("No server address given."))
     if "://" not in text:
         host = text.split("/", 1)[0].rsplit("@", 1)[-1]
         try:
@@ -147,13 +147,13 @@ def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx
     try:
         url = httpx.URL(text)
     except httpx.InvalidURL as error:
-        raise DiscoveryError(
+        raise AddressRefused(
             _("'{address}' is not a server address: {error}.").format(address=address, error=error)
         ) from None
     if not url.host:
-        raise DiscoveryError(_("'{address}' has no host name.").format(address=address))
+        raise AddressRefused(_("'{address}' has no host name.").format(address=address))
     if url.userinfo:
-        raise DiscoveryError(_("Server addresses must not contain a user name or password."))
+        raise AddressRefused(_("Server addresses must not contain a user name or password."))
     check_secure(url, allow_private_http=allow_private_http)
     if url.path in ("", "/") and not url.query:
         url = url.copy_with(path=MANIFEST_PATH, query=None, fragment=None)

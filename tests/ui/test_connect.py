@@ -203,7 +203,7 @@ async def test_escape_stops_a_slow_discovery(serve: Serve, known: KnownServers) 
     async with app.run_test() as pilot:
         screen = app.connect_screen
         await until(pilot, lambda: screen.busy)
-        assert "Looking for a Talkie server" in screen.status_text
+        assert "Looking for a server at" in screen.status_text
         await pilot.press("escape")
         await until(pilot, lambda: not screen.busy)
         assert screen.status_text == "Stopped."

@@ -30,7 +30,13 @@ from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
 from talkie_tui.backends.talkie import DiscoveredServer, TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
-from talkie_tui.core.errors import DiscoveryError, TalkieError, TransportError, UnauthorizedError
+from talkie_tui.core.errors import (
+    AddressRefused,
+    DiscoveryError,
+    TalkieError,
+    TransportError,
+    UnauthorizedError,
+)
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.i18n import N_, _
@@ -137,7 +143,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             with Vertical(id="connect-logo"):
                 yield LogoView(None, id="connect-logo-view")
             yield Static(Content("talkie"), id="connect-title")
-            yield Static(Content(_("Connect to a Talkie server")), id="connect-subtitle")
+            yield Static(Content(_("Connect to a Talkie server or a Minara gateway")), id="connect-subtitle")
             yield Input(
                 value=self.initial_address or "",
                 placeholder=_("crm.example.com, or a full https:// address"),
@@ -295,7 +301,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 accepted_origins=set(),
             )
         except (DiscoveryError, TransportError) as error:
-            if protocol == "talkie":
+            if protocol == "talkie" or isinstance(error, AddressRefused):
                 self._show_error(error)
             else:  # no Talkie manifest there: perhaps a Minara gateway
                 await self._connect_to_gateway(address, error)
@@ -374,17 +380,16 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self.post_message(self.Connected(backend))
 
     def _remember_gateway(self, info: ServerInfo, address: str) -> None:
-        try:
-            self.known.remember_server(
-                info.server_id, address, name=info.name, origin=info.origin, protocol="minara"
+        self._remember_with(
+            partial(
+                self.known.remember_server,
+                info.server_id,
+                address,
+                name=info.name,
+                origin=info.origin,
+                protocol="minara",
             )
-        except OSError as error:
-            notify_plain(
-                self,
-                _("Could not save the server list: {error}").format(error=error),
-                severity="warning",
-            )
-        self._refresh_known()
+        )
 
     async def _authenticate(self, client: TalkieClient) -> bool:
         """Attach a sign-in to `client`; False (the reason on the status line) when there is none.
@@ -486,8 +491,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         return True
 
     def _remember(self, server: DiscoveredServer, address: str) -> None:
+        self._remember_with(partial(self.known.remember, server, address))
+
+    def _remember_with(self, remember: Callable[[], object]) -> None:
+        """Record the connection in the known servers, then show the list again."""
         try:
-            self.known.remember(server, address)
+            remember()
         except OSError as error:
             # Connecting matters more than the list; say why it will not show next time.
             notify_plain(
