@@ -23,6 +23,7 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.i18n import _
 from talkie_tui.protocol.minara.client import MinaraClient, gateway_base
+from talkie_tui.protocol.minara.models import SessionSummary
 from talkie_tui.protocol.minara.stream import MinaraStream
 from talkie_tui.protocol.models import Thread, User
 
@@ -67,6 +68,11 @@ __all__ = [
     "kept_token",
     "minara_base",
 ]
+
+PAGE_SIZE = 100
+"""Sessions asked for in one `GET /v1/sessions`."""
+MAX_THREADS = 2000
+"""The most sessions the thread list holds (the newest): it stays fast, search finds the rest."""
 
 DEFAULT_GATEWAY = "http://localhost:8080"
 """Where `minara serve` listens by default: what a bare `localhost` means for Minara."""
@@ -194,18 +200,31 @@ class MinaraBackend:
         return Account(User())
 
     async def threads(self) -> list[Thread]:
-        """`GET /v1/sessions`, as the thread list shows them."""
-        listed = await self.client.sessions(kind="chat")
-        return [
-            Thread(
-                id=s.id,
-                title=s.title,
-                channel=s.kind or "chat",
-                created_at=_timestamp(s.created_at),
-                updated_at=_timestamp(s.updated_at),
+        """`GET /v1/sessions`, page after page (up to `MAX_THREADS`), as the thread list
+        shows them: most recently updated first."""
+        sessions: list[SessionSummary] = []
+        while len(sessions) < MAX_THREADS:
+            page = await self.client.sessions(kind="chat", limit=PAGE_SIZE, offset=len(sessions))
+            sessions.extend(page.sessions)
+            total = page.total if page.total is not None else len(sessions)
+            if not page.sessions or len(sessions) >= total:
+                break
+        seen: set[str] = set()
+        threads = []
+        for s in sessions[:MAX_THREADS]:
+            if s.id in seen:  # a session updated while the pages were read moved up a page
+                continue
+            seen.add(s.id)
+            threads.append(
+                Thread(
+                    id=s.id,
+                    title=s.title,
+                    channel=s.kind or "chat",
+                    created_at=_timestamp(s.created_at),
+                    updated_at=_timestamp(s.updated_at),
+                )
             )
-            for s in listed.sessions
-        ]
+        return threads
 
     async def delete_thread(self, thread_id: str) -> None:
         """`DELETE /v1/sessions/:id`."""

@@ -79,3 +79,24 @@ async def test_talkie_only_members_say_they_are_not_offered(
         await backend.account()
     finally:
         await backend.aclose()
+
+
+async def test_the_thread_list_reads_every_page_newest_first(
+    minara_gateway: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    from talkie_tui.backends.minara import backend as minara_backend
+
+    url = minara_gateway(test_mode=True)
+    async with httpx.AsyncClient(base_url=url) as http:
+        for number in range(7):
+            answer = await http.post("/v1/sessions", json={"title": f"Session {number}"})
+            assert answer.status_code == 200
+    backend = await connect(url, protocol="minara")
+    monkeypatch.setattr(minara_backend, "PAGE_SIZE", 3)  # seven sessions: three pages
+    try:
+        threads = await backend.threads()
+    finally:
+        await backend.aclose()
+    assert [t.title for t in threads] == [f"Session {n}" for n in reversed(range(7))]
