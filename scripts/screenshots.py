@@ -97,7 +97,49 @@ async def capture(url: str) -> list[Path]:
     return saved
 
 
+async def capture_gateway(url: str) -> list[Path]:
+    """A Minara gateway's session: a table, a chart and a confirmation the agent asks for."""
+    from talkie_tui.config import KnownServers, Settings
+    from talkie_tui.ui.app import TalkieApp
+    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.widgets.question import QuestionView
+
+    app = TalkieApp(
+        url,
+        gateway_token=TOKEN,
+        protocol="minara",
+        settings=Settings(),
+        known=KnownServers.load(),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            screen = app.screen
+            if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
+                break
+            await pilot.pause(0.02)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        screen.composer.insert("portfolio")
+        await pilot.press("enter")
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if not screen.answering:
+                break
+        screen.composer.insert("swap 100 USDC to ETH")
+        await pilot.press("enter")
+        for _ in range(500):  # the turn waits for the answer: wait for the question instead
+            await pilot.pause(0.02)
+            if screen.transcript.query(QuestionView):
+                break
+        await pilot.pause(1.0)  # the question's input guard, then a steady frame
+        path = OUT / "minara.svg"
+        app.save_screenshot(filename=path.name, path=str(OUT))
+    return [path]
+
+
 def main() -> int:
+    from talkie_tui.devserver.minara.config import GatewayConfig
+    from talkie_tui.devserver.minara.runner import serve_in_thread as serve_gateway
     from talkie_tui.devserver.talkie.config import ServerConfig
     from talkie_tui.devserver.talkie.runner import serve_in_thread
 
@@ -109,6 +151,9 @@ def main() -> int:
         )
         with serve_in_thread(config) as url:
             svgs = asyncio.run(capture(url))
+        gateway = GatewayConfig(auth_token=TOKEN, db_path=Path(folder) / "gw.db", demo_delay=0.0)
+        with serve_gateway(gateway) as url:
+            svgs += asyncio.run(capture_gateway(url))
     for svg in svgs:
         png = to_png(svg)
         print(f"{svg.relative_to(ROOT)}" + (f"  {png.relative_to(ROOT)}" if png else ""))
