@@ -1,11 +1,12 @@
 """The actions of a thread (§8) on the chat screen: decided, followed, offered the focus.
 
-The screen routes the action cards' `DecisionRequested` and Ctrl+O here, and hands on what the
-voice call reports: a decision made by voice and the actions of a voice tool. A decision is
-sent, its outcome shown on the card (and its result cards as an answer); an action that is
-`running` is asked for again when its undo window ends, and when it ended `done` the thread is
-reloaded, because what the window let through is posted into the thread by the server. A new
-action card is offered the focus, unless the person is typing.
+The screen routes the action cards' `DecisionRequested` and Ctrl+O (to the next action, or
+question of the agent, waiting for the person) here, and hands on what the voice call reports:
+a decision made by voice and the actions of a voice tool. A decision is sent, its outcome shown
+on the card (and its result cards as an answer); an action that is `running` is asked for again
+when its undo window ends, and when it ended `done` the thread is reloaded, because what the
+window let through is posted into the thread by the server. A new action card is offered the
+focus, unless the person is typing.
 
 A button and the consent window of a call race for the same action: the call controller says
 when the voice already decided it, and then the button does nothing.
@@ -23,6 +24,7 @@ from talkie_tui.i18n import _
 
 from .host import ScreenHost
 from .widgets.action_card import ActionCard, explain_decision_error
+from .widgets.question import QuestionView
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -208,14 +210,26 @@ class Decisions:
             card.scroll_visible()
 
     def focus_pending(self) -> None:
-        """Move focus to the next action waiting for a decision."""
+        """Move focus to the next action waiting for a decision or question waiting for an
+        answer, in the order of the transcript."""
         host = self._host
-        pending = [c for c in host.transcript.action_cards() if c.action.status == "pending"]
+        pending = [
+            view
+            for view in host.transcript.query("ActionCard, QuestionView")
+            if (view.is_open if isinstance(view, QuestionView) else _is_pending(view))
+        ]
         if not pending:
-            host.notify(_("No action is waiting for a decision."), markup=False)
+            asks = self._backend.info.capabilities.questions
+            none = _("Nothing is waiting for your answer.") if asks else None
+            host.notify(none or _("No action is waiting for a decision."), markup=False)
             return
-        focused = host.focused
-        index = pending.index(focused) + 1 if focused in pending else 0
-        card = pending[index % len(pending)]
-        card.focus()
-        card.scroll_visible()
+        index = next((i + 1 for i, view in enumerate(pending) if view.has_focus_within), 0)
+        view = pending[index % len(pending)]
+        target = view.first_control() if isinstance(view, QuestionView) else view
+        (target or view).focus()
+        view.scroll_visible()
+
+
+def _is_pending(view: Widget) -> bool:
+    """True for an action card whose action waits for a decision."""
+    return isinstance(view, ActionCard) and view.action.status == "pending"

@@ -8,8 +8,9 @@ while its view is busy; the backend's "answered" settles the question as answere
 again helps, and the view takes answers again. The conversation is the only writer of the
 question parts: this controller settles them through `Conversation.settle_question`.
 
-A new open question is offered the focus unless the person is typing; a question closed while
-the focus was in it gives the focus back to the composer.
+A new open question is offered the focus unless the person is typing, and so is the first open
+question of a stored thread when it is opened; a question closed while the focus was in it gives
+the focus back to the composer.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from talkie_tui.backends.base import Backend, Session
-    from talkie_tui.chat.conversation import Change
+    from talkie_tui.chat.conversation import Change, Conversation
 
     from .messages import AnswerRequested, SecretProvided, SecretValue
     from .widgets.composer import Composer
@@ -77,6 +78,7 @@ class Questions:
         self._host = host
         self._backend = backend
         self._clock = clock
+        self._reopened: set[str] = set()  # open questions of the thread last opened
 
     # --- answering -----------------------------------------------------------------------
 
@@ -160,25 +162,41 @@ class Questions:
         if not isinstance(change, QuestionPart):
             return
         if change.outcome is None:
-            self._host.call_after_refresh(self._offer_focus, change)
+            opened = change.question_id in self._reopened  # its replay, in a reattached turn
+            self._host.call_after_refresh(self._offer_focus, change, OFFER_TRIES, opened)
         else:
             self._host.call_after_refresh(self._show, change)
 
-    def _offer_focus(self, part: QuestionPart, tries: int = OFFER_TRIES) -> None:
-        """Focus a new question's first control, unless the person is typing."""
+    def reopened(self, conversation: Conversation) -> None:
+        """A stored thread was opened: offer its first open question the focus (the person
+        chose the thread, so the focus may come from the thread list; not while they type)."""
+        waiting = [part for part in conversation.questions.values() if part.outcome is None]
+        self._reopened = {part.question_id for part in waiting}
+        if waiting:
+            self._host.call_after_refresh(self._offer_focus, waiting[0], OFFER_TRIES, True)
+
+    def _offer_focus(
+        self, part: QuestionPart, tries: int = OFFER_TRIES, opened: bool = False
+    ) -> None:
+        """Focus a new question's first control, unless the person is typing (for a thread
+        just `opened`: unless the composer holds text or another question has the focus)."""
         host = self._host
         view = host.transcript.view_of_part(part)
-        composer_busy = host.composer.text.strip() != "" or host.focused not in (
-            None,
-            host.composer,
-        )
+        focused = host.focused
+        if opened:
+            elsewhere = focused is not None and any(
+                focused in other.query("*") for other in host.transcript.query(QuestionView)
+            )
+        else:
+            elsewhere = focused not in (None, host.composer)
+        composer_busy = host.composer.text.strip() != "" or elsewhere
         if not isinstance(view, QuestionView) or not view.is_open or composer_busy:
             return
         control = view.first_control()
         if control is None:
             # Mounting is asynchronous: the view may not have composed its controls yet.
             if tries > 1:
-                host.call_after_refresh(self._offer_focus, part, tries - 1)
+                host.call_after_refresh(self._offer_focus, part, tries - 1, opened)
             return
         control.focus()
         view.scroll_visible()

@@ -22,14 +22,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from talkie_tui.backends.base import Backend, Outgoing
+from talkie_tui.backends.base import Backend, Outgoing, Update
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.vocabulary import DecisionResult, FileBlock
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
 
 from .. import voice as voice_ui
-from ..attachments import PendingAttachments, attach_command
+from ..attachments import PendingAttachments, attach_command, attachment_file_block
 from ..call_controller import BARGE_IN_BINDING, CALL_BINDINGS, CallController
 from ..call_keys import CallKeys
 from ..decisions import Decisions
@@ -51,6 +51,7 @@ from ..steering import Steering
 from ..takeaways import Takeaways
 from ..threads import Threads
 from ..waiting import AnswerWait
+from ..widgets.attachment import AttachmentView
 from ..widgets.attachment_tray import AttachmentTray, Pending
 from ..widgets.composer import Composer
 from ..widgets.dictation_bar import DictationBar
@@ -201,6 +202,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         background work is reported, and the app keeps running."""
         if event.worker.group == "run" and event.worker.name == "send" and event.worker.is_finished:
             self.steering.answer_ended(self.session.conversation)
+        elif event.worker.name == "open_thread" and event.worker.is_finished:
+            self.steering.send_next()  # what waited for a reattached turn to end
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
@@ -266,6 +269,28 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.drafts.switch(thread_id)
         self.dictation.forget()
         await self.decisions.refresh_open(conversation)
+        self.questions.reopened(conversation)
+        await self._reattach()
+
+    async def _reattach(self) -> None:
+        """Follow the opened thread's turn live when it still runs (a Minara session loaded
+        while streaming): its events replayed from the start, then as they come."""
+        reattach = getattr(self.session, "reattach", None)
+        if reattach is None or not getattr(self.session, "streaming", False):
+            return
+        self._sending = True
+        self.show_state()
+        try:
+            async for update in reattach():
+                self._show_update(update)
+        except TalkieError as error:
+            if not self.sign_in_needed(error):
+                self.notify(error.message, severity="warning", markup=False)
+        finally:
+            self._sending = False
+            self._waiting.end()
+            self.show_state()
+        self.steering.answer_ended(self.session.conversation)  # its late interjections
 
     @on(ThreadList.Selected)
     def _thread_selected(self, event: ThreadList.Selected) -> None:
@@ -370,18 +395,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             async for update in self.session.send(request):
                 if self.session.conversation is not conversation:
                     conversation = self.session.conversation
-                if update.lost:
-                    self._waiting.start()
-                    continue
-                if update.recovered is not None:
-                    self._waiting.end()
-                    self.transcript.show(self.session.conversation)
-                    continue
-                self.transcript.sync_turns()
-                self.transcript.apply(update.change, update.delta)
-                if update.proposes_action:
-                    self.offer_action(update.change)
-                self.questions.changed(update.change)
+                self._show_update(update)
             delivered = True
         except TalkieError as error:
             self.attachments.give_back(self._request_files)  # the next message's once more
@@ -401,6 +415,21 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if self.drafts.key == NEW and thread_id and self.session.conversation is conversation:
             self.drafts.switch(thread_id, restore=False)  # the new thread got its id
         self.refresh_threads()
+
+    def _show_update(self, update: Update) -> None:
+        """Show one step of an answer streaming in (a message sent, or a turn reattached)."""
+        if update.lost:
+            self._waiting.start()
+            return
+        if update.recovered is not None:
+            self._waiting.end()
+            self.transcript.show(self.session.conversation)
+            return
+        self.transcript.sync_turns()
+        self.transcript.apply(update.change, update.delta)
+        if update.proposes_action:
+            self.offer_action(update.change)
+        self.questions.changed(update.change)
 
     def _show_send_failure(self, request: Outgoing, error: TalkieError) -> None:
         """Keep the message: mark it not delivered, with the server's words and a retry."""
@@ -558,6 +587,17 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def _download_requested(self, event: DownloadRequested) -> None:
         event.stop()
         self.download(event.block)
+
+    @on(AttachmentView.DownloadAsked)
+    def _attachment_asked(self, event: AttachmentView.DownloadAsked) -> None:
+        """A file sent with a message, fetched with the token, from the server only."""
+        event.stop()
+        block = attachment_file_block(event.part, self.backend.resolve_url)
+        if block is None or not self.backend.is_same_origin(block.url):
+            text = _("{name} is not downloaded: it is not on this server.")
+            self.notify(text.format(name=event.part.filename), severity="warning", markup=False)
+            return
+        self.post_message(DownloadRequested(block))
 
     def download(self, block: FileBlock) -> Worker[None]:
         """Download a same-origin file with the token; other files open in the browser."""

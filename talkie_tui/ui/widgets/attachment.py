@@ -1,16 +1,24 @@
-"""A file the person sent with a message: kind icon, name, kind and size on one line."""
+"""A file the person sent with a message: kind icon, name, kind and size on one line.
+
+One the server serves back (its part has a URL) takes the focus, and Enter or a click asks the
+screen to download it (`AttachmentView.DownloadAsked`): only then, and the screen decides where
+it may come from.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.events import Click
+from textual.message import Message
 from textual.widget import Widget
 
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import pgettext
+from talkie_tui.i18n import N_, pgettext
 
 from .card import human_size
 
@@ -38,11 +46,43 @@ def attachment_line(part: AttachmentPart) -> tuple[str, str]:
 class AttachmentView(Widget):
     """An `AttachmentPart` on the person's turn."""
 
+    HELP_GROUP = N_("Attachment")
     COMPONENT_CLASSES: ClassVar[set[str]] = {"attachment--icon", "attachment--name"}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "download", N_("Download"), show=False)
+    ]
+
+    class DownloadAsked(Message):
+        """The person asked for the file (Enter or a click on its row)."""
+
+        def __init__(self, view: AttachmentView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> AttachmentView:
+            """The attachment's row."""
+            return self.view
+
+        @property
+        def part(self) -> AttachmentPart:
+            """The file asked for."""
+            return self.view.part
 
     def __init__(self, part: AttachmentPart) -> None:
         super().__init__(classes="attachment")
         self.part = part
+        self.can_focus = bool(part.url)  # only a file the server serves back can be fetched
+
+    def action_download(self) -> None:
+        """Enter on the focused row: ask for the file."""
+        if self.part.url:
+            self.post_message(self.DownloadAsked(self))
+
+    def on_click(self, event: Click) -> None:
+        """A click is a gesture just like Enter."""
+        event.stop()
+        self.action_download()
 
     def render(self) -> Content:
         """Icon, then the name, kind and size as plain text (never markup)."""

@@ -273,11 +273,21 @@ class Transcript(VerticalScroll):
         if self._conversation is None:
             return
         turns = self._conversation.turns
+        if len(self._turn_views) > len(turns) - self._hidden_turns:
+            self._drop_gone_turns()
         start = len(turns)
         while start > self._hidden_turns and self.turn_view(turns[start - 1]) is None:
             start -= 1
         for turn in turns[start:]:
             self.add_turn(turn)
+
+    def _drop_gone_turns(self) -> None:
+        """Unmount the views of turns the conversation no longer holds (a reattached turn's
+        reopened questions give way to its replay, which shows them in place)."""
+        assert self._conversation is not None
+        kept = {id(turn) for turn in self._conversation.turns}
+        for key in [key for key in self._turn_views if key not in kept]:
+            self._turn_views.pop(key).remove()
 
     def add_turn(self, turn: Turn) -> TurnView:
         """Mount a new turn at the end (the first one replaces the welcome panel)."""
