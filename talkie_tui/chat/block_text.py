@@ -13,9 +13,8 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from talkie_tui.i18n import _, ngettext, pgettext
 
@@ -24,6 +23,8 @@ __all__ = [
     "MAX_COLUMN",
     "MAX_SERIES",
     "MIN_COLUMN",
+    "TODO_DONE",
+    "TODO_OPEN",
     "ColumnLayout",
     "ColumnLine",
     "Columns",
@@ -51,6 +52,7 @@ __all__ = [
     "sparklines",
     "table_columns",
     "todo_heading",
+    "todo_lines",
     "x_range",
 ]
 
@@ -126,8 +128,9 @@ def set_cell_size(text: str, width: int) -> str:
 # --- cells ---------------------------------------------------------------------------------
 
 # A number as people write it: -1,234.50, 12 %, $3.20, 1 234 Kč, +0.5 BTC (dates are not).
-_NUMBER = re.compile(
-    r"^[+\-−]?[$€£¥]?\s?\d{1,3}(?:[,\s\u00a0\u202f']?\d{3})*(?:[.,]\d+)?\s?(?:%|[^\W\d_]{1,4})?$"
+_NUMBER = (
+    r"^[+\-−]?[$€£¥]?\s?\d{1,3}(?:[,\s\u00a0\u202f']?\d{3})*(?:[.,]\d+)?\s?"
+    r"(?:%|[^\W\d_]{1,4})?$"
 )
 
 
@@ -149,7 +152,8 @@ def is_number(value: Any) -> bool:
         return False
     if isinstance(value, int | float):
         return True
-    return isinstance(value, str) and bool(_NUMBER.match(value.strip()))
+    # `re` caches the compiled pattern: compiled on first use, not when `talkie ask` starts.
+    return isinstance(value, str) and bool(re.match(_NUMBER, value.strip()))
 
 
 def fit(text: str, width: int, *, right: bool = False) -> str:
@@ -174,8 +178,7 @@ MIN_COLUMN = 4  # narrower than this a column shows nothing useful ("ab…")
 MAX_LABEL_SHARE = 0.4  # a key-value label column takes at most this part of the width
 
 
-@dataclass(frozen=True, slots=True)
-class ColumnLayout:
+class ColumnLayout(NamedTuple):
     """How wide each shown column is; columns past `shown` did not fit at all."""
 
     widths: tuple[int, ...]
@@ -211,8 +214,7 @@ def layout_columns(natural: Sequence[int], width: int, *, gap: int = GAP) -> Col
 LineRole = Literal["header", "rule", "row", "note"]
 
 
-@dataclass(frozen=True, slots=True)
-class ColumnLine:
+class ColumnLine(NamedTuple):
     """One drawn line of a table: its cells, each already fitted to its column."""
 
     role: LineRole
@@ -224,8 +226,7 @@ class ColumnLine:
         return (" " * GAP).join(self.cells)
 
 
-@dataclass(frozen=True, slots=True)
-class Columns:
+class Columns(NamedTuple):
     """A table or key-value block ready to lay out: the titles (or None), the rows' values
     padded to one length, and whether the first column holds labels (kept to a share of the
     width so the values keep room)."""
@@ -235,15 +236,17 @@ class Columns:
     labelled: bool = False
 
     @classmethod
-    def of(cls, header: Sequence[str] | None, rows: Sequence[Sequence[Any]], **kw: bool) -> Columns:
+    def of(
+        cls, header: Sequence[str] | None, rows: Sequence[Sequence[Any]], *, labelled: bool = False
+    ) -> Columns:
         """Columns from ragged rows (short rows and the header are padded)."""
         count = max([len(header or ())] + [len(row) for row in rows]) if rows or header else 0
         padded = tuple(tuple(row) + (None,) * (count - len(row)) for row in rows)
         titled = None if header is None else tuple(header) + ("",) * (count - len(header))
-        return cls(titled, padded, **kw)
+        return cls(titled, padded, labelled)
 
     @property
-    def count(self) -> int:
+    def column_count(self) -> int:
         """How many columns there are."""
         return (
             len(self.header) if self.header is not None else len(self.rows[0]) if self.rows else 0
@@ -258,7 +261,7 @@ class Columns:
         return [
             any(row[i] not in (None, "") for row in self.rows)
             and all(is_number(row[i]) for row in self.rows if row[i] not in (None, ""))
-            for i in range(self.count)
+            for i in range(self.column_count)
         ]
 
     def layout(self, width: int) -> ColumnLayout:
@@ -266,7 +269,7 @@ class Columns:
         header, cells = self.header, self.cells()
         natural = [
             max([cell_len(header[i]) if header else 0] + [cell_len(row[i]) for row in cells])
-            for i in range(self.count)
+            for i in range(self.column_count)
         ]
         if self.labelled and natural:
             natural[0] = min(natural[0], max(MIN_COLUMN, int(width * MAX_LABEL_SHARE)))
@@ -274,7 +277,7 @@ class Columns:
 
     def lines(self, width: int) -> list[ColumnLine]:
         """The header, its rule, one line per row, and a note of columns that did not fit."""
-        if not self.count:
+        if not self.column_count:
             return []
         layout, numeric = self.layout(width), self.numeric()
         lines: list[ColumnLine] = []
@@ -320,8 +323,7 @@ MAX_COLUMN = 6  # a bar or a sparkline step never gets wider than this, however 
 _SPARKS = "▁▂▃▄▅▆▇█"  # levels of a sparkline
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+class Series(NamedTuple):
     """One series: its label and its points as (x label, y)."""
 
     label: str
@@ -401,8 +403,7 @@ def resample(values: list[tuple[str, float]], columns: int) -> list[tuple[str, f
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class SparkLine:
+class SparkLine(NamedTuple):
     """One series' line: its label, its sparkline and its "low–high", each fitted."""
 
     label: str
@@ -415,8 +416,7 @@ class SparkLine:
         return f"{self.label}  {self.line}  {self.range}"
 
 
-@dataclass(frozen=True, slots=True)
-class Sparklines:
+class Sparklines(NamedTuple):
     """Several series drawn in `width` cells: a line each, and the x labels of the longest
     series with the cell each starts at (`offset` is where the sparklines start)."""
 
@@ -523,10 +523,20 @@ def block_lines(kind: str, data: dict[str, Any], width: int) -> list[str]:
     return fallback.splitlines() if fallback else []
 
 
+TODO_DONE, TODO_OPEN = "☑", "☐"  # the boxes of a checklist, as the TUI draws them
+
+
 def todo_heading(items: Sequence[tuple[str, bool]]) -> str:
     """ "To do · 1 of 3 done"."""
     done = sum(1 for _text, is_done in items if is_done)
     return _("To do · {done} of {total} done").format(done=done, total=len(items))
+
+
+def todo_lines(items: Sequence[tuple[str, bool]]) -> list[str]:
+    """A todo list as a checklist: its heading, then ☐ / ☑ and each item's text."""
+    return [todo_heading(items)] + [
+        f"{TODO_DONE if done else TODO_OPEN} {text}" for text, done in items
+    ]
 
 
 _OUTCOMES: dict[str, Callable[[], str]] = {

@@ -8,11 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import sys
 import time
+from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
+from talkie_tui.chat.block_text import block_lines, link_line, question_outcome, todo_lines
+from talkie_tui.chat.turns import (
+    ActionPart,
+    CardPart,
+    InterjectionPart,
+    LinkPart,
+    QuestionPart,
+    TextPart,
+    TodoPart,
+    ToolPart,
+    UiBlockPart,
+)
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
@@ -23,10 +37,12 @@ from .common import connect, report_error
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, Broken, ProtocolName, Session
 
-__all__ = ["WAIT_REPORT_EVERY", "ask"]
+__all__ = ["PIPE_WIDTH", "WAIT_REPORT_EVERY", "ask"]
 
 WAIT_REPORT_EVERY = 10.0
 """Seconds between the "still waiting" lines when stderr is not a terminal (a pipe, a log)."""
+PIPE_WIDTH = 100
+"""The width tables and charts are laid out to when stdout is not a terminal."""
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -36,13 +52,35 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-class _TextPrinter:
-    """Prints the answer as it streams: text as it comes, cards and actions as lines."""
+def _width(out: TextIO) -> int:
+    """How many cells a line of stdout may take: the terminal's width, else PIPE_WIDTH."""
+    return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns if _isatty(out) else PIPE_WIDTH
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+
+class _TextPrinter:
+    """Prints the answer as it streams: text as it comes, cards, actions, blocks and
+    interjections as lines, the todo list once the answer ended; the agent's questions on
+    stderr (`talkie ask` never answers them: `answer_in` says where they can be answered)."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        width: int = PIPE_WIDTH,
+        answer_in: Callable[[], str] = lambda: "talkie connect",
+    ) -> None:
         self.out, self.err = out, err
+        self.width = max(20, width)
+        self.answer_in = answer_in
         self.at_line_start = True
         self._printed: list[str] = []  # joined only when needed: += would be quadratic
+        self._blank = True  # the last line printed is empty (or nothing is printed yet)
+        self._after_block = False
+        self._text: TextPart | None = None  # the text segment the last delta went to
+        self._blocks: dict[str, object] = {}  # block id -> the data last printed
+        self._todos: TodoPart | None = None
+        self._questions: dict[str, str | None] = {}  # question id -> the outcome last said
 
     @property
     def printed(self) -> str:
@@ -54,6 +92,7 @@ class _TextPrinter:
             self.out.write(text)
             self.out.flush()
             self._printed.append(text)
+            self._blank = (text == "\n" and self.at_line_start) or text.endswith("\n\n")
             self.at_line_start = text.endswith("\n")
 
     def line(self, text: str) -> None:
@@ -61,8 +100,21 @@ class _TextPrinter:
             self.write("\n")
         self.write(text + "\n")
 
+    def _gap(self) -> None:
+        """A blank line between a block and what is around it (none at the very start)."""
+        if not self.at_line_start:
+            self.write("\n")
+        if not self._blank:
+            self.write("\n")
+
     def show(self, change: object, delta: str | None) -> None:
         if isinstance(change, TextPart) and delta:
+            if self._after_block:
+                self._gap()
+                self._after_block = False
+            elif change is not self._text and not self.at_line_start:
+                self.write("\n")  # a new text segment (after a tool or a question) starts a line
+            self._text = change
             self.write(delta)
         elif isinstance(change, CardPart):
             self.line(change.card.fallback_text)
@@ -71,14 +123,97 @@ class _TextPrinter:
             risk = f"risk {action.risk_level}, {action.status}"
             self.line(f"[action {clean_text(action.id)}] {action.summary} ({risk})")
         elif isinstance(change, LinkPart):
-            self.line(f"{change.link.label or 'Link'}: {change.link.url}")
+            self.line(link_line(change.link.label, change.link.url))
         elif isinstance(change, ToolPart) and self.err.isatty():
             mark = {"running": "…", "ok": "✓", "failed": "✗"}[change.state]
             self.err.write(f"{mark} {change.error or change.label}\n")
+        elif isinstance(change, UiBlockPart):
+            self._block(change)
+        elif isinstance(change, TodoPart):
+            # The list is replaced in place as the agent works: stdout gets it once, as it
+            # ended (`close`); a terminal's stderr shows the progress meanwhile.
+            self._todos = change
+            if _isatty(self.err) and change.items:
+                self.err.write(todo_lines(change.items)[0] + "\n")
+        elif isinstance(change, QuestionPart):
+            self._question(change)
+        elif isinstance(change, InterjectionPart):
+            self.line(_("(you, while the agent worked) {text}").format(text=change.text))
+
+    def _block(self, part: UiBlockPart) -> None:
+        """A UI block's lines; the same block sent again with new data is printed again (the
+        same data, e.g. from the thread after a broken stream, is not)."""
+        if self._blocks.get(part.block_id) == part.data:
+            return
+        self._blocks[part.block_id] = part.data
+        lines = block_lines(part.kind, part.data, self.width)
+        if lines:
+            self._gap()
+            for text in lines:
+                self.line(text)
+            self._after_block = True
+
+    def _question(self, part: QuestionPart) -> None:
+        """A new question, then its outcome, as lines on stderr (stdout is the answer)."""
+        said = part.question_id in self._questions
+        if said and self._questions[part.question_id] == part.outcome:
+            return
+        if not said and part.outcome is not None:
+            return  # settled before talkie saw it ask (an answer rebuilt from the thread)
+        self._questions[part.question_id] = part.outcome
+        err = self.err
+        if not self.at_line_start and _isatty(self.out) and _isatty(err):
+            err.write("\n")  # one terminal: the question starts its own line
+        ident = clean_text(part.question_id)
+        if part.outcome is not None:
+            line = _("talkie: question {id}: {outcome}")
+            err.write(line.format(id=ident, outcome=question_outcome(part.outcome)) + "\n")
+        else:
+            err.write(_question_lines(part, self.answer_in()))
+        err.flush()
 
     def finish(self) -> None:
         if not self.at_line_start:
             self.write("\n")
+
+    def close(self) -> None:
+        """The answer ended: the todo list as it ended (once), and the last line ended."""
+        todos, self._todos = self._todos, None
+        if todos is not None and todos.items:
+            self._gap()
+            for text in todo_lines(todos.items):
+                self.line(text)
+        self.finish()
+
+
+def _question_lines(part: QuestionPart, answer_in: str) -> str:
+    """What stderr says of a new question: who asks what, the options, where to answer."""
+    head = _("talkie: the agent asks ({kind}, id {id}):").format(
+        kind=part.kind, id=clean_text(part.question_id)
+    )
+    if part.expires_at:
+        head += " " + _("open until {when}").format(when=_local_time(part.expires_at))
+    lines = [head]
+    for question in part.questions:
+        options = " | ".join(option.label for option in question.options)
+        several = _("(several)") + " " if question.multi else ""
+        lines.append(f"  {question.text}" + (f" [{several}{options}]" if options else ""))
+    if part.kind == "confirm":
+        lines.append(_("  Unanswered, it expires and the action is cancelled."))
+    lines.append(
+        _("  talkie ask does not answer questions: answer it in the TUI, {command}").format(
+            command=answer_in
+        )
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _local_time(stamp: str) -> str:
+    """An ISO 8601 time as the local wall-clock time, or as sent when it does not parse."""
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone().strftime("%X")
+    except ValueError:
+        return stamp
 
 
 class _WaitProgress:
@@ -144,25 +279,34 @@ async def ask(
     as_json: bool = False,
     protocol: ProtocolName | None = None,
     allow_private_http: bool = False,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
     wait_report_every: float = WAIT_REPORT_EVERY,
 ) -> int:
     """Send `message`, print the answer, and return the exit code (0, 1, 3; 130 on Ctrl+C).
 
     When the stream breaks, the answer is awaited from the thread (the server finishes the
     run), with the wait shown on stderr; Ctrl+C then stops waiting (exit 1), not the run.
+    `out` and `err` are stdout and stderr by default (the ones of the moment it is called).
     """
+    out, err = out or sys.stdout, err or sys.stderr
     try:
         backend = await connect(
             server, token, protocol=protocol, allow_private_http=allow_private_http
         )
     except TalkieError as error:
-        return report_error(error, server, err)
+        return report_error(error, server, err, protocol=protocol)
     async with contextlib.aclosing(backend):
         session = backend.new_session(thread)
         outgoing = session.prepare(message)
-        printer = _TextPrinter(out, err)
+        printer = _TextPrinter(
+            out,
+            err,
+            width=_width(out),
+            answer_in=lambda: _connect_command(
+                server, outgoing.thread_id or session.conversation.thread_id
+            ),
+        )
         progress = _WaitProgress(err, wait_report_every)
         try:
             async for update in session.send(outgoing):
@@ -190,11 +334,11 @@ async def ask(
                 elif broken is None:
                     printer.show(update.change, update.delta)
         except TalkieError as error:
-            printer.finish()
-            return report_error(error, server, err)
+            printer.close()
+            return report_error(error, server, err, protocol=backend.info.protocol)
         except (KeyboardInterrupt, asyncio.CancelledError):
             progress.stop()
-            printer.finish()
+            printer.close()
             if progress.began is not None:
                 # Only the wait is stopped: the server finishes the run (disconnect is not cancel).
                 _say_stopped_waiting(err, server, outgoing.thread_id, progress.seconds)
@@ -204,7 +348,7 @@ async def ask(
             return ExitCode.INTERRUPTED
         finally:
             progress.stop()
-        printer.finish()
+        printer.close()
     failure = outgoing.failure
     if failure is not None:
         code = failure.code or "internal"
@@ -234,6 +378,12 @@ def _later(server: str, thread_id: str | None) -> str:
     """Where the answer the server may still finish will be."""
     line = _("  It will be in the thread: talkie connect {server} --thread {thread}")
     return line.format(server=clean_text(server), thread=clean_text(thread_id or ""))
+
+
+def _connect_command(server: str, thread_id: str | None) -> str:
+    """The command that opens the thread in the TUI."""
+    thread = f" --thread {clean_text(thread_id)}" if thread_id else ""
+    return f"talkie connect {clean_text(server)}{thread}"
 
 
 def _say_stopped_waiting(err: TextIO, server: str, thread_id: str | None, seconds: int) -> None:

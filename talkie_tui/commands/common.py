@@ -9,9 +9,17 @@ from talkie_tui import backends
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import KeptSignIn
 from talkie_tui.config import Settings, development_token, gateway_token
-from talkie_tui.core.errors import ServerError, TalkieError, UnauthorizedError
+from talkie_tui.core.errors import (
+    DiscoveryError,
+    ServerError,
+    TalkieError,
+    TransportError,
+    UnauthorizedError,
+)
 from talkie_tui.core.exit_codes import ExitCode
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
+from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, ProtocolName
@@ -67,14 +75,40 @@ def exit_code_for(error: TalkieError) -> ExitCode:
     return ExitCode.SIGN_IN_NEEDED if isinstance(error, UnauthorizedError) else ExitCode.FAILED
 
 
-def report_error(error: TalkieError, server: str, stream: TextIO = sys.stderr) -> ExitCode:
-    """Print the server's own words, the code, and whether retrying helps; return the exit code."""
+def refused_by(error: UnauthorizedError, protocol: ProtocolName | None) -> ProtocolName | None:
+    """Which kind of server refused the token: `protocol` when it is known (forced, or the
+    backend's), else a Minara gateway when the refusal came while `backends.connect` handled
+    the failed look for a Talkie manifest (it tries a gateway only then); None: unknown."""
+    if protocol is not None:
+        return protocol
+    context = error.__context__
+    return "minara" if isinstance(context, DiscoveryError | TransportError) else None
+
+
+def report_error(
+    error: TalkieError,
+    server: str,
+    stream: TextIO | None = None,
+    *,
+    protocol: ProtocolName | None = None,
+) -> ExitCode:
+    """Print the server's own words, the code, and whether retrying helps; return the exit code.
+
+    `protocol` is the server's when it is known, so a refused token is told how that kind of
+    server takes one (a Talkie sign-in, a gateway's token). `stream` is stderr by default (the
+    one of the moment it is called, not of the import)."""
+    stream = stream or sys.stderr
     if isinstance(error, UnauthorizedError):
         print(f"talkie: sign-in needed: {error.message}", file=stream)
-        print(
-            f"  Sign in with `talkie login {server}`, or pass a development token with --token.",
-            file=stream,
-        )
+        if refused_by(error, protocol) == "minara":
+            hint = _(
+                "  Pass the gateway's token with --token or $MINARA_TOKEN, or enter it once "
+                "in `talkie connect {server}`, which keeps it."
+            )
+            print(hint.format(server=clean_text(server)), file=stream)
+        else:
+            login = f"  Sign in with `talkie login {server}`, or pass a development token"
+            print(f"{login} with --token.", file=stream)
         return ExitCode.SIGN_IN_NEEDED
     where = f" ({error.code}, HTTP {error.status})" if isinstance(error, ServerError) else ""
     print(f"talkie: {error.message}{where}", file=stream)

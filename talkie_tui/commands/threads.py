@@ -24,18 +24,23 @@ async def list_threads(
     token: str | None = None,
     protocol: ProtocolName | None = None,
     allow_private_http: bool = False,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
-    """Print one line per thread: id, last update, channel, title."""
+    """Print one line per thread: id, last update, channel, title (to `out`, stdout by
+    default; errors to `err`, stderr)."""
+    out, err = out or sys.stdout, err or sys.stderr
     try:
         backend = await connect(
             server, token, protocol=protocol, allow_private_http=allow_private_http
         )
-        async with contextlib.aclosing(backend):
-            threads = await backend.threads()
     except TalkieError as error:
-        return report_error(error, server, err)
+        return report_error(error, server, err, protocol=protocol)
+    async with contextlib.aclosing(backend):
+        try:
+            threads = await backend.threads()
+        except TalkieError as error:
+            return report_error(error, server, err, protocol=backend.info.protocol)
     if not threads:
         print("No threads yet.", file=out)
         return ExitCode.OK
