@@ -78,6 +78,7 @@ class _TextPrinter:
         self._blank = True  # the last line printed is empty (or nothing is printed yet)
         self._after_block = False
         self._text: TextPart | None = None  # the text segment the last delta went to
+        self._between = False  # a tool or a question came since that delta
         self._blocks: dict[str, object] = {}  # block id -> the data last printed
         self._todos: TodoPart | None = None
         self._questions: dict[str, str | None] = {}  # question id -> the outcome last said
@@ -112,9 +113,9 @@ class _TextPrinter:
             if self._after_block:
                 self._gap()
                 self._after_block = False
-            elif change is not self._text and not self.at_line_start:
-                self.write("\n")  # a new text segment (after a tool or a question) starts a line
-            self._text = change
+            elif self._between and change is not self._text and not self.at_line_start:
+                self.write("\n")  # a new text after a tool or a question starts its own line
+            self._between, self._text = False, change
             self.write(delta)
         elif isinstance(change, CardPart):
             self.line(change.card.fallback_text)
@@ -124,9 +125,11 @@ class _TextPrinter:
             self.line(f"[action {clean_text(action.id)}] {action.summary} ({risk})")
         elif isinstance(change, LinkPart):
             self.line(link_line(change.link.label, change.link.url))
-        elif isinstance(change, ToolPart) and self.err.isatty():
-            mark = {"running": "…", "ok": "✓", "failed": "✗"}[change.state]
-            self.err.write(f"{mark} {change.error or change.label}\n")
+        elif isinstance(change, ToolPart):
+            self._between = True
+            if self.err.isatty():
+                mark = {"running": "…", "ok": "✓", "failed": "✗"}[change.state]
+                self.err.write(f"{mark} {change.error or change.label}\n")
         elif isinstance(change, UiBlockPart):
             self._block(change)
         elif isinstance(change, TodoPart):
@@ -136,6 +139,7 @@ class _TextPrinter:
             if _isatty(self.err) and change.items:
                 self.err.write(todo_lines(change.items)[0] + "\n")
         elif isinstance(change, QuestionPart):
+            self._between = True
             self._question(change)
         elif isinstance(change, InterjectionPart):
             self.line(_("(you, while the agent worked) {text}").format(text=change.text))
