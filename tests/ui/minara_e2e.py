@@ -22,6 +22,7 @@ from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.widgets.header import TalkieHeader
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.helpers import AUTH, TEST_TOKEN
 from tests.ui.test_chat_flows import screen_text, until
@@ -63,7 +64,11 @@ async def gateway_http(gateway_url: str) -> AsyncIterator[httpx.AsyncClient]:
 
 async def chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
     """The chat screen, once it says "connected"."""
-    await until(pilot, lambda: isinstance(app.screen, ChatScreen), WAIT)
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, ChatScreen) and bool(app.screen.query(TalkieHeader)),
+        WAIT,
+    )
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     await until(pilot, lambda: screen.header.state == "connected", WAIT)

@@ -44,6 +44,7 @@ _THREAD_PREFIX = "thread:"  # option ids; keeps a thread called "new-thread" apa
 _HIT_PREFIX = "hit:"  # a server search result: its index in the hits shown
 SEARCH_DELAY = 0.35  # seconds of no typing before the server is asked (one search per pause)
 MIN_SEARCH_CHARS = 2
+HIT_LEAD = 10  # characters kept before a match that a narrow row moves into view
 _MARKERS = {"chat": ("●", "$text-muted"), "voice": ("♪", "$accent")}
 _OTHER_MARKER = ("·", "$text-muted")
 # Letters that NFKD does not split into a base letter and a mark.
@@ -204,13 +205,35 @@ def snippet_content(snippet: str) -> Content:
     return Content.assemble(*parts)
 
 
+def near_match(snippet: str, room: int) -> str:
+    """`snippet` (one line) with its head cut ("…") when its first match would end past `room`
+    cells, so that the match is seen: a few characters before it are kept when they fit."""
+    start = snippet.find("«")
+    if start < 0 or room <= 0:
+        return snippet
+    end = snippet.find("»", start)
+    end = len(snippet) if end < 0 else end
+    match = cell_len(snippet[start + 1 : end])
+    if cell_len(snippet[:start]) + match <= room:
+        return snippet
+    lead = max(0, min(HIT_LEAD, room - 2 - match))  # "…", what is kept, the match, "…"
+    return "…" + snippet[start - min(lead, start) :]
+
+
 class HitRow(SplitRow):
-    """A match of the server's search: the thread's title, then the words around the match."""
+    """A match of the server's search: the thread's title, then the words around the match
+    (moved into view when the row is too narrow for the words before it)."""
 
     def __init__(self, hit: SearchHit) -> None:
         title = one_line(hit.title) or _("(untitled)")
-        left = Content.assemble(("⌕ ", "$text-muted"), (title, "bold"), " ")
-        super().__init__(Content.assemble(left, snippet_content(hit.snippet)))
+        self._title = Content.assemble(("⌕ ", "$text-muted"), (title, "bold"), " ")
+        self._snippet = one_line(hit.snippet)
+        super().__init__(Content.assemble(self._title, snippet_content(self._snippet)))
+
+    def _content(self, width: int) -> Content:
+        snippet = near_match(self._snippet, width - self._title.cell_length)
+        left = Content.assemble(self._title, snippet_content(snippet))
+        return left.truncate(width, ellipsis=True, pad=True)
 
 
 class _Entry:
