@@ -159,6 +159,26 @@ async def test_a_session_opened_mid_turn_is_followed_live(gateway_url: str, tmp_
         assert stored["messages"][-1]["content"] == "Asking.Answer: Savings"
 
 
+async def test_esc_stops_a_turn_followed_after_opening_its_session(
+    gateway_url: str, tmp_path: Path
+) -> None:
+    app = await gateway_app(gateway_url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot, gateway_http(gateway_url) as http:
+        screen = await chat(app, pilot)
+        started = await http.post("/v1/chat/stream", json={"message": "minara-test:endless"})
+        session_id = started.json()["session_id"]
+        screen.open_thread(session_id)
+        await until(pilot, lambda: "tick 2 " in answer_text(screen), WAIT)
+        assert screen.answering and screen.header.state == "streaming"
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.answering, WAIT)
+        turn = last_answer(screen)
+        assert turn is not None and turn.state == "cancelled"
+        assert answer_text(screen).startswith("tick 1 tick 2 ")
+        stored = await session_done(http, session_id, 2)
+        assert stored["messages"][-1]["metadata"].get("interrupted") is True
+
+
 async def test_the_server_search_opens_the_session_at_the_message_found(
     gateway_url: str, tmp_path: Path
 ) -> None:

@@ -132,6 +132,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._sidebar_chosen: bool | None = None  # the person's own toggle wins over the width
         self._request: Outgoing | None = None  # the run in flight, or the last failed one
         self._request_files: list[Pending] = []  # the files that went with it
+        self._reattached: str | None = None  # the session whose running turn is followed
 
     @property
     def client(self) -> Any:
@@ -279,6 +280,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if reattach is None or not getattr(self.session, "streaming", False):
             return
         self._sending = True
+        self._reattached = self.session.thread_id  # what Esc stops: the session's turn
         self.show_state()
         try:
             async for update in reattach():
@@ -288,6 +290,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 self.notify(error.message, severity="warning", markup=False)
         finally:
             self._sending = False
+            self._reattached = None
             self._waiting.end()
             self.show_state()
         self.steering.answer_ended(self.session.conversation)  # its late interjections
@@ -494,9 +497,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.session.stop_waiting()
 
     def action_cancel_run(self) -> None:
-        """Esc: stop the answer being streamed (cancelRun, §5)."""
+        """Esc: stop the answer being streamed (cancelRun, §5), or the turn reattached to."""
         if self.answering and self._request is not None:
             self.cancel_run(self._request.run_id)
+        elif self.answering and self._reattached is not None:
+            self.cancel_run(self._reattached)
 
     @work(exit_on_error=False, group="cancel")
     async def cancel_run(self, run_id: str) -> None:
