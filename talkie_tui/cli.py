@@ -358,6 +358,7 @@ def _command(argv: Sequence[str] | None) -> int:
                 no_browser=args.no_browser,
                 store_kind=args.store,
                 allow_private_http=args.allow_private_http,
+                protocol=args.protocol,
             )
         )
     if command == "logout":

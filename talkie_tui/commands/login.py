@@ -4,21 +4,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui.auth.errors import SignInError
+from talkie_tui.auth.grants import GrantKind
 from talkie_tui.auth.signin import SignIn, find_grant, oauth_issuer, sign_out
 from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
 from talkie_tui.browser import graphical_browser_available, open_url
-from talkie_tui.config import KnownServers, Settings, settings_path
-from talkie_tui.core.errors import TalkieError
+from talkie_tui.config import KnownServers, Settings, gateway_token, settings_path
+from talkie_tui.core.errors import (
+    AddressRefused,
+    DiscoveryError,
+    TalkieError,
+    TransportError,
+    UnauthorizedError,
+)
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.protocol.client import TalkieClient
 
 from .common import report_error
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import ProtocolName
 
 __all__ = ["list_servers", "login", "logout"]
 
@@ -80,15 +91,30 @@ async def login(
     no_browser: bool = False,
     store_kind: str | None = None,
     allow_private_http: bool = False,
-    stdin: TextIO = sys.stdin,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    protocol: ProtocolName | None = None,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
-    """Sign in to `server` (OAuth 2.1 + PKCE) and keep the sign-in; returns the exit code."""
+    """Sign in to `server` (OAuth 2.1 + PKCE; a Minara gateway with its token) and keep the
+    sign-in; returns the exit code. The streams default to the process's, as they are now."""
+    stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     settings = Settings.load()
     known = KnownServers.load()
+    if protocol == "minara" or (protocol is None and known_gateway(known, server)):
+        return await _login_gateway(
+            server, settings, known, store_kind, allow_private_http, stdin, err
+        )
     try:
         client = await TalkieClient.connect(server, allow_private_http=allow_private_http)
+    except AddressRefused as error:
+        return report_error(error, server, err)
+    except (DiscoveryError, TransportError) as error:
+        if protocol == "talkie":
+            return report_error(error, server, err)
+        return await _login_gateway(
+            server, settings, known, store_kind, allow_private_http, stdin, err
+        )
     except TalkieError as error:
         return report_error(error, server, err)
     async with client:
@@ -151,6 +177,79 @@ async def login(
     return ExitCode.OK
 
 
+def known_gateway(known: KnownServers, server: str) -> bool:
+    """True when `server` is a Minara gateway talkie connected to before."""
+    entry = known.find(server)
+    return entry is not None and entry.protocol == "minara"
+
+
+def _read_token(stdin: TextIO, err: TextIO) -> str:
+    """The gateway's token: asked without echo on a terminal, else the first line of stdin."""
+    if stdin.isatty():
+        return getpass.getpass("Gateway token (GATEWAY_AUTH_TOKEN): ", stream=err).strip()
+    return stdin.readline().strip()
+
+
+async def _login_gateway(
+    server: str,
+    settings: Settings,
+    known: KnownServers,
+    store_kind: str | None,
+    allow_private_http: bool,
+    stdin: TextIO,
+    err: TextIO,
+) -> int:
+    """Sign in to a Minara gateway: its token ($MINARA_TOKEN, else asked), tried, then kept."""
+    from talkie_tui import backends
+    from talkie_tui.auth.bearer_grants import keep_bearer
+    from talkie_tui.core.tokens import StaticToken
+
+    try:
+        backend = await backends.connect(
+            server, protocol="minara", allow_private_http=allow_private_http
+        )
+    except UnauthorizedError as refused:
+        err.write(f"talkie: {clean_text(refused.message)}\n")
+    except TalkieError as error:
+        return report_error(error, server, err, protocol="minara")
+    else:
+        name = clean_text(backend.info.name)
+        await backend.aclose()
+        err.write(f"{name} takes requests without a token: there is nothing to sign in to.\n")
+        return ExitCode.OK
+    token = gateway_token() or _read_token(stdin, err)
+    if not token:
+        err.write("talkie: not signed in: no token was given.\n")
+        return ExitCode.SIGN_IN_NEEDED
+    try:
+        backend = await backends.connect(
+            server,
+            protocol="minara",
+            tokens=StaticToken(token),
+            allow_private_http=allow_private_http,
+        )
+    except TalkieError as error:
+        return report_error(error, server, err, protocol="minara")
+    info = backend.info
+    await backend.aclose()
+    store = _choose_store(settings, store_kind, stdin, err)
+    if store is None:
+        err.write("talkie: not signed in: there is nowhere to keep the token.\n")
+        return ExitCode.SIGN_IN_NEEDED
+    try:
+        await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
+    except TokenStoreError as error:
+        err.write(f"talkie: the token could not be kept: {error.message}\n")
+        return ExitCode.FAILED
+    with contextlib.suppress(OSError):
+        known.remember_server(
+            info.server_id, server, name=info.name, origin=info.origin, protocol="minara"
+        )
+        known.set_signed_in(info.server_id, store.kind != "session")
+    err.write(f"Signed in to {clean_text(info.name)}. The token is kept in {store.describe()}.\n")
+    return ExitCode.OK
+
+
 def _failed(error: TalkieError, err: TextIO) -> int:
     err.write(f"talkie: sign-in failed: {error.message}\n  {error.retry_hint}\n")
     return ExitCode.SIGN_IN_NEEDED if isinstance(error, SignInError) else ExitCode.FAILED
@@ -180,8 +279,9 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     return ExitCode.OK
 
 
-def list_servers(out: TextIO = sys.stdout) -> int:
-    """Print the known servers and whether a sign-in is kept for each."""
+def list_servers(out: TextIO | None = None) -> int:
+    """Print the known servers and whether a sign-in is kept for each (to stdout as it is now)."""
+    out = out or sys.stdout
     known = KnownServers.load()
     entries = known.all()
     if not entries:
@@ -189,7 +289,8 @@ def list_servers(out: TextIO = sys.stdout) -> int:
         return ExitCode.OK
     rows = []
     for entry in entries:
-        found = find_grant(entry.server_id)
+        kind: GrantKind = "bearer" if entry.protocol == "minara" else "refresh"
+        found = find_grant(entry.server_id, kind=kind)
         state = f"signed in ({found[1].kind})" if found else "not signed in"
         rows.append(
             (clean_text(entry.label), clean_text(entry.address), state, entry.last_used[:16])

@@ -1,0 +1,73 @@
+"""`talkie login` for a Minara gateway: its token asked (or $MINARA_TOKEN), tried, kept; then
+`ask` uses it, `servers` lists it as signed in, and `logout` forgets it."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from talkie_tui.auth.bearer_grants import find_bearer
+from talkie_tui.auth.file_store import FileStore
+from talkie_tui.cli import main
+from talkie_tui.commands.login import login
+from talkie_tui.config import KnownServers
+from tests.helpers import TEST_TOKEN
+
+pytestmark = pytest.mark.slow
+
+
+async def test_the_token_read_from_stdin_is_tried_and_kept(gateway_url: str) -> None:
+    err = io.StringIO()
+    code = await login(
+        gateway_url,
+        protocol="minara",
+        store_kind="file",
+        stdin=io.StringIO(TEST_TOKEN + "\n"),
+        err=err,
+    )
+    assert code == 0, err.getvalue()
+    assert "The token is kept in" in err.getvalue()
+    kept = find_bearer(gateway_url, gateway_url, FileStore())
+    assert kept is not None and kept[0] == TEST_TOKEN
+    entry = KnownServers.load().find(gateway_url)
+    assert entry is not None and entry.protocol == "minara" and entry.signed_in
+
+
+async def test_a_wrong_token_is_refused_and_nothing_is_kept(gateway_url: str) -> None:
+    err = io.StringIO()
+    code = await login(
+        gateway_url, protocol="minara", store_kind="file", stdin=io.StringIO("wrong\n"), err=err
+    )
+    assert code == 3
+    assert "not valid" in err.getvalue()
+    assert find_bearer(gateway_url, gateway_url, FileStore()) is None
+
+
+async def test_a_gateway_is_found_without_protocol(gateway_url: str) -> None:
+    err = io.StringIO()
+    code = await login(
+        gateway_url, store_kind="file", stdin=io.StringIO(TEST_TOKEN + "\n"), err=err
+    )
+    assert code == 0, err.getvalue()
+
+
+async def test_a_gateway_without_a_token_needs_no_sign_in(minara_gateway: object) -> None:
+    url = minara_gateway(test_mode=True)  # type: ignore[operator]
+    err = io.StringIO()
+    assert await login(url, protocol="minara", stdin=io.StringIO(""), err=err) == 0
+    assert "without a token" in err.getvalue()
+
+
+def test_then_ask_servers_and_logout(
+    gateway_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(TEST_TOKEN + "\n"))
+    assert main(["login", gateway_url, "--protocol", "minara", "--store", "file"]) == 0
+    assert main(["ask", gateway_url, "minara-test:echo kept token works"]) == 0
+    assert "kept token works" in capsys.readouterr().out
+    assert main(["servers"]) == 0
+    assert "signed in (file)" in capsys.readouterr().out
+    assert main(["logout", gateway_url]) == 0
+    assert find_bearer(gateway_url, gateway_url, FileStore()) is None
+    assert main(["ask", gateway_url, "minara-test:echo again"]) == 3
