@@ -31,6 +31,7 @@ __all__ = [
     "SIZE",
     "WAIT",
     "answer_text",
+    "ask",
     "chat",
     "gateway_app",
     "gateway_http",
@@ -114,6 +115,12 @@ async def open_question(pilot: Pilot[None], screen: ChatScreen) -> QuestionView:
     view = next(v for v in screen.transcript.query(QuestionView) if v.is_open)
     await until(pilot, lambda: not view.is_guarded and view.first_control() is not None, WAIT)
     return view
+
+
+async def ask(pilot: Pilot[None], screen: ChatScreen, kind: str) -> QuestionView:
+    """Send the test message that asks a question of `kind`; its view, ready for an answer."""
+    await say(pilot, screen, f"minara-test:question {kind}", wait=False)
+    return await open_question(pilot, screen)
 
 
 async def session_done(http: httpx.AsyncClient, session_id: str, messages: int) -> dict[str, Any]:

@@ -17,12 +17,11 @@ from tests.ui.minara_e2e import (
     SIZE,
     WAIT,
     answer_text,
+    ask,
     chat,
     gateway_app,
     gateway_http,
     notices,
-    open_question,
-    say,
     screen_text,
     until,
 )
@@ -42,8 +41,7 @@ async def test_select_answers_with_the_pressed_option(gateway_url: str, tmp_path
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question select", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "select")
         assert app.focused is not None and app.focused in view.query("*")  # offered the focus
         assert screen.header.pending_actions == 1
         assert "tester · question asks" in screen_text(app)
@@ -60,8 +58,7 @@ async def test_multi_sends_every_checked_option(gateway_url: str, tmp_path: Path
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question multi", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "multi")
         send = view.query_one(".question--send", Button)
         await pilot.click(send)  # nothing checked: not sent
         await until(pilot, lambda: "Choose at least one answer" in screen_text(app), WAIT)
@@ -83,8 +80,7 @@ async def test_confirm_needs_a_second_press_outside_its_guard(
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question confirm", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "confirm")
         confirm = button(view, "Confirm")
         await pilot.click(confirm)
         await until(pilot, lambda: view.asking_again, WAIT)
@@ -103,8 +99,7 @@ async def test_input_sends_the_typed_text(gateway_url: str, tmp_path: Path) -> N
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question input", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "input")
         box = view.query_one(".question--input", Input)
         assert app.focused is box
         await pilot.press("enter")  # empty: not sent
@@ -128,8 +123,7 @@ async def test_a_secret_reaches_the_gateway_and_nowhere_else(
     try:
         async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             screen = await chat(app, pilot)
-            await say(pilot, screen, "minara-test:question secret", wait=False)
-            view = await open_question(pilot, screen)
+            view = await ask(pilot, screen, "secret")
             box = view.query_one(SecretInput)
             assert app.focused is box and box.password
             await pilot.press(*SECRET)
@@ -164,8 +158,7 @@ async def test_a_secret_declined_writes_nothing(gateway_url: str, tmp_path: Path
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question secret", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "secret")
         await pilot.click(view.query_one(".question--decline", Button))
         await until(pilot, lambda: not screen.answering, WAIT)
         assert answer_text(screen) == "Asking.Answer: declined"
@@ -180,8 +173,7 @@ async def test_a_question_answered_in_another_client_closes(
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot, gateway_http(gateway_url) as http:
         screen = await chat(app, pilot)
-        await say(pilot, screen, "minara-test:question select", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "select")
         answer = {"answers": [{"questionIndex": 0, "selected_labels": ["Travel"]}]}
         posted = await http.post(f"/v1/interactions/{view.part.question_id}/answer", json=answer)
         assert posted.status_code == 200, posted.text
@@ -202,8 +194,7 @@ async def test_ctrl_o_goes_to_the_open_question(gateway_url: str, tmp_path: Path
         screen = await chat(app, pilot)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: "Nothing is waiting for your answer." in notices(app), WAIT)
-        await say(pilot, screen, "minara-test:question confirm", wait=False)
-        view = await open_question(pilot, screen)
+        view = await ask(pilot, screen, "confirm")
         await pilot.press("ctrl+l")
         assert app.focused is screen.composer
         await pilot.press("ctrl+o")
