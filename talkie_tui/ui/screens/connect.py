@@ -143,7 +143,9 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             with Vertical(id="connect-logo"):
                 yield LogoView(None, id="connect-logo-view")
             yield Static(Content("talkie"), id="connect-title")
-            yield Static(Content(_("Connect to a Talkie server or a Minara gateway")), id="connect-subtitle")
+            yield Static(
+                Content(_("Connect to a Talkie server or a Minara gateway")), id="connect-subtitle"
+            )
             yield Input(
                 value=self.initial_address or "",
                 placeholder=_("crm.example.com, or a full https:// address"),
