@@ -107,6 +107,8 @@ class ErrorFrame:
     key: str | None = None
 
 
+_new_tuple = tuple.__new__
+
 ClientFrame = Subscribe | Unsubscribe | Ping | Pong
 ServerFrame = Subscribed | EventFrame | ErrorFrame | Ping | Pong
 
@@ -180,7 +182,8 @@ def parse_frame(data: str | bytes) -> ServerFrame | None:
             and seq >= 0
             and type(event) is dict
         ):
-            return EventFrame(channel, key, seq, event)
+            # The named tuple made in C (its own constructor is a Python function).
+            return _new_tuple(EventFrame, (channel, key, seq, event))
     if not isinstance(frame_type, str):
         raise _malformed(_("no 'type'"))
     if frame_type == "event":
