@@ -54,6 +54,7 @@ test-fast: setup $(OAUTH_STAMP)
 
 bench: setup
 	$(BIN)/python benchmarks/stream_core.py
+	$(BIN)/python benchmarks/minara_stream.py
 	$(BIN)/python benchmarks/open_thread.py
 	$(BIN)/python benchmarks/render_stream.py
 	$(BIN)/python benchmarks/voice_call.py
