@@ -372,7 +372,12 @@ async def test_confirm_asks_twice_and_a_refusal_once(
         assert backend.answers[1] == ("q_2", [["Cancel"]])
 
 
-async def test_an_enter_in_flight_does_not_answer_a_confirm(tmp_path: Path) -> None:
+async def test_an_enter_in_flight_does_not_answer_a_confirm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A guard long enough that the focus, offered after the question is shown, arrives inside
+    # it on a busy machine too (CI once took longer than the default 0.7 s to get there).
+    monkeypatch.setattr(QuestionView, "guard_seconds", 3.0)
     backend = FakeMinaraBackend()
     backend.scripts["ask"] = asking("confirm")
     app = minara_app(backend, tmp_path)
