@@ -76,7 +76,7 @@ async def test_confirm_needs_a_second_press_outside_its_guard(
     gateway_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Long enough that the click meant to land inside the re-armed guard does, on a busy machine.
-    monkeypatch.setattr(QuestionView, "guard_seconds", 1.5)
+    monkeypatch.setattr(QuestionView, "guard_seconds", 3.0)
     app = await gateway_app(gateway_url, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)

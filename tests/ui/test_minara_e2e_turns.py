@@ -147,7 +147,8 @@ async def test_a_session_opened_mid_turn_is_followed_live(gateway_url: str, tmp_
         assert len(screen.transcript.query(QuestionView)) == 1  # its question, shown once
         assert screen.session.thread_id == session_id and screen.answering
         assert screen.header.state == "streaming"
-        assert app.focused is not None and app.focused in view.query("*")  # offered the focus
+        # Offered the focus (once the view is laid out, so waited for, not taken at once).
+        await until(pilot, lambda: app.focused is not None and app.focused in view.query("*"), WAIT)
         assert answer_text(screen) == "Asking."
         savings = next(b for b in view.query(Button) if b.label.plain == "Savings")
         await pilot.click(savings)

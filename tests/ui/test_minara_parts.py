@@ -337,7 +337,7 @@ async def test_confirm_asks_twice_and_a_refusal_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A guard long enough that the click meant to land inside it does, on a busy machine too.
-    monkeypatch.setattr(QuestionView, "guard_seconds", 2.0)
+    monkeypatch.setattr(QuestionView, "guard_seconds", 3.0)
     backend = FakeMinaraBackend(resolve_on_answer=False)
     backend.scripts["ask"] = asking("confirm")
     app = minara_app(backend, tmp_path)

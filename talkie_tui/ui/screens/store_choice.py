@@ -24,6 +24,9 @@ class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
     """Dismisses with "file", "session", or None (cancel); Cancel has the focus."""
 
     HELP_GROUP = N_("Where to keep the sign-in")
+    # Cancel is focused as the screen appears: with Textual's default the first button (the
+    # file) held the focus until `on_mount` moved it, and a stray Enter there chose it.
+    AUTO_FOCUS = "#store-choice-cancel"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", N_("Cancel")),
         Binding("up", "app.focus_previous", N_("Previous choice"), show=False),
