@@ -8,13 +8,56 @@ Minara has `code` and `message` only, Cuckoo adds `field` and `request_id`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
+
+
+class ErrorResponse(Protocol):
+    """A server's error body: `error_response(status, code, message, headers=…)`."""
+
+    def __call__(
+        self, status: int, code: str, message: str, *, headers: Any = None
+    ) -> Response: ...
+
+
+class _Answerable(Protocol):
+    def response(self) -> Response: ...
+
+
+ExceptionHandler = Callable[[Request, Exception], Awaitable[Response]]
+
+
+async def answer_api_error(request: Request, exc: Exception) -> Response:
+    """An API error of any server answers with the body it carries."""
+    answerable: _Answerable = exc  # type: ignore[assignment]
+    return answerable.response()
+
+
+def router_errors(error_response: ErrorResponse, *, method_code: str) -> ExceptionHandler:
+    """A handler for the router's own errors (unknown path, wrong method) in the server's
+    envelope; `method_code` is its code for a method not allowed."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        path = request.url.path
+        if exc.status_code == 404:
+            return error_response(404, "not_found", f"There is no endpoint at {path}.")
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "")
+            message = f"{request.method} is not allowed on {path} (allowed: {allowed})."
+            return error_response(405, method_code, message, headers=exc.headers)
+        code = "invalid_request" if exc.status_code < 500 else "internal"
+        return error_response(exc.status_code, code, exc.detail, headers=exc.headers)
+
+    return handle
 
 
 def bearer_token(authorization: str | None) -> str | None:

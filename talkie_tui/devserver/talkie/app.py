@@ -8,35 +8,14 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import Response
 
-from ..common.http import CatchInternalErrors
+from ..common.http import CatchInternalErrors, answer_api_error, router_errors
 from .auth import BearerAuth, OAuthIntrospection
 from .config import ServerConfig
 from .errors import ApiError, error_response, internal_error
 from .routes import ROUTES
 from .services import Services
 from .voice_routes import VOICE_ROUTES
-
-
-async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
-    return exc.response()
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    """Router errors (unknown path, wrong method) in the §3 envelope."""
-    assert isinstance(exc, HTTPException)
-    path = request.url.path
-    if exc.status_code == 404:
-        return error_response(404, "not_found", f"There is no endpoint at {path}.")
-    if exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
-        message = f"{request.method} is not allowed on {path} (allowed: {allowed})."
-        return error_response(405, "invalid_request", message, headers=exc.headers)
-    code = "invalid_request" if exc.status_code < 500 else "internal"
-    return error_response(exc.status_code, code, exc.detail, headers=exc.headers)
 
 
 def create_app(config: ServerConfig) -> Starlette:
@@ -60,7 +39,10 @@ def create_app(config: ServerConfig) -> Starlette:
                 BearerAuth, token=config.dev_token, oauth=OAuthIntrospection.from_config(config)
             ),
         ],
-        exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+        exception_handlers={
+            ApiError: answer_api_error,
+            HTTPException: router_errors(error_response, method_code="invalid_request"),
+        },
         lifespan=lifespan,
     )
     # A trailing slash gets a 404 envelope, not a redirect (clients follow no redirects).
