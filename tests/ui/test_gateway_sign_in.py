@@ -14,6 +14,7 @@ from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
+from talkie_tui.ui.widgets.transcript import Transcript
 from tests.helpers import TEST_TOKEN
 
 pytestmark = pytest.mark.slow
@@ -33,6 +34,12 @@ async def wait_for(pilot: object, condition: Callable[[], bool], seconds: float 
     raise AssertionError("the screen did not get there")
 
 
+def chat_composed(app: TalkieApp) -> bool:
+    """The chat screen is on and composed (leaving the app before that races its mount)."""
+    screen = app.screen
+    return isinstance(screen, ChatScreen) and bool(screen.query(Transcript))
+
+
 async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(
     gateway_url: str, tmp_path: Path
 ) -> None:
@@ -48,7 +55,7 @@ async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(
         assert isinstance(app.screen, TokenScreen)  # asked again, nothing else happened
         screen.query_one("#token-input").value = TEST_TOKEN  # type: ignore[attr-defined]
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await wait_for(pilot, lambda: chat_composed(app))
         assert app.backend is not None and app.backend.info.protocol == "minara"
 
     origin = gateway_url
@@ -60,7 +67,7 @@ async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(
 
     again = app_for(address, tmp_path)
     async with again.run_test(size=(110, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(again.screen, ChatScreen))
+        await wait_for(pilot, lambda: chat_composed(again))
 
 
 async def test_an_address_that_is_neither_says_so(tmp_path: Path) -> None:

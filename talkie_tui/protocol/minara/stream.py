@@ -589,7 +589,10 @@ class MinaraStream:
         """Read frames and hand them out until the socket closes or goes silent."""
         while True:
             try:
-                message = await asyncio.wait_for(socket.recv(), timeout=self.dead_after)
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancel that
+                # comes as a frame arrives, and the reader then outlives the stream's close.
+                async with asyncio.timeout(self.dead_after):
+                    message = await socket.recv()
             except TimeoutError:
                 socket.transport.abort()
                 return 1006, _("The gateway's stream went silent for {seconds} s.").format(
