@@ -83,11 +83,17 @@ class ServerError(TalkieError):
         code: str,
         retryable: bool,
         details: dict[str, Any] | None = None,
+        field: str | None = None,
+        request_id: str | None = None,
     ) -> None:
         super().__init__(message, retryable=retryable)
         self.status = status
         self.code = clean_text(code)
         self.details = details or {}
+        self.field = clean_text(field) if field is not None else None
+        """The request field at fault, when the server named one."""
+        self.request_id = clean_text(request_id) if request_id is not None else None
+        """The server's id of the failed request, to quote when asking for help."""
 
     def __str__(self) -> str:
         return f"{self.message} ({self.code}, HTTP {self.status})"

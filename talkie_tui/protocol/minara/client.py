@@ -12,25 +12,29 @@ answers `text/event-stream`, each event's data one `{type, data}` chat event (`S
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from talkie_tui.core.errors import EventTooLarge, ServerError, TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.bearer import BearerAuth
 from talkie_tui.protocol.events import iter_event_data
 from talkie_tui.protocol.failures import describe_transport_error, network_errors
-from talkie_tui.protocol.http import make_http_client, read_capped
 from talkie_tui.protocol.manifest import check_secure
+from talkie_tui.protocol.rest import (
+    DEFAULT_TIMEOUT,
+    MAX_ANSWER_BYTES,
+    RestClient,
+    path_segment,
+    read_limited,
+)
 
 from .errors import EndpointRefused, error_for
 from .files import MultipartFile, ProbedFile, check_count, probe_file
@@ -54,16 +58,12 @@ __all__ = [
     "gateway_base",
 ]
 
-_M = TypeVar("_M", bound=BaseModel)
 AnswerOutcome = Literal["answered", "not_pending"]
 
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # The older revision streams the turn in the answer: a quiet agent may think for a while.
 SSE_TIMEOUT = httpx.Timeout(30.0, connect=10.0, read=120.0)
 # An upload may take long on a slow line; each write of a chunk must still progress.
 UPLOAD_TIMEOUT = httpx.Timeout(60.0, connect=10.0, write=60.0, read=120.0)
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
-"""The largest JSON answer read (a long session's transcript); more is refused."""
 
 
 def gateway_base(address: str, *, allow_private_http: bool = False) -> str:
@@ -93,12 +93,6 @@ def gateway_base(address: str, *, allow_private_http: bool = False) -> str:
     check_secure(url, allow_private_http=allow_private_http)
     path = url.path if url.path.endswith("/") else url.path + "/"
     return str(url.copy_with(path=path, query=None, fragment=None))
-
-
-def _segment(value: str) -> str:
-    """One path segment from a server-given id ("." and ".." kept as data)."""
-    encoded = quote(value, safe="")
-    return encoded.replace(".", "%2E") if set(value) <= {"."} else encoded
 
 
 class SseTurn:
@@ -143,110 +137,22 @@ class SseTurn:
         await self.aclose()
 
 
-class MinaraClient:
+class MinaraClient(RestClient):
     """One Minara gateway: its routes as typed methods, the bearer for its origin only."""
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        tokens: TokenSource | None = None,
-        http: httpx.AsyncClient | None = None,
-    ) -> None:
-        self.base_url = base_url if base_url.endswith("/") else base_url + "/"
-        self.origin = origin_of(self.base_url)
-        self._auth = BearerAuth(self.origin, tokens)
-        self._own_http = http is None
-        self._http = http or make_http_client()
+    def _error_for(self, response: httpx.Response) -> ServerError:
+        return error_for(response)
 
-    @property
-    def tokens(self) -> TokenSource | None:
-        """Where the bearer comes from; assign a new source after the token changed."""
-        return self._auth.tokens
+    def _unreadable(self, route: str, problem: str) -> TalkieError:
+        return _unreadable(route, problem)
 
-    @tokens.setter
-    def tokens(self, tokens: TokenSource | None) -> None:
-        self._auth.tokens = tokens
-
-    async def aclose(self) -> None:
-        """Close the connections this client opened."""
-        if self._own_http:
-            await self._http.aclose()
-
-    async def __aenter__(self) -> MinaraClient:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    # --- plumbing ------------------------------------------------------------------------
-
-    def url(self, route: str) -> str:
-        """The absolute URL of a route such as `v1/sessions` (relative to the base)."""
-        return self.base_url + route.lstrip("/")
-
-    def resolve_url(self, url: str) -> str:
-        """A server-given URL (a path of the gateway, or absolute) made absolute."""
-        if url.startswith("/") and not url.startswith("//"):
-            return self.origin + url
-        return str(httpx.URL(self.base_url).join(url))
-
-    def is_same_origin(self, url: str) -> bool:
-        """True when `url` (absolute or a path) is on the gateway's origin."""
-        try:
-            return origin_of(self.resolve_url(url)) == self.origin
-        except (httpx.InvalidURL, TypeError, ValueError):
-            return False
-
-    async def _send(
-        self,
-        method: str,
-        url: str,
-        *,
-        body: object = None,
-        content: bytes | AsyncIterator[bytes] | None = None,
-        headers: Mapping[str, str] | None = None,
-        params: Mapping[str, str] | None = None,
-        timeout: httpx.Timeout = DEFAULT_TIMEOUT,  # noqa: ASYNC109 (httpx's own timeouts)
-        stream: bool = False,
-    ) -> httpx.Response:
-        """Send one request (see the module docstring); a non-2xx answer raises, a 2xx one
-        comes back read (at most `MAX_ANSWER_BYTES`), or unread with `stream`."""
-        request = self._http.build_request(
-            method,
-            url,
-            json=body,
-            content=content,
-            headers=headers,
-            params=params,
-            timeout=timeout,
+    def _too_large(self, limit: int) -> TalkieError:
+        return TransportError(
+            _("The gateway's answer is larger than {limit} MiB; it was refused.").format(
+                limit=limit // 1048576
+            ),
+            retryable=False,
         )
-        with network_errors(self.origin):
-            response = await self._http.send(
-                request, auth=self._auth, stream=True, follow_redirects=False
-            )
-            if not response.is_success:
-                await read_capped(response)
-                raise error_for(response)
-            if not stream:
-                await _read_limited(response)
-        return response
-
-    async def _json(self, method: str, route: str, **options: Any) -> Any:
-        response = await self._send(method, self.url(route), **options)
-        try:
-            return response.json()
-        except (ValueError, RecursionError):
-            raise _unreadable(route, _("not JSON")) from None
-
-    async def _model(self, model: type[_M], method: str, route: str, **options: Any) -> _M:
-        data = await self._json(method, route, **options)
-        try:
-            return model.model_validate(data)
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise _unreadable(route, f"{where}: {first['msg']}") from None
 
     # --- health --------------------------------------------------------------------------
 
@@ -279,7 +185,7 @@ class MinaraClient:
         if media_type == "text/event-stream":
             return SseTurn(response, self.origin)
         try:
-            await _read_limited(response)
+            await read_limited(response, MAX_ANSWER_BYTES, self._too_large)
         except httpx.HTTPError as error:
             raise describe_transport_error(error, self.origin) from error
         try:
@@ -325,11 +231,11 @@ class MinaraClient:
 
     async def session(self, session_id: str) -> SessionDetail:
         """`GET /v1/sessions/:id`: the transcript rows, whether a turn runs, open questions."""
-        return await self._model(SessionDetail, "GET", f"v1/sessions/{_segment(session_id)}")
+        return await self._model(SessionDetail, "GET", f"v1/sessions/{path_segment(session_id)}")
 
     async def delete_session(self, session_id: str) -> None:
         """`DELETE /v1/sessions/:id`."""
-        await self._send("DELETE", self.url(f"v1/sessions/{_segment(session_id)}"))
+        await self._send("DELETE", self.url(f"v1/sessions/{path_segment(session_id)}"))
 
     async def search(self, query: str) -> list[SearchResult]:
         """`GET /v1/sessions/search?q=`: best matches first; unreadable hits are dropped."""
@@ -353,7 +259,7 @@ class MinaraClient:
         try:
             await self._send(
                 "POST",
-                self.url(f"v1/interactions/{_segment(question_id)}/answer"),
+                self.url(f"v1/interactions/{path_segment(question_id)}/answer"),
                 body={"answers": answers},
             )
         except ServerError as error:
@@ -460,24 +366,6 @@ class MinaraClient:
         """The URL of the stream socket: `ws[s]://…/v1/stream` (wss unless http was allowed)."""
         url = httpx.URL(self.url("v1/stream"))
         return str(url.copy_with(scheme="wss" if url.scheme == "https" else "ws"))
-
-
-async def _read_limited(response: httpx.Response, limit: int = MAX_ANSWER_BYTES) -> None:
-    """Read a 2xx answer whole, refusing one over `limit`."""
-    body = bytearray()
-    try:
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > limit:
-                raise TransportError(
-                    _("The gateway's answer is larger than {limit} MiB; it was refused.").format(
-                        limit=limit // 1048576
-                    ),
-                    retryable=False,
-                )
-    finally:
-        await response.aclose()
-    response._content = bytes(body)
 
 
 def _unreadable(route: str, problem: str) -> TalkieError:

@@ -10,7 +10,7 @@ byte is sent.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from talkie_tui.core.attachments import (
 )
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
+from talkie_tui.protocol.upload_body import FileBody, Progress
 
 __all__ = [
     "MAX_ATTACHMENTS",
@@ -39,7 +40,6 @@ __all__ = [
 ]
 
 MAX_OTHER_BYTES = LIMITS.other_bytes
-CHUNK = 64 * 1024
 
 
 class FileRefused(TalkieError):
@@ -117,13 +117,12 @@ class MultipartFile:
         media_type: str,
         content: Path | bytes,
         *,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
         fields: dict[str, str] | None = None,
     ) -> None:
         self.boundary = secrets.token_hex(16)
-        self._content = content
-        self._progress = progress
-        self.total = content.stat().st_size if isinstance(content, Path) else len(content)
+        self._file = FileBody(content, progress=progress)
+        self.total = self._file.total
         parts = [
             f'--{self.boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
             for name, value in (fields or {}).items()
@@ -146,28 +145,9 @@ class MultipartFile:
         """The size of the whole body in bytes."""
         return len(self._head) + self.total + len(self._tail)
 
-    def _report(self, sent: int) -> None:
-        if self._progress is not None:
-            self._progress(sent, self.total)
-
     async def chunks(self) -> AsyncIterator[bytes]:
         """The body, chunk by chunk (a file is read as it is sent, never whole)."""
         yield self._head
-        sent = 0
-        self._report(0)
-        if isinstance(self._content, bytes):
-            for start in range(0, self.total, CHUNK):
-                piece = self._content[start : start + CHUNK]
-                yield piece
-                sent += len(piece)
-                self._report(sent)
-        else:
-            with self._content.open("rb") as file:
-                while sent < self.total:
-                    piece = file.read(min(CHUNK, self.total - sent))
-                    if not piece:
-                        break  # the file shrank meanwhile: the gateway will see a short body
-                    yield piece
-                    sent += len(piece)
-                    self._report(sent)
+        async for piece in self._file.chunks():
+            yield piece
         yield self._tail
