@@ -1,0 +1,163 @@
+"""The agent socket, from the protocol text: events, acks, sends by cid, one socket per agent."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.cuckoo_peer.agent import echo, is_person_message
+from tests.cuckoo_peer.person import new_id
+
+EVENT_TYPES = {"message.created", "conversation.joined", "conversation.left"}
+
+
+async def test_echo_over_the_socket(chat_with: Any) -> None:
+    chat = await chat_with(echo)
+    backend = chat.backend
+    joined = await backend.wait_event(lambda e: e["type"] == "conversation.joined")
+    assert joined["data"]["conversation"] == {"id": chat.conversation_id, "kind": "dm"}
+    assert joined["id"].startswith("evt_")
+    assert joined["agent_id"] == chat.agent["id"]
+
+    sent = await chat.person.say(chat.conversation_id, "hello there")
+    event = await backend.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    assert set(event) == {"id", "type", "created_at", "agent_id", "data"}
+    message = event["data"]["message"]
+    assert message["body"]["text"] == "hello there"
+    assert message["sender"]["id"] == chat.person.user_id
+    assert message["status"] == "complete"
+    assert isinstance(message.get("signature"), str) and message["signature"]
+    assert "attachments" not in message["body"]  # empty fields are omitted, not null
+    assert event["data"]["conversation"]["id"] == chat.conversation_id
+
+    # The work is done, then the event is acknowledged.
+    await backend.wait_until(lambda: event["id"] in backend.acked)
+    page = await chat.person.history(chat.conversation_id)
+    echoed = [m for m in page["messages"] if m["body"].get("text") == "echo: hello there"]
+    assert len(echoed) == 1, page
+    assert echoed[0]["sender"]["kind"] == "agent"
+    assert echoed[0]["reply_to"]["id"] == sent["id"]
+
+    # Never your own messages: only the person's message and the join arrived.
+    await asyncio.sleep(0.5)
+    assert {e["type"] for e in backend.received} <= EVENT_TYPES
+    for e in backend.events_of("message.created"):
+        assert e["data"]["message"]["sender"]["kind"] == "user", e
+
+
+async def test_send_by_cid_matches_replies_and_idempotency(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    first, second = await asyncio.gather(
+        backend.send(chat.conversation_id, "one"), backend.send(chat.conversation_id, "two")
+    )
+    assert first["ok"] and second["ok"], (first, second)
+    assert first["message"]["body"]["text"] == "one"
+    assert second["message"]["body"]["text"] == "two"
+    assert first["reply_to_cid"] != second["reply_to_cid"]
+
+    again = [
+        await backend.send(chat.conversation_id, "once", idempotency_key="k-1") for _ in range(2)
+    ]
+    assert all(r["ok"] for r in again), again
+    assert again[0]["message"]["id"] == again[1]["message"]["id"]
+    page = await chat.person.history(chat.conversation_id)
+    assert [m["body"].get("text") for m in page["messages"]].count("once") == 1
+
+
+async def test_a_frame_that_is_not_json_is_dropped_in_silence(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    await backend.send_raw("{this is not json")
+    reply = await backend.send(chat.conversation_id, "still here")
+    assert reply["ok"], reply
+    assert backend.connected
+    assert backend.stray == [], backend.stray  # no answer to the broken frame
+
+
+async def test_a_refused_send_answers_ok_false_with_an_error(chat_with: Any) -> None:
+    chat = await chat_with()
+    reply = await chat.backend.send(
+        chat.conversation_id, "pick", buttons=[[{"id": "a b", "label": "bad id"}]]
+    )
+    assert reply["ok"] is False, reply
+    assert reply["error"]["code"] == "invalid_buttons", reply
+    # And a conversation the agent is not in.
+    reply = await chat.backend.send(new_id("cnv"), "hello?")
+    assert reply["ok"] is False, reply
+    assert chat.backend.connected
+
+
+async def test_one_socket_per_agent_the_older_gets_4001(chat_with: Any, backends: Any) -> None:
+    chat = await chat_with(echo, reconnect=True)
+    older = chat.backend
+    await older.wait_event(lambda e: e["type"] == "conversation.joined")
+    newer = backends(chat.secret, handler=echo)
+    await newer.connect()
+    await older.wait_until(lambda: older.final == 4001)
+    assert not older.connected
+
+    # 4001 is final: the older backend does not come back to take the socket again.
+    await asyncio.sleep(1.5)
+    assert older.connects == 1
+    assert newer.connected and newer.final is None
+    sent = await chat.person.say(chat.conversation_id, "who answers?")
+    await newer.wait_event(lambda e: e["data"].get("message", {}).get("id") == sent["id"])
+    assert all(e["data"].get("message", {}).get("id") != sent["id"] for e in older.received)
+
+
+async def test_a_replaced_binding_closes_the_socket_with_4002(
+    chat_with: Any, backends: Any
+) -> None:
+    chat = await chat_with(reconnect=True)
+    backend = chat.backend
+    await backend.wait_event(lambda e: e["type"] == "conversation.joined")
+    _binding, new_secret = await chat.owner.bind(chat.agent["id"], "socket")
+    assert new_secret != chat.secret
+    await backend.wait_until(lambda: backend.final == 4002, timeout=50)
+    await asyncio.sleep(1.0)
+    assert backend.connects == 1  # final: no reconnect
+
+    fresh = backends(new_secret)
+    await fresh.connect()
+    sent = await chat.person.say(chat.conversation_id, "after the switch")
+    await fresh.wait_event(lambda e: e["data"].get("message", {}).get("id") == sent["id"])
+
+
+async def test_catch_up_over_http_with_since(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    for text in ("first", "second", "third"):
+        await chat.person.say(chat.conversation_id, text)
+    await backend.wait_until(lambda: len(backend.received) >= 4)
+    await backend.wait_until(lambda: len(backend.acked) >= 4)
+    ids = [e["id"] for e in backend.received]
+
+    # Events come back over HTTP whatever their delivery state (these are all acknowledged).
+    answer = await backend.events_since(ids[0])
+    assert answer.status_code == 200, answer.text
+    later = answer.json()["events"]
+    assert [e["id"] for e in later] == ids[1:]
+    assert [e["data"]["message"]["body"]["text"] for e in later] == ["first", "second", "third"]
+    assert later == backend.received[1:]
+
+    answer = await backend.events_since(ids[-1])
+    assert answer.status_code == 200 and answer.json()["events"] == []
+
+    answer = await backend.events_since(ids[1])
+    assert [e["id"] for e in answer.json()["events"]] == ids[2:]
+
+
+async def test_catch_up_after_being_away(chat_with: Any) -> None:
+    """Events that happened while no socket was open come on connect, in order."""
+    chat = await chat_with(connect=False)
+    backend = chat.backend
+    for text in ("while", "you", "were", "away"):
+        await chat.person.say(chat.conversation_id, text)
+    await backend.connect()
+    await backend.wait_until(lambda: len(backend.received) >= 5)
+    assert backend.received[0]["type"] == "conversation.joined"
+    texts = [e["data"]["message"]["body"]["text"] for e in backend.received[1:5]]
+    assert texts == ["while", "you", "were", "away"]

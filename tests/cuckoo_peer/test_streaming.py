@@ -1,0 +1,155 @@
+"""Streams: seen growing on the person's socket, complete in history; the start must be empty."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.cuckoo_peer.agent import AgentBackend, is_person_message
+from tests.cuckoo_peer.person import error_of
+
+PIECES = ["Once ", "upon ", "a time."]
+
+
+async def stream_reply(backend: AgentBackend, event: dict[str, Any]) -> None:
+    if not is_person_message(event):
+        return
+    message = event["data"]["message"]
+    started = await backend.stream_start(
+        event["data"]["conversation"]["id"], reply_to=message["id"]
+    )
+    assert started["ok"], started
+    assert started["message"]["status"] == "streaming"
+    message_id = started["message"]["id"]
+    for piece in PIECES:
+        await backend.stream_delta(message_id, piece)
+    ended = await backend.stream_end(message_id, quick_replies=[{"label": "More"}])
+    assert ended["ok"], ended
+
+
+async def test_a_socket_stream_grows_on_the_client_socket_and_lands_in_history(
+    chat_with: Any,
+) -> None:
+    chat = await chat_with(stream_reply)
+    watch = await chat.person.socket()
+    try:
+        await watch.wait_frame(lambda f: f.get("type") == "ready")
+        sent = await chat.person.say(chat.conversation_id, "tell me a story")
+        completed = await watch.wait_frame(
+            lambda f: (
+                f.get("type") == "message.completed"
+                and f["data"]["message"]["sender"]["kind"] == "agent"
+            )
+        )
+        message_id = completed["data"]["message"]["id"]
+        started = [
+            f for f in watch.of_type("message.started") if f["data"]["message"]["id"] == message_id
+        ]
+        assert len(started) == 1, watch.frames
+        assert started[0]["data"]["conversation_id"] == chat.conversation_id
+        assert started[0]["data"]["message"]["status"] == "streaming"
+        deltas = [
+            f["data"]["text"]
+            for f in watch.of_type("message.delta")
+            if f["data"]["message_id"] == message_id
+        ]
+        assert deltas == PIECES
+        order = [
+            f["type"]
+            for f in watch.frames
+            if f.get("data", {}).get("message_id") == message_id
+            or f.get("data", {}).get("message", {}).get("id") == message_id
+        ]
+        assert order == ["message.started", *["message.delta"] * 3, "message.completed"], order
+        done = completed["data"]["message"]
+        assert done["status"] == "complete"
+        assert done["body"]["text"] == "".join(PIECES)
+        assert done["body"]["quick_replies"] == [{"label": "More"}]
+        assert done["reply_to"]["id"] == sent["id"]
+        # The person's own message came over the socket too.
+        await watch.wait_frame(
+            lambda f: (
+                f.get("type") == "message.created" and f["data"]["message"]["id"] == sent["id"]
+            )
+        )
+    finally:
+        await watch.close()
+
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert in_history["status"] == "complete"
+    assert in_history["body"]["text"] == "Once upon a time."
+    assert in_history["truncated"] is False
+
+
+async def test_a_stream_over_http(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    started = await backend.post_message(chat.conversation_id, stream=True)
+    assert started.status_code == 201, started.text
+    message = started.json()["message"]
+    assert message["status"] == "streaming"
+    for piece in PIECES:
+        answer = await backend.append(message["id"], piece)
+        assert answer.status_code == 204, answer.text
+    finished = await backend.finish(
+        message["id"], buttons=[[{"id": "again", "label": "Again", "style": "primary"}]]
+    )
+    assert finished.status_code == 200, finished.text
+    done = finished.json()["message"]
+    assert done["status"] == "complete"
+    assert done["body"]["text"] == "Once upon a time."
+    assert done["body"]["buttons"] == [[{"id": "again", "label": "Again", "style": "primary"}]]
+
+    # Appending to a finished stream is 409 not_streaming.
+    late = await backend.append(message["id"], " The end.")
+    assert late.status_code == 409, late.text
+    assert error_of(late)["code"] == "not_streaming"
+    in_history = await chat.person.message(chat.conversation_id, message["id"])
+    assert in_history["body"]["text"] == "Once upon a time."
+
+
+async def test_a_stream_start_with_content_is_refused(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    for extra in (
+        {"text": "not yet"},
+        {"buttons": [[{"id": "x", "label": "X"}]]},
+        {"quick_replies": [{"label": "No"}]},
+    ):
+        answer = await backend.post_message(chat.conversation_id, stream=True, **extra)
+        assert answer.status_code == 422, (extra, answer.text)
+        error_of(answer)
+    # And over the socket: a start that carries text is refused (only empty starts).
+    reply = await backend.request(
+        {"op": "stream.start", "conversation_id": chat.conversation_id, "text": "early"}
+    )
+    assert reply["ok"] is False, reply
+    page = await chat.person.history(chat.conversation_id)
+    assert page["messages"] == []
+
+
+async def test_appending_to_a_stream_that_is_not_yours_is_409(
+    chat_with: Any,
+) -> None:
+    mine = await chat_with()
+    theirs = await chat_with()
+    started = await theirs.backend.post_message(theirs.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    answer = await mine.backend.append(message_id, "intrusion")
+    assert answer.status_code == 409, answer.text
+    assert error_of(answer)["code"] == "not_streaming"
+
+
+async def test_the_person_stops_a_stream(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    started = await backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    assert (await backend.append(message_id, "Going on and on")).status_code == 204
+    stopped = await chat.person.stop(chat.conversation_id)
+    assert stopped.status_code == 200, stopped.text
+    assert [m["id"] for m in stopped.json()["stopped"]] == [message_id]
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert in_history["status"] == "complete"
+    assert in_history["body"]["text"] == "Going on and on"
+    late = await backend.append(message_id, " and on")
+    assert late.status_code == 409, late.text

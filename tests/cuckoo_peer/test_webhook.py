@@ -1,0 +1,131 @@
+"""The webhook transport: signed posts to a receiver on 127.0.0.1, retried after a failure."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from tests.cuckoo_peer.agent import (
+    AgentBackend,
+    SocketRefused,
+    verify_webhook,
+    webhook_signature,
+)
+from tests.cuckoo_peer.conftest import handle, open_conversation
+
+
+def test_the_receiver_checks_what_it_should() -> None:
+    """The peer's own check, before trusting it with the hub's posts."""
+    now = str(int(time.time()))
+    body = b'{"id":"evt_x"}'
+    good = webhook_signature("bnd_sec_abc", now, body)
+    assert good.startswith("sha256=") and len(good) == 7 + 64
+    assert verify_webhook("bnd_sec_abc", now, body, good)
+    assert not verify_webhook("bnd_sec_abd", now, body, good)  # another secret
+    assert not verify_webhook("bnd_sec_abc", now, body + b" ", good)  # another body
+    assert not verify_webhook("bnd_sec_abc", str(int(now) + 1), body, good)  # another time
+    # Keyed with SHA-256(secret), not the secret: a signature keyed with the raw secret fails.
+    import hashlib
+    import hmac
+
+    raw = hmac.new(b"bnd_sec_abc", now.encode() + b"." + body, hashlib.sha256).hexdigest()
+    assert not verify_webhook("bnd_sec_abc", now, body, f"sha256={raw}")
+    old = str(int(time.time()) - 3600)
+    assert not verify_webhook("bnd_sec_abc", old, body, webhook_signature("bnd_sec_abc", old, body))
+
+
+async def test_webhook_delivery_is_signed_and_retried_after_a_failure(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    owner, person = people(), people()
+    agent = await owner.create_agent(handle(), "Hooked")
+    replies: list[str] = []
+
+    async def answer(event: dict[str, Any]) -> None:
+        """The work before the 2xx: reply over HTTP with the binding secret."""
+        if event["type"] != "message.created":
+            return
+        message = event["data"]["message"]
+        async with httpx.AsyncClient(
+            base_url=hub, headers={"Authorization": f"Bearer {receiver.secret}"}, trust_env=False
+        ) as http:
+            sent = await http.post(
+                f"/v1/agent/conversations/{event['data']['conversation']['id']}/messages",
+                json={"text": f"hooked: {message['body']['text']}", "reply_to": message["id"]},
+            )
+            assert sent.status_code == 201, sent.text
+            replies.append(sent.json()["message"]["id"])
+
+    receiver = receivers(fail_first=1, handler=answer)
+    _binding, secret = await owner.bind(agent["id"], "webhook", receiver.url)
+    receiver.secret = secret
+    conversation_id = await open_conversation(person, owner, agent["id"])
+    sent = await person.say(conversation_id, "via the hook")
+
+    def delivered() -> Any:
+        for d in receiver.deliveries:
+            msg = d.event.get("data", {}).get("message", {})
+            if d.status == 204 and msg.get("id") == sent["id"]:
+                return d
+        return None
+
+    ok = await receiver.wait_until(delivered, timeout=30)
+    event_id = ok.event["id"]
+    attempts = receiver.for_event(event_id)
+    assert [d.status for d in attempts] == [500, 204], [(d.status, d.valid) for d in attempts]
+    assert all(d.valid for d in attempts)
+    assert attempts[1].at - attempts[0].at >= 0.8  # retried after about a second
+    for d in attempts:
+        assert d.headers["x-cuckoo-event"] == "message.created"
+        assert d.headers["x-cuckoo-event-id"] == event_id
+        assert d.headers["x-cuckoo-timestamp"].isdigit()
+        assert d.headers["x-cuckoo-signature"].startswith("sha256=")
+        assert d.event["agent_id"] == agent["id"]
+    assert ok.event["data"]["message"]["body"]["text"] == "via the hook"
+
+    # The join came the same way, also signed.
+    joined = [d for d in receiver.deliveries if d.event.get("type") == "conversation.joined"]
+    assert joined and all(d.valid for d in joined)
+
+    # The reply the receiver made is in the person's history.
+    page = await person.history(conversation_id)
+    assert [m["id"] for m in page["messages"] if m["body"].get("text") == "hooked: via the hook"]
+    assert len(replies) == 1  # the failed attempt did no work
+
+
+async def test_a_webhook_binding_refuses_the_socket(hub: str, people: Any, receivers: Any) -> None:
+    owner = people()
+    agent = await owner.create_agent(handle(), "Hooked")
+    receiver = receivers()
+    _binding, secret = await owner.bind(agent["id"], "webhook", receiver.url)
+    backend = AgentBackend(hub, secret)
+    try:
+        await backend.connect()
+    except SocketRefused as refused:
+        assert refused.status == 403
+        assert refused.error.get("code") == "binding_not_socket", refused.body
+    else:
+        raise AssertionError("the socket opened on a webhook binding")
+    finally:
+        await backend.close()
+
+
+async def test_switching_a_socket_binding_to_webhook(
+    hub: str, people: Any, receivers: Any, backends: Any
+) -> None:
+    """Replacing the binding with a webhook one: the old socket's secret no longer works."""
+    owner = people()
+    agent = await owner.create_agent(handle(), "Switcher")
+    _binding, socket_secret = await owner.bind(agent["id"], "socket")
+    receiver = receivers()
+    _binding, hook_secret = await owner.bind(agent["id"], "webhook", receiver.url)
+    receiver.secret = hook_secret
+    old = backends(socket_secret)
+    try:
+        await old.connect()
+    except SocketRefused as refused:
+        assert refused.status in (401, 403), refused
+    else:
+        raise AssertionError("an old secret opened the socket")
