@@ -547,12 +547,15 @@ _OUTCOMES: dict[str, Callable[[], str]] = {
 }
 
 
-def question_outcome(outcome: str | None) -> str:
-    """How a question ended, in words ("Open" while it waits)."""
+def question_outcome(outcome: str | None, answered_with: str | None = None) -> str:
+    """How a question ended, in words ("Open" while it waits), with the answer given here."""
     if outcome is None:
         return pgettext("question", "Open")
     words = _OUTCOMES.get(outcome)
-    return words() if words is not None else pgettext("question", "Closed")
+    said = words() if words is not None else pgettext("question", "Closed")
+    if outcome == "answered" and answered_with:
+        return f"{said} “{answered_with}”"
+    return said
 
 
 def human_size(size: int) -> str:

@@ -117,7 +117,7 @@ def _question(part: QuestionPart) -> str:
         for option in question.options:
             about = f" — {option.description}" if option.description else ""
             lines.append(f"- {option.label}{about}")
-    lines += ["", f"*{question_outcome(part.outcome)}*"]
+    lines += ["", f"*{question_outcome(part.outcome, part.answered_with)}*"]
     return _quote("\n".join(lines))
 
 

@@ -151,6 +151,9 @@ class QuestionPart:
     outcome: str | None = None
     """None while open; "answered", "timeout" or "cancelled" (the server's word), or
     "elsewhere" when answering found it no longer pending (answered in another client)."""
+    answered_with: str | None = None
+    """What the person chose or typed here, shown with the outcome (never a secret's value;
+    the wire does not say what another client answered)."""
 
 
 @dataclass(slots=True, eq=False)

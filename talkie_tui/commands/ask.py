@@ -171,7 +171,10 @@ class _TextPrinter:
         ident = clean_text(part.question_id)
         if part.outcome is not None:
             line = _("talkie: question {id}: {outcome}")
-            err.write(line.format(id=ident, outcome=question_outcome(part.outcome)) + "\n")
+            err.write(
+                line.format(id=ident, outcome=question_outcome(part.outcome, part.answered_with))
+                + "\n"
+            )
         else:
             err.write(_question_lines(part, self.answer_in()))
         err.flush()

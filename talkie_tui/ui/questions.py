@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OFFER_TRIES", "QuestionHost", "Questions"]
 
+ANSWER_SHOWN_CHARS = 60  # of a typed answer, on the closed question's line
 OFFER_TRIES = 20  # refreshes to wait for a new question view's controls before giving up
 
 
@@ -86,7 +87,15 @@ class Questions:
         """A view was answered: send the answers."""
         view = event.control if isinstance(event.control, QuestionView) else None
         answers = event.answers
-        self._run(event.question, view, lambda backend: backend.answer(event.question, answers))
+        said = "; ".join(", ".join(chosen) for chosen in answers if chosen)
+        if len(said) > ANSWER_SHOWN_CHARS:
+            said = said[: ANSWER_SHOWN_CHARS - 1] + "…"
+        self._run(
+            event.question,
+            view,
+            lambda backend: backend.answer(event.question, answers),
+            said or None,
+        )
 
     def provided(self, event: SecretProvided) -> None:
         """A secret was typed (or declined): write it where the question says, never keep it."""
@@ -99,9 +108,10 @@ class Questions:
         question: QuestionPart,
         view: QuestionView | None,
         call: Callable[[Answers], Awaitable[AnswerOutcome]],
+        answered_with: str | None = None,
     ) -> None:
         self._host.run_worker(
-            partial(self._answer, question, view, call),
+            partial(self._answer, question, view, call, answered_with),
             name="answer",
             group="questions",
             exit_on_error=False,
@@ -112,8 +122,9 @@ class Questions:
         question: QuestionPart,
         view: QuestionView | None,
         call: Callable[[Answers], Awaitable[AnswerOutcome]],
+        answered_with: str | None,
     ) -> None:
-        """Send an answer and show how it went."""
+        """Send an answer and show how it went (`answered_with`: the answer in words)."""
         conversation = self._host.session.conversation
         backend = self._backend
         if view is not None:
@@ -139,6 +150,11 @@ class Questions:
             closed = "timeout" if late else "elsewhere"
         else:
             closed = "answered"
+            # The stream may have closed the question already (pending_question_resolved
+            # comes as the answer is taken): the words go on whichever part is shown.
+            for part in {question, conversation.questions.get(question.question_id)}:
+                if part is not None:
+                    part.answered_with = answered_with
         settled = conversation.settle_question(question.question_id, closed)
         if conversation is self._host.session.conversation:
             self._show(settled or question)

@@ -261,6 +261,9 @@ def test_todos_questions_and_sizes_in_words() -> None:
         "Cancelled",
         "Closed",
     ]
+    # The answer given here goes with "answered" only: a timeout says nothing of it.
+    assert question_outcome("answered", "Confirm") == "Answered “Confirm”"
+    assert question_outcome("timeout", "Confirm") == "Timed out"
     assert [human_size(n) for n in (512, 48213, 3_100_000, 250_000_000)] == [
         "512 B",
         "48.2 kB",

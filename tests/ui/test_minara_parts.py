@@ -305,7 +305,7 @@ async def test_select_one_answers_with_its_label(tmp_path: Path) -> None:
         await until(pilot, lambda: not screen.answering)
         await pilot.pause()
         assert backend.answers == [("q_1", [["Savings"]])]
-        assert not view.is_open and "Answered · Which account?" in screen_text(app)
+        assert not view.is_open and "Answered “Savings” · Which account?" in screen_text(app)
         assert "Answer: Savings" in screen_text(app)
         assert screen.header.pending_actions == 0
         assert app.focused is screen.composer  # the closed question gave the focus back

@@ -18,7 +18,7 @@ Safety rules, as for action cards (the guard is theirs, `InputGuard`):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from talkie_tui.chat.block_text import question_outcome
 from talkie_tui.chat.turns import Question, QuestionOption, QuestionPart
 from talkie_tui.i18n import N_, _, pgettext
 from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
@@ -37,14 +38,9 @@ from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
 from .action_card import format_remaining
 from .guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
 
-__all__ = ["OUTCOME_TEXT", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
+__all__ = ["OUTCOMES", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
 
-OUTCOME_TEXT: dict[str, Callable[[], str]] = {
-    "answered": lambda: pgettext("question", "Answered"),
-    "elsewhere": lambda: pgettext("question", "Answered elsewhere"),
-    "timeout": lambda: pgettext("question", "Timed out"),
-    "cancelled": lambda: pgettext("question", "Cancelled"),
-}
+OUTCOMES = ("answered", "elsewhere", "timeout", "cancelled")
 # Labels that refuse: pressing one moves nothing, so it needs no second press.
 REFUSALS = frozenset(
     {"cancel", "no", "decline", "reject", "deny", "abort", "stop", "not now", "zrušit", "ne"}
@@ -464,8 +460,7 @@ class QuestionView(Widget):
         outcome = self.part.outcome
         if outcome is None:
             return ""
-        text = OUTCOME_TEXT.get(outcome)
-        state = text() if text is not None else pgettext("question", "Closed")
+        state = question_outcome(outcome, self.part.answered_with)
         first = self.part.questions[0].text if self.part.questions else ""
         return f"{state} · {first}" if first else state
 
@@ -475,7 +470,7 @@ class QuestionView(Widget):
             return
         is_open = self.is_open
         self.set_class(not is_open, "-closed")
-        for outcome in (*OUTCOME_TEXT, "other"):
+        for outcome in (*OUTCOMES, "other"):
             self.set_class(self.part.outcome == outcome, f"-{outcome}")
         self.set_class(self._busy, "-busy")
         self.set_class(self.locally_expired, "-locally-expired")
