@@ -10,8 +10,8 @@ from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_u
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
+from talkie_tui.protocol.addresses import check_secure
 from talkie_tui.protocol.failures import network_errors
-from talkie_tui.protocol.manifest import check_secure
 
 from .errors import SignInError
 

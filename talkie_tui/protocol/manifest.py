@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 import time
@@ -18,6 +17,7 @@ from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.errors import error_from_response
 
+from .addresses import check_secure, service_url
 from .failures import describe_transport_error, network_errors
 from .models import Manifest
 
@@ -27,8 +27,9 @@ __all__ = [
     "DiscoveredServer",
     "ForeignEndpointError",
     "ManifestCache",
+    # Kept importable from here for older callers; they live in addresses.py and failures.py.
+    "check_secure",
     "check_signaling_url",
-    # Kept importable from here for older callers; it lives in failures.py.
     "describe_transport_error",
     "fetch_manifest",
     "manifest_url_for",
@@ -58,41 +59,6 @@ class ForeignEndpointError(DiscoveryError):
 
 
 # --- addresses and origins -----------------------------------------------------------------
-
-
-def _is_private_host(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host.endswith(".local"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_private or address.is_link_local
-
-
-def check_secure(url: httpx.URL, *, allow_private_http: bool = False) -> None:
-    """Refuse plain http except for loopback (and private LAN behind the development switch)."""
-    if url.scheme == "https":
-        return
-    if url.scheme != "http":
-        raise AddressRefused(_("'{url}' is not an http(s) address.").format(url=url))
-    if is_loopback_host(url.host):
-        return
-    if _is_private_host(url.host):
-        if allow_private_http:
-            return
-        raise AddressRefused(
-            _(
-                "{origin} uses plain http on a private network. Talkie needs https; "
-                "for a development server on your LAN, pass --allow-private-http."
-            ).format(origin=origin_of(url))
-        )
-    raise AddressRefused(
-        _("{origin} uses plain http. Talkie needs https outside this computer.").format(
-            origin=origin_of(url)
-        )
-    )
 
 
 def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = False) -> None:
@@ -133,28 +99,7 @@ def check_signaling_url(url: str, allowed_hosts: object, *, allow_http: bool = F
 
 def manifest_url_for(address: str, *, allow_private_http: bool = False) -> httpx.URL:
     """The manifest URL for `host[:port]`, an origin URL, or a full manifest URL."""
-    text = address.strip()
-    if not text:
-        raise AddressRefused(_("No server address given."))
-    if "://" not in text:
-        host = text.split("/", 1)[0].rsplit("@", 1)[-1]
-        try:
-            bare_host = httpx.URL(f"http://{host}").host  # also "[::1]:8000"
-        except httpx.InvalidURL:
-            bare_host = host
-        scheme = "http" if is_loopback_host(bare_host) else "https"
-        text = f"{scheme}://{text}"
-    try:
-        url = httpx.URL(text)
-    except httpx.InvalidURL as error:
-        raise AddressRefused(
-            _("'{address}' is not a server address: {error}.").format(address=address, error=error)
-        ) from None
-    if not url.host:
-        raise AddressRefused(_("'{address}' has no host name.").format(address=address))
-    if url.userinfo:
-        raise AddressRefused(_("Server addresses must not contain a user name or password."))
-    check_secure(url, allow_private_http=allow_private_http)
+    url = service_url(address, allow_private_http=allow_private_http)
     if url.path in ("", "/") and not url.query:
         url = url.copy_with(path=MANIFEST_PATH, query=None, fragment=None)
     return url.copy_with(fragment=None)

@@ -25,9 +25,9 @@ from talkie_tui.core.errors import EventTooLarge, ServerError, TalkieError, Tran
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
+from talkie_tui.protocol.addresses import check_secure
 from talkie_tui.protocol.events import iter_event_data
 from talkie_tui.protocol.failures import describe_transport_error, network_errors
-from talkie_tui.protocol.manifest import check_secure
 from talkie_tui.protocol.rest import (
     DEFAULT_TIMEOUT,
     MAX_ANSWER_BYTES,

@@ -1,0 +1,278 @@
+"""The client socket of a hub (`GET /v1/client/socket`): pushes down, nothing up.
+
+`ClientSocket` connects with the session token as the bearer header, yields each push the hub
+sends (`pushes.py`; unknown and malformed frames are skipped), answers the hub's pings (the
+WebSocket library does, and pings the hub in turn to notice a dead line), and when the socket
+drops yields `SocketLost`, reconnects with backoff (`RECONNECT_DELAYS`, the last one repeating)
+and yields `SocketResumed` once it is back. The socket is a hint and REST the record: what was
+pushed while it was down is gone, so on `SocketResumed` the consumer fills the gap with
+`messages(after=<the last message it has>)`.
+
+A 401 on the upgrade asks the token source for a new token once, then raises
+UnauthorizedError; a 403 or 404 raises at once (retrying cannot help). A redirect is never
+followed: the bearer goes to the hub's origin and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from talkie_tui.core.errors import (
+    ForbiddenError,
+    NotFoundError,
+    ServerError,
+    TalkieError,
+    UnauthorizedError,
+)
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import TokenSource
+from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.i18n import _
+from talkie_tui.protocol.http import USER_AGENT
+from talkie_tui.protocol.trust import ssl_context
+
+from .pushes import Push, parse_push
+
+__all__ = [
+    "RECONNECT_DELAYS",
+    "ClientSocket",
+    "SocketItem",
+    "SocketLost",
+    "SocketResumed",
+    "SocketState",
+]
+
+log = logging.getLogger("talkie_tui.cuckoo.socket")
+
+RECONNECT_DELAYS: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Seconds before each reconnect attempt; the last one repeats (the cap)."""
+MAX_FRAME_BYTES = 4 * 1024 * 1024  # a message is at most 8000 characters: ample room
+
+SocketState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class SocketLost:
+    """The socket dropped; it is reconnecting (`reason` for a person)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SocketResumed:
+    """The socket is back after a loss: catch up over REST on what it missed."""
+
+
+SocketItem = Push | SocketLost | SocketResumed
+
+
+class _NoRedirects(connect):
+    """websockets' connect, refusing every redirect (it would follow same-origin ones)."""
+
+    def process_redirect(self, exc: Exception) -> Exception | str:
+        return exc
+
+
+class ClientSocket:
+    """The pushes of one hub for the signed-in person (see the module docstring).
+
+    Iterate it once (`async for item in socket`); `aclose()` ends the iteration.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        tokens: TokenSource | None = None,
+        *,
+        open_timeout: float = 10.0,
+        ping_interval: float = 20.0,
+        ping_timeout: float = 20.0,
+        delays: Sequence[float] = RECONNECT_DELAYS,
+        ssl_context_: ssl.SSLContext | None = None,
+        allow_plain: bool = False,
+    ) -> None:
+        parsed = httpx.URL(url)
+        if parsed.scheme not in ("ws", "wss"):
+            raise TalkieError(_("'{url}' is not a WebSocket address.").format(url=url))
+        if parsed.scheme == "ws" and not (is_loopback_host(parsed.host) or allow_plain):
+            # As for http: the token travels in the clear only on this computer.
+            raise TalkieError(
+                _("{host} offers its socket without TLS (ws://); talkie needs wss://.").format(
+                    host=parsed.host
+                )
+            )
+        self.url = url
+        self.tokens = tokens
+        self.open_timeout = open_timeout
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
+        self.delays = tuple(delays) or (0.0,)
+        self._loopback = is_loopback_host(parsed.host)
+        self._ssl = ssl_context_
+        self._socket: ClientConnection | None = None
+        self._closing = asyncio.Event()
+        self.state: SocketState = "idle"
+        self.connects = 0  # sockets opened so far (tests read it)
+
+    def __aiter__(self) -> AsyncIterator[SocketItem]:
+        return self._items()
+
+    async def aclose(self) -> None:
+        """Close the socket and end the iteration."""
+        self._closing.set()
+        self.state = "closed"
+        socket = self._socket
+        if socket is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(socket.close(), timeout=2)
+
+    # --- the connection ------------------------------------------------------------------
+
+    async def _open(self, token: str | None) -> ClientConnection:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        options: dict[str, Any] = {}
+        if self.url.startswith("wss:"):
+            options["ssl"] = self._ssl or ssl_context()
+        return await _NoRedirects(
+            self.url,
+            additional_headers=headers,
+            user_agent_header=USER_AGENT,
+            open_timeout=self.open_timeout,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
+            close_timeout=2,
+            max_size=MAX_FRAME_BYTES,
+            proxy=None if self._loopback else True,
+            **options,
+        )
+
+    async def _connect(self, refreshed: bool) -> tuple[ClientConnection | None, str, bool]:
+        """One attempt: the open socket, or None with the reason; and whether the token was
+        refreshed. Raises when trying again cannot help."""
+        token = await self.tokens.token() if self.tokens is not None else None
+        try:
+            return await self._open(token), "", refreshed
+        except InvalidStatus as error:
+            status = error.response.status_code
+            if status == 401 and not refreshed and await self._refreshed(token):
+                return None, "", True  # try the new token at once
+            refusal = _refusal(status)
+            if refusal is not None:
+                raise refusal from None
+            reason = _("The hub refused the socket (HTTP {status}).").format(status=status)
+        except (OSError, InvalidHandshake, TimeoutError) as error:
+            reason = _("Could not connect to the hub's socket: {error}").format(
+                error=clean_text(str(error) or type(error).__name__)
+            )
+        return None, reason, refreshed
+
+    async def _refreshed(self, token: str | None) -> bool:
+        """True when the token source has a new token after the hub refused `token`."""
+        if self.tokens is None or not token:
+            return False
+        fresh = await self.tokens.refresh(token)
+        return bool(fresh) and fresh != token
+
+    async def _pause(self, attempt: int) -> None:
+        """Wait before the next attempt (woken early by `aclose`)."""
+        delay = self.delays[min(attempt, len(self.delays) - 1)]
+        if delay:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), timeout=delay)
+
+    async def _items(self) -> AsyncIterator[SocketItem]:
+        attempt, refreshed, lost = 0, False, False
+        try:
+            while not self._closing.is_set():
+                self.state = "reconnecting" if lost else "connecting"
+                socket, reason, refreshed = await self._connect(refreshed)
+                if socket is None:
+                    if not reason:
+                        continue  # a refreshed token, tried at once
+                    if not lost:
+                        lost = True
+                        yield SocketLost(reason)
+                    await self._pause(attempt)
+                    attempt += 1
+                    continue
+                self._socket, self.state = socket, "open"
+                self.connects += 1
+                if self._closing.is_set():
+                    break  # closed while it opened: the finally below closes it
+                attempt, refreshed = 0, False
+                if lost:
+                    lost = False
+                    yield SocketResumed()
+                async for push in self._read(socket):
+                    yield push
+                self._socket = None
+                if self._closing.is_set():
+                    break
+                lost = True
+                yield SocketLost(_("The connection to the hub's socket was lost."))
+                await self._pause(attempt)
+                attempt += 1
+        finally:
+            self.state = "closed"
+            socket = self._socket
+            self._socket = None
+            if socket is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(socket.close(), timeout=2)
+
+    async def _read(self, socket: ClientConnection) -> AsyncIterator[Push]:
+        """The pushes of one open socket, until it closes."""
+        while True:
+            try:
+                frame = await socket.recv()
+            except ConnectionClosed as closed:
+                log.debug("client socket closed: %s", closed)
+                return
+            push = parse_push(frame)
+            if push is None:
+                log.debug("client socket frame skipped: %.200r", frame)
+                continue
+            yield push
+
+
+def _refusal(status: int) -> TalkieError | None:
+    """The error for an upgrade refused with `status`, when trying again cannot help."""
+    if status == 401:
+        return UnauthorizedError(
+            _("The hub refused the session on its socket (HTTP 401): sign in again."),
+            status=401,
+            code="invalid_credentials",
+            retryable=False,
+        )
+    if status == 403:
+        return ForbiddenError(
+            _("The hub refused the socket (HTTP {status}).").format(status=status),
+            status=403,
+            code="forbidden",
+            retryable=False,
+        )
+    if status == 404:
+        return NotFoundError(
+            _("The hub refused the socket (HTTP {status}).").format(status=status),
+            status=404,
+            code="route_not_found",
+            retryable=False,
+        )
+    if 300 <= status < 400:
+        return ServerError(
+            _("The hub redirected its socket elsewhere; talkie does not follow it."),
+            status=status,
+            code="redirect",
+            retryable=False,
+        )
+    return None
