@@ -111,6 +111,23 @@ def minara_gateway(tmp_path: Path) -> Iterator[Callable[..., str]]:
 
 
 @pytest.fixture
+def cuckoo_hub(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Factory: `cuckoo_hub(**HubConfig overrides) -> base URL`; dev mode on, each its own db."""
+    from talkie_tui.devserver.cuckoo.config import HubConfig
+    from talkie_tui.devserver.cuckoo.runner import serve_in_thread
+
+    numbers = itertools.count()
+    with ExitStack() as hubs:
+
+        def start(**overrides: Any) -> str:
+            overrides.setdefault("db_path", tmp_path / f"cuckoo-{next(numbers)}.sqlite3")
+            overrides.setdefault("dev", True)
+            return hubs.enter_context(serve_in_thread(HubConfig(**overrides)))
+
+        yield start
+
+
+@pytest.fixture
 def gateway_url(minara_gateway: Callable[..., str]) -> str:
     """A reference Minara gateway in test mode with auth token `TEST_TOKEN`."""
     return minara_gateway(test_mode=True, auth_token=TEST_TOKEN)

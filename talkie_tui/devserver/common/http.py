@@ -41,19 +41,26 @@ async def answer_api_error(request: Request, exc: Exception) -> Response:
     return answerable.response()
 
 
-def router_errors(error_response: ErrorResponse, *, method_code: str) -> ExceptionHandler:
+def router_errors(
+    error_response: ErrorResponse,
+    *,
+    method_code: str,
+    method_status: int = 405,
+    not_found_code: str = "not_found",
+) -> ExceptionHandler:
     """A handler for the router's own errors (unknown path, wrong method) in the server's
-    envelope; `method_code` is its code for a method not allowed."""
+    envelope; `method_code` and `method_status` answer a method not allowed, `not_found_code`
+    an unknown path (Cuckoo has no 405: its wrong method is a 422)."""
 
     async def handle(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         path = request.url.path
         if exc.status_code == 404:
-            return error_response(404, "not_found", f"There is no endpoint at {path}.")
+            return error_response(404, not_found_code, f"There is no endpoint at {path}.")
         if exc.status_code == 405:
             allowed = (exc.headers or {}).get("Allow", "")
             message = f"{request.method} is not allowed on {path} (allowed: {allowed})."
-            return error_response(405, method_code, message, headers=exc.headers)
+            return error_response(method_status, method_code, message, headers=exc.headers)
         code = "invalid_request" if exc.status_code < 500 else "internal"
         return error_response(exc.status_code, code, exc.detail, headers=exc.headers)
 

@@ -12,9 +12,10 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -103,6 +104,7 @@ def _make_server(
     stop_streams: StreamStopper,
     on_ready: Callable[[], None],
     graceful_seconds: int,
+    options: Mapping[str, Any] | None,
 ) -> _Server:
     app = make_app()
     uv_config = uvicorn.Config(
@@ -112,18 +114,27 @@ def _make_server(
         # The sans-I/O implementation of `websockets`: its legacy one warns of deprecation.
         ws="websockets-sansio",
         timeout_graceful_shutdown=graceful_seconds,
+        **dict(options or {}),
     )
     return _Server(uv_config, app, on_ready, stop_streams)
 
 
 @contextmanager
 def serve_in_thread(
-    make_app: AppFactory, host: str, port: int, *, stop_streams: StreamStopper
+    make_app: AppFactory,
+    host: str,
+    port: int,
+    *,
+    stop_streams: StreamStopper,
+    options: Mapping[str, Any] | None = None,
 ) -> Iterator[str]:
-    """Run the app in a background thread; yields its base URL and stops it on exit."""
+    """Run the app in a background thread; yields its base URL and stops it on exit.
+
+    `options` are further `uvicorn.Config` settings (a hub's WebSocket pings and frame cap).
+    """
     sock = bind_socket(host, port)
     ready = threading.Event()
-    server = _make_server(make_app, stop_streams, ready.set, graceful_seconds=2)
+    server = _make_server(make_app, stop_streams, ready.set, graceful_seconds=2, options=options)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="talkie-devserver", daemon=True
     )
@@ -148,11 +159,14 @@ def run_forever(
     on_ready: Callable[[str], None],
     *,
     stop_streams: StreamStopper,
+    options: Mapping[str, Any] | None = None,
 ) -> None:
     """Serve until Ctrl+C, then return; `on_ready(url)` is called once the server accepts."""
     sock = bind_socket(host, port)
     url = base_url(host, sock)
-    server = _make_server(make_app, stop_streams, lambda: on_ready(url), graceful_seconds=5)
+    server = _make_server(
+        make_app, stop_streams, lambda: on_ready(url), graceful_seconds=5, options=options
+    )
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

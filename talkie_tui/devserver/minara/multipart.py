@@ -1,85 +1,24 @@
-"""A small `multipart/form-data` reader for the upload routes (the bodies are size-capped first).
-
-Parts are split on the exact boundary bytes, so file contents come back byte for byte.
-"""
+"""The upload routes' `multipart/form-data` reader (`common.multipart`), with Minara's 400."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from email.message import Message
-from email.utils import collapse_rfc2231_value
-
+from ..common import multipart
+from ..common.multipart import Part
 from .errors import invalid_request
 
-
-@dataclass(frozen=True)
-class Part:
-    """One form field: its name, file name (for files), declared type and bytes."""
-
-    name: str
-    filename: str | None
-    content_type: str | None
-    data: bytes
-
-
-def _params(header_value: str) -> Message:
-    message = Message()
-    message["content-type"] = header_value
-    return message
+__all__ = ["Part", "boundary_of", "file_field", "parse_parts"]
 
 
 def boundary_of(content_type: str | None) -> bytes:
     """The boundary of a `multipart/form-data` content type, or 400."""
-    if not content_type or not content_type.lower().startswith("multipart/form-data"):
-        raise invalid_request("The body must be multipart/form-data.")
-    boundary = _params(content_type).get_param("boundary")
-    if not isinstance(boundary, str) or not 0 < len(boundary) <= 200:
-        raise invalid_request("The multipart body has no boundary.")
-    return boundary.encode("latin-1")
+    return multipart.boundary_of(content_type, invalid_request)
 
 
 def parse_parts(body: bytes, content_type: str | None) -> list[Part]:
     """The parts of a multipart body, or 400 when it is malformed."""
-    delimiter = b"--" + boundary_of(content_type)
-    if not body.startswith(delimiter):
-        raise invalid_request("The multipart body does not start with its boundary.")
-    parts: list[Part] = []
-    chunks = body.split(b"\r\n" + delimiter)
-    # chunks[0] is the first delimiter line; each further chunk starts right after a delimiter.
-    first = chunks[0][len(delimiter) :]
-    for chunk in [first, *chunks[1:]]:
-        if chunk.startswith(b"--"):
-            return parts
-        if not chunk.startswith(b"\r\n"):
-            raise invalid_request("A multipart delimiter is not followed by a line break.")
-        head, separator, data = chunk[2:].partition(b"\r\n\r\n")
-        if not separator:
-            raise invalid_request("A multipart part has no header end.")
-        parts.append(_part(head, data))
-    raise invalid_request("The multipart body has no closing boundary.")
-
-
-def _part(head: bytes, data: bytes) -> Part:
-    headers: dict[str, str] = {}
-    for line in head.decode("utf-8", errors="replace").split("\r\n"):
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    disposition = _params("form-data; " + headers.get("content-disposition", "").partition(";")[2])
-    field = disposition.get_param("name")
-    filename = disposition.get_param("filename")
-    if field is None:
-        raise invalid_request("A multipart part has no field name.")
-    return Part(
-        name=collapse_rfc2231_value(field),
-        filename=collapse_rfc2231_value(filename) if filename is not None else None,
-        content_type=headers.get("content-type"),
-        data=data,
-    )
+    return multipart.parse_parts(body, content_type, invalid_request)
 
 
 def file_field(parts: list[Part], name: str = "file") -> Part:
     """The one file part called `name`, or 400."""
-    found = [part for part in parts if part.name == name]
-    if len(found) != 1:
-        raise invalid_request(f"Send exactly one multipart field `{name}` with the file.")
-    return found[0]
+    return multipart.file_field(parts, invalid_request, name)

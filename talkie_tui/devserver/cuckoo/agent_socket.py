@@ -1,0 +1,192 @@
+"""`GET /v1/agent/socket`: events pushed as they are due (leased, redelivered until acked) and
+the ops a backend sends (`send`, `stream.*`, `typing`, `activity`), replied to by `cid`.
+
+One socket per agent: a newer one closes the older with 4001; a revoked or replaced binding
+closes with 4002; a stopping hub closes with 1012. Pings and the 64 KiB frame cap are the
+server's (uvicorn's `ws_ping_*` and `ws_max_size`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..common import clock
+from . import presence
+from .chat import Draft
+from .errors import ApiError, forbidden
+from .outbox import envelope
+from .principals import principal_of
+from .routing import hub_of
+from .services import Hub
+
+logger = logging.getLogger(__name__)
+Close = tuple[int, str]
+
+
+def _dump(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+class AgentSocket:
+    """One agent's open socket."""
+
+    def __init__(self, websocket: WebSocket, hub: Hub, agent_id: str) -> None:
+        self.websocket = websocket
+        self.hub = hub
+        self.agent_id = agent_id
+        self._out: asyncio.Queue[str | Close] = asyncio.Queue()
+        self._wake = asyncio.Event()
+
+    def wake(self) -> None:
+        """Events are due."""
+        self._wake.set()
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close after what is queued has gone out."""
+        self._out.put_nowait((code, reason))
+
+    def send(self, frame: dict[str, Any]) -> None:
+        """Queue a frame."""
+        self._out.put_nowait(_dump(frame))
+
+    async def run(self) -> None:
+        """Serve until the backend leaves or the socket is closed."""
+        tasks = [
+            asyncio.create_task(self._read()),
+            asyncio.create_task(self._write()),
+            asyncio.create_task(self._pump()),
+        ]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _write(self) -> None:
+        while True:
+            item = await self._out.get()
+            try:
+                if isinstance(item, tuple):
+                    await self.websocket.close(item[0], item[1])
+                    return
+                await self.websocket.send_text(item)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return
+
+    async def _pump(self) -> None:
+        config = self.hub.config
+        storage = self.hub.storage
+        while True:
+            self._wake.clear()
+            now = clock.now()
+            lease_until = clock.iso(clock.later(config.lease_seconds, now))
+            rows = storage.claim_due(self.agent_id, clock.iso(now), lease_until, config.lease_batch)
+            for row in rows:
+                self.send(envelope(row))
+            due = storage.next_due(self.agent_id)
+            timeout = None
+            if due is not None:
+                timeout = max(0.0, (clock.parse_iso(due) - clock.now()).total_seconds())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                continue  # JSON text frames only: anything else is dropped
+            try:
+                frame = json.loads(text)
+            except json.JSONDecodeError:
+                continue  # invalid JSON is dropped in silence
+            if isinstance(frame, dict):
+                self._handle(frame)
+
+    def _handle(self, frame: dict[str, Any]) -> None:
+        ack = frame.get("ack")
+        if isinstance(ack, str):
+            self.hub.outbox.acknowledge(self.agent_id, ack)
+            if "op" not in frame:
+                return
+        op = frame.get("op")
+        cid = frame.get("cid")
+        try:
+            result = self._op(op, frame)
+        except ApiError as error:
+            if op == "stream.delta":
+                reply: dict[str, Any] = {"ok": False, "message_id": frame.get("message_id")}
+                if cid is not None:
+                    reply["reply_to_cid"] = cid
+                self.send({**reply, "error": error.as_frame()})
+            elif cid is not None or op not in ("typing", "activity"):
+                self.send({"reply_to_cid": cid, "ok": False, "error": error.as_frame()})
+            return
+        if op == "stream.delta" or (op in ("typing", "activity") and cid is None):
+            return
+        reply = {"reply_to_cid": cid, "ok": True}
+        if result is not None:
+            reply["message"] = result
+        self.send(reply)
+
+    def _op(self, op: Any, frame: dict[str, Any]) -> dict[str, Any] | None:
+        chat = self.hub.chat
+        conversation_id = str(frame.get("conversation_id") or "")
+        if op in ("send", "stream.start"):
+            if frame.get("attachments"):
+                raise ApiError(
+                    422,
+                    "attachments_not_allowed",
+                    "Files go through POST /v1/agent/conversations/{id}/messages.",
+                )
+            draft = Draft.of({**frame, "stream": op == "stream.start", "attachments": None})
+            row, _ = chat.send_by_agent(self.agent_id, conversation_id, draft)
+            return chat.agent_form(row)
+        if op == "stream.delta":
+            chat.append(self.agent_id, str(frame.get("message_id") or ""), frame.get("text"))
+            return None
+        if op == "stream.end":
+            row = chat.finish(
+                self.agent_id,
+                str(frame.get("message_id") or ""),
+                frame.get("buttons"),
+                frame.get("quick_replies"),
+            )
+            return chat.agent_form(row)
+        if op == "typing":
+            chat.typing(self.agent_id, conversation_id, frame.get("state"))
+            return None
+        if op == "activity":
+            chat.activity(self.agent_id, conversation_id, frame.get("state"), frame.get("label"))
+            return None
+        raise ApiError(422, "unknown_op", f"Unknown op {op!r}.")
+
+
+async def agent_socket(websocket: WebSocket) -> None:
+    """GET /v1/agent/socket"""
+    hub = hub_of(websocket)
+    principal = principal_of(websocket)
+    assert principal.agent_id is not None and principal.binding_id is not None
+    if principal.binding_mode != "socket":
+        refusal = forbidden("binding_not_socket", "This agent's binding is in webhook mode.")
+        await websocket.send_denial_response(refusal.response())
+        return
+    await websocket.accept()
+    link = AgentSocket(websocket, hub, principal.agent_id)
+    hub.links.attach(principal.agent_id, principal.binding_id, link)
+    hub.outbox.succeeded(principal.agent_id)
+    presence.announce(hub, principal.agent_id)
+    try:
+        await link.run()
+    finally:
+        if hub.links.detach(principal.agent_id, link):
+            presence.announce(hub, principal.agent_id)

@@ -1,0 +1,86 @@
+"""The Starlette application of the reference Cuckoo hub."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+
+from ..common.http import CatchInternalErrors, answer_api_error, router_errors
+from .agent_routes import AGENT_ROUTES
+from .agent_socket import agent_socket
+from .auth_routes import AUTH_ROUTES
+from .client_routes import CLIENT_ROUTES
+from .client_socket import client_socket
+from .config import HubConfig
+from .errors import ApiError, RequestIds, error_response, internal_error
+from .media_routes import MEDIA_ROUTES
+from .mgmt_routes import MGMT_ROUTES
+from .principals import HubAuth
+from .services import Hub
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """GET /healthz (no credential)"""
+    return JSONResponse({"ok": True})
+
+
+def create_app(config: HubConfig) -> Starlette:
+    """A Cuckoo hub for `config`; the database is opened when the app starts."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub = Hub(config)
+        app.state.hub = hub
+        hub.start()
+        try:
+            yield
+        finally:
+            await hub.close()
+
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz, methods=["GET"]),
+        *AUTH_ROUTES,
+        *MGMT_ROUTES,
+        *CLIENT_ROUTES,
+        *AGENT_ROUTES,
+        *MEDIA_ROUTES,
+        WebSocketRoute("/v1/client/socket", client_socket),
+        WebSocketRoute("/v1/agent/socket", agent_socket),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(RequestIds),
+            Middleware(CatchInternalErrors, internal_error=internal_error),
+            Middleware(HubAuth),
+        ],
+        exception_handlers={
+            ApiError: answer_api_error,
+            HTTPException: router_errors(
+                error_response,
+                method_code="method_not_allowed",
+                method_status=422,
+                not_found_code="route_not_found",
+            ),
+        },
+        lifespan=lifespan,
+    )
+    # A trailing slash gets a 404 envelope, not a redirect.
+    app.router.redirect_slashes = False
+    return app
+
+
+def stop_streams(app: Starlette) -> None:
+    """Close the hub's sockets so it can shut down (agents hear 1012); safe from any thread."""
+    hub: Hub | None = getattr(app.state, "hub", None)
+    if hub is not None:
+        loop = hub.loop
+        if loop is not None:
+            loop.call_soon_threadsafe(hub.stop_sockets)

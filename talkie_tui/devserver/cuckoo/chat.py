@@ -1,0 +1,520 @@
+"""Messages: sending (a person's text, files or tap; an agent's text, files, buttons or stream),
+streams (append, finish, the hub's own finish when idle or too long), stop, and activity.
+
+Every message created is pushed to the people in its conversation and, once complete, becomes
+a `message.created` event for every agent in it but its sender.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..common import clock
+from ..common.sqlite import Row
+from . import ids, shapes, signing
+from .buttons import LABEL_CHARS, id_buttons, parse_buttons, parse_quick_replies
+from .errors import conflict, invalid, not_found, rate_limited
+
+if TYPE_CHECKING:
+    from .services import Hub
+
+MAX_ATTACHMENTS = 10
+KEY_CHARS = 200
+ACTIVITY_STATES = ("thinking", "working", "idle")
+
+
+@dataclass
+class Draft:
+    """What a sender asked for, before the rules are checked."""
+
+    text: str | None = None
+    attachments: Any = None
+    idempotency_key: str | None = None
+    reply_to: str | None = None
+    buttons: Any = None
+    quick_replies: Any = None
+    action: Any = None
+    stream: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> Draft:
+        """A draft from a request body or socket frame (types are checked later)."""
+        known = {name: body.get(name) for name in cls.__dataclass_fields__ if name != "extra"}
+        known["stream"] = body.get("stream") or False
+        return cls(**known, extra={"schedule_id": body.get("schedule_id")})
+
+
+class Chat:
+    """The rules of sending and streaming."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    # forms
+
+    def client_form(self, row: Row) -> dict[str, Any]:
+        """A message as people's apps see it."""
+        reply = self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
+        delivery = None
+        if row["sender_kind"] == "user":
+            delivery = self.hub.storage.delivery_status(row["id"])
+        return shapes.client_message(row, reply, delivery)
+
+    def agent_form(self, row: Row) -> dict[str, Any]:
+        """A message as agents see it (signed)."""
+        reply = self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
+        name = self.hub.conversations.name_of(row["sender_kind"], row["sender_id"])
+        return shapes.agent_message(row, name, reply)
+
+    # checks shared by people and agents
+
+    def _replay(self, sender_id: str, conversation_id: str, key: Any) -> Row | None:
+        if key is None:
+            return None
+        if not isinstance(key, str) or not 0 < len(key) <= KEY_CHARS:
+            raise invalid(
+                "invalid_idempotency_key",
+                f"An idempotency key is 1 to {KEY_CHARS} characters.",
+                field="idempotency_key",
+            )
+        prior = self.hub.storage.message_by_key(sender_id, key)
+        if prior is not None and prior["conversation_id"] != conversation_id:
+            raise conflict(
+                "idempotency_key_reused",
+                "This idempotency key was used for a message in another conversation.",
+                field="idempotency_key",
+            )
+        return prior
+
+    def _rate(self, what: str, who: str, rate: tuple[float, int]) -> None:
+        wait = self.hub.limiter.take(what, who, rate)
+        if wait > 0:
+            raise rate_limited(wait)
+
+    def _text(self, raw: Any, *, allow_empty: bool) -> str:
+        if raw is None:
+            raw = ""
+        if not isinstance(raw, str):
+            raise invalid("invalid_text", "`text` must be a string.", field="text")
+        text = raw.strip()
+        limit = self.hub.config.max_text_chars
+        if len(text) > limit or (not text and not allow_empty):
+            raise invalid("invalid_text", f"Text is 1 to {limit} characters.", field="text")
+        return text
+
+    def _attachments(self, sender_id: str, raw: Any) -> list[Row]:
+        if raw is None or raw == []:
+            return []
+        if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+            raise invalid(
+                "invalid_attachment", "`attachments` is a list of media ids.", "attachments"
+            )
+        if len(raw) > MAX_ATTACHMENTS:
+            raise invalid(
+                "too_many_attachments",
+                f"At most {MAX_ATTACHMENTS} files per message.",
+                field="attachments",
+            )
+        if len(set(raw)) != len(raw):
+            raise invalid("invalid_attachment", "A file is attached twice.", "attachments")
+        rows = []
+        for media_id in raw:
+            row = self.hub.storage.get_media(media_id)
+            if row is None or row["owner_id"] != sender_id:
+                raise invalid(
+                    "unknown_attachment", f"{media_id} is not one of your uploads.", "attachments"
+                )
+            if row["message_id"] is not None:
+                raise invalid(
+                    "attachment_already_sent", f"{media_id} was sent already.", "attachments"
+                )
+            rows.append(row)
+        return rows
+
+    def _reply_to(self, conversation_id: str, raw: Any) -> str | None:
+        if raw is None:
+            return None
+        found = self.hub.storage.seq_of(raw) if isinstance(raw, str) else None
+        if found is None or found[0] != conversation_id:
+            raise invalid(
+                "invalid_reply_to", "`reply_to` is a message of this conversation.", "reply_to"
+            )
+        return str(raw)
+
+    # creating
+
+    def _create(
+        self,
+        conversation: Row,
+        sender_kind: str,
+        sender_id: str,
+        body: dict[str, Any],
+        *,
+        reply_to: str | None,
+        key: str | None,
+        streaming: bool = False,
+        media: list[Row] | None = None,
+    ) -> Row:
+        now = clock.iso(clock.now())
+        row: Row = {
+            "id": ids.new_id("msg"),
+            "conversation_id": conversation["id"],
+            "sender_kind": sender_kind,
+            "sender_id": sender_id,
+            "body": body,
+            "reply_to_id": reply_to,
+            "status": "streaming" if streaming else "complete",
+            "truncated": False,
+            "stopped": False,
+            "idempotency_key": key,
+            "created_at": now,
+            "updated_at": now,
+            "last_append_at": now if streaming else None,
+        }
+        row["signature"] = signing.sign(self.hub.signing_key, row)
+        stored = self.hub.storage.add_message(row)
+        if media:
+            self.hub.storage.attach_media(
+                [item["id"] for item in media], conversation["id"], stored["id"]
+            )
+        self._announce(stored, "message.started" if streaming else "message.created")
+        return stored
+
+    def people_of(self, conversation_id: str) -> list[str]:
+        """The people in a conversation."""
+        return [
+            part["member_id"]
+            for part in self.hub.storage.participants(conversation_id)
+            if part["kind"] == "user"
+        ]
+
+    def _announce(self, row: Row, frame_type: str) -> None:
+        """Push a message to people; a complete one becomes an event for the other agents."""
+        conversation_id = row["conversation_id"]
+        self.hub.feeds.push(
+            self.people_of(conversation_id),
+            frame_type,
+            {"conversation_id": conversation_id, "message": self.client_form(row)},
+        )
+        if row["status"] != "complete":
+            return
+        conversation = self.hub.storage.get_conversation(conversation_id)
+        assert conversation is not None
+        for part in self.hub.storage.participants(conversation_id):
+            if part["kind"] != "agent" or part["member_id"] == row["sender_id"]:
+                continue
+            agent_id = part["member_id"]
+            self.hub.outbox.emit(
+                agent_id,
+                "message.created",
+                {
+                    "conversation": shapes.conversation_ref(conversation),
+                    "message": self.agent_form(row),
+                    "participants": self.hub.conversations.agent_participants(
+                        conversation_id, agent_id
+                    ),
+                },
+                message_id=row["id"],
+            )
+
+    def delivery_changed(self, message_id: str) -> None:
+        """Tell the sender's devices a message's delivery state."""
+        row = self.hub.storage.get_message(message_id)
+        if row is None or row["sender_kind"] != "user":
+            return
+        self.hub.feeds.push(
+            [row["sender_id"]],
+            "delivery.updated",
+            {
+                "conversation_id": row["conversation_id"],
+                "message_id": message_id,
+                "delivery_status": self.hub.storage.delivery_status(message_id),
+            },
+        )
+
+    # a person sends
+
+    def send_by_person(self, user_id: str, conversation_id: str, draft: Draft) -> tuple[Row, bool]:
+        """Send text, files or a tap; (message, created) — False when the key matched."""
+        conversation = self.hub.conversations.for_member(user_id, conversation_id)
+        prior = self._replay(user_id, conversation_id, draft.idempotency_key)
+        if prior is not None:
+            return prior, False
+        if draft.buttons not in (None, []) or draft.quick_replies not in (None, []):
+            raise invalid(
+                "buttons_not_allowed", "Only agents send buttons and quick replies.", "buttons"
+            )
+        self._rate("send", user_id, self.hub.config.person_send_rate)
+        media = self._attachments(user_id, draft.attachments)
+        body: dict[str, Any] = {}
+        if draft.action is not None:
+            if (draft.text or "").strip() or media:
+                raise invalid("invalid_action", "A tap carries no text and no files.", "action")
+            action, label = self._tap(conversation_id, draft.action)
+            body = {"text": label, "action": action}
+        else:
+            body["text"] = self._text(draft.text, allow_empty=bool(media))
+        if media:
+            body["attachments"] = [shapes.attachment_json(item) for item in media]
+        reply_to = self._reply_to(conversation_id, draft.reply_to)
+        if draft.action is not None and not self.hub.storage.select_button(
+            body["action"]["source_message_id"], body["action"]["button_id"]
+        ):
+            raise conflict("button_already_selected", "A button of this message was taken.")
+        row = self._create(
+            conversation,
+            "user",
+            user_id,
+            body,
+            reply_to=reply_to,
+            key=draft.idempotency_key,
+            media=media,
+        )
+        return row, True
+
+    def _tap(self, conversation_id: str, raw: Any) -> tuple[dict[str, str], str]:
+        if not isinstance(raw, dict) or set(raw) != {"button_id", "source_message_id"}:
+            raise invalid(
+                "invalid_action", "`action` is `{button_id, source_message_id}`.", "action"
+            )
+        source = None
+        if isinstance(raw["source_message_id"], str):
+            source = self.hub.storage.get_message(raw["source_message_id"])
+        if (
+            source is None
+            or source["conversation_id"] != conversation_id
+            or source["sender_kind"] != "agent"
+            or source["status"] != "complete"
+        ):
+            raise invalid(
+                "invalid_action", "The action names no finished agent message here.", "action"
+            )
+        button = id_buttons(source["body"].get("buttons")).get(str(raw["button_id"]))
+        if button is None:
+            raise invalid("invalid_action", "That message has no such button.", "action")
+        if source["selected_button_id"] is not None:
+            raise conflict("button_already_selected", "A button of this message was taken.")
+        action = {"button_id": button["id"], "source_message_id": source["id"]}
+        return action, button["label"]
+
+    # an agent sends
+
+    def send_by_agent(self, agent_id: str, conversation_id: str, draft: Draft) -> tuple[Row, bool]:
+        """Send a message or start a stream; (message, created)."""
+        conversation = self.hub.conversations.for_member(agent_id, conversation_id)
+        prior = self._replay(agent_id, conversation_id, draft.idempotency_key)
+        if prior is not None:
+            return prior, False
+        if draft.extra.get("schedule_id") is not None:
+            raise not_found("schedule_not_found", "This hub has no schedules.")
+        if not isinstance(draft.stream, bool):
+            raise invalid("invalid_stream", "`stream` must be true or false.", "stream")
+        self._rate("send", agent_id, self.hub.config.agent_send_rate)
+        reply_to = self._reply_to(conversation_id, draft.reply_to)
+        if draft.stream:
+            if draft.text not in (None, ""):
+                raise invalid("stream_with_text", "A stream starts empty.", "text")
+            if draft.buttons not in (None, []) or draft.quick_replies not in (None, []):
+                raise invalid("stream_with_buttons", "Buttons go on the finish.", "buttons")
+            if draft.attachments not in (None, []):
+                raise invalid(
+                    "stream_with_attachments", "A stream carries no files.", "attachments"
+                )
+            row = self._create(
+                conversation,
+                "agent",
+                agent_id,
+                {"text": ""},
+                reply_to=reply_to,
+                key=draft.idempotency_key,
+                streaming=True,
+            )
+            return row, True
+        media = self._attachments(agent_id, draft.attachments)
+        body: dict[str, Any] = {"text": self._text(draft.text, allow_empty=bool(media))}
+        if media:
+            body["attachments"] = [shapes.attachment_json(item) for item in media]
+        buttons = parse_buttons(draft.buttons)
+        replies = parse_quick_replies(draft.quick_replies)
+        if buttons:
+            body["buttons"] = buttons
+        if replies:
+            body["quick_replies"] = replies
+        row = self._create(
+            conversation,
+            "agent",
+            agent_id,
+            body,
+            reply_to=reply_to,
+            key=draft.idempotency_key,
+            media=media,
+        )
+        return row, True
+
+    # streams
+
+    def append(self, agent_id: str, message_id: str, text: Any) -> None:
+        """Add text to the agent's open stream (409 `not_streaming`, `stopped`)."""
+        row = self.hub.storage.get_message(message_id) if isinstance(message_id, str) else None
+        if row is None or row["sender_id"] != agent_id:
+            raise conflict("not_streaming", "That message is not a stream of yours.")
+        if row["stopped"]:
+            raise conflict("stopped", "The person stopped this reply.")
+        if row["status"] != "streaming":
+            raise conflict("not_streaming", "That stream is finished.")
+        if not isinstance(text, str):
+            raise invalid("invalid_text", "`text` must be a string.", "text")
+        self._rate("delta", agent_id, self.hub.config.delta_rate)
+        limit = self.hub.config.max_text_chars
+        current = str(row["body"].get("text", ""))
+        room = max(0, limit - len(current))
+        piece = text[:room]
+        fields: dict[str, Any] = {"last_append_at": clock.iso(clock.now())}
+        if len(text) > room:
+            fields["truncated"] = True
+        if piece:
+            fields["body"] = {**row["body"], "text": current + piece}
+        self.hub.storage.update_message(message_id, **fields)
+        if piece:
+            self.hub.feeds.push(
+                self.people_of(row["conversation_id"]),
+                "message.delta",
+                {
+                    "conversation_id": row["conversation_id"],
+                    "message_id": message_id,
+                    "text": piece,
+                },
+            )
+
+    def finish(
+        self, agent_id: str, message_id: str, buttons: Any = None, quick_replies: Any = None
+    ) -> Row:
+        """End the agent's stream, with buttons and quick replies; again: the same message."""
+        row = self.hub.storage.get_message(message_id) if isinstance(message_id, str) else None
+        if row is None or row["sender_id"] != agent_id:
+            raise not_found("stream_not_found", "That message is not a stream of yours.")
+        if row["status"] != "streaming":
+            return row
+        checked_buttons = parse_buttons(buttons)
+        checked_replies = parse_quick_replies(quick_replies)
+        body = dict(row["body"])
+        if checked_buttons:
+            body["buttons"] = checked_buttons
+        if checked_replies:
+            body["quick_replies"] = checked_replies
+        return self.close_stream(row, body=body)
+
+    def close_stream(
+        self,
+        row: Row,
+        *,
+        body: dict[str, Any] | None = None,
+        truncated: bool = False,
+        stopped: bool = False,
+    ) -> Row:
+        """Finish a stream as complete (clamped, signed again) and tell everyone."""
+        body = dict(body if body is not None else row["body"])
+        text = str(body.get("text", ""))
+        limit = self.hub.config.max_text_chars
+        if len(text) > limit:
+            body["text"] = text[:limit]
+            truncated = True
+        finished = {
+            **row,
+            "body": body,
+            "status": "complete",
+            "truncated": truncated or row["truncated"],
+            "stopped": stopped,
+        }
+        stored = self.hub.storage.update_message(
+            row["id"],
+            body=body,
+            status="complete",
+            truncated=finished["truncated"],
+            stopped=stopped,
+            signature=signing.sign(self.hub.signing_key, finished),
+            updated_at=clock.iso(clock.now()),
+        )
+        self._announce(stored, "message.completed")
+        return stored
+
+    def sweep_streams(self) -> None:
+        """Finish streams idle too long (truncated) or open too long."""
+        now = clock.now()
+        config = self.hub.config
+        for row in self.hub.storage.streaming_messages():
+            idle = (
+                now - clock.parse_iso(row["last_append_at"] or row["created_at"])
+            ).total_seconds()
+            age = (now - clock.parse_iso(row["created_at"])).total_seconds()
+            if idle >= config.stream_idle_seconds:
+                self.close_stream(row, truncated=True)
+            elif age >= config.stream_max_seconds:
+                self.close_stream(row)
+
+    def stop(self, user_id: str, conversation_id: str) -> list[Row]:
+        """A person stops the replies in progress; each agent hears `stop.requested`."""
+        conversation = self.hub.conversations.for_member(user_id, conversation_id)
+        stopped: dict[str, str] = {}
+        rows = []
+        for row in self.hub.storage.streaming_in(conversation_id):
+            if row["sender_kind"] == "agent":
+                rows.append(self.close_stream(row, truncated=True, stopped=True))
+                stopped[row["sender_id"]] = row["id"]
+        for part in self.hub.storage.participants(conversation_id):
+            if part["kind"] == "agent":
+                self.hub.outbox.emit(
+                    part["member_id"],
+                    "stop.requested",
+                    {
+                        "conversation": shapes.conversation_ref(conversation),
+                        "message_id": stopped.get(part["member_id"]),
+                    },
+                )
+        return rows
+
+    # activity
+
+    def activity(self, agent_id: str, conversation_id: str, state: Any, label: Any) -> None:
+        """Show people what the agent is doing (thinking, working with a label, idle)."""
+        self.hub.conversations.for_member(agent_id, conversation_id)
+        if state not in ACTIVITY_STATES:
+            raise invalid("invalid_state", "`state` is thinking, working or idle.", "state")
+        data: dict[str, Any] = {
+            "conversation_id": conversation_id,
+            "agent_id": agent_id,
+            "state": state,
+        }
+        if label is not None:
+            if state != "working" or not _plain_label(label):
+                raise invalid(
+                    "invalid_label",
+                    f"Only `working` takes a label: one line of 1 to {LABEL_CHARS} characters,"
+                    " no links.",
+                    "label",
+                )
+            data["label"] = label.strip()
+        data["expires_at"] = clock.iso(clock.later(self.hub.config.typing_seconds))
+        self.hub.feeds.push(self.people_of(conversation_id), "activity", data)
+
+    def typing(self, agent_id: str, conversation_id: str, state: Any) -> None:
+        """The older form of activity: start is thinking, stop is idle."""
+        if state not in ("start", "stop"):
+            self.hub.conversations.for_member(agent_id, conversation_id)
+            raise invalid("invalid_state", "`state` is start or stop.", "state")
+        self.activity(agent_id, conversation_id, "thinking" if state == "start" else "idle", None)
+
+
+def _plain_label(label: Any) -> bool:
+    if not isinstance(label, str):
+        return False
+    text = label.strip()
+    lowered = text.lower()
+    return (
+        1 <= len(text) <= LABEL_CHARS
+        and "\n" not in text
+        and "://" not in lowered
+        and "www." not in lowered
+    )

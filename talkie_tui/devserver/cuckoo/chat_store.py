@@ -1,0 +1,251 @@
+"""Storage of conversations, their participants and their messages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..common.sqlite import Database, Row
+
+MESSAGE_COLUMNS = (
+    "id",
+    "conversation_id",
+    "sender_kind",
+    "sender_id",
+    "body",
+    "reply_to_id",
+    "status",
+    "truncated",
+    "stopped",
+    "signature",
+    "idempotency_key",
+    "created_at",
+    "updated_at",
+    "last_append_at",
+)
+
+
+def decode_message(row: Row | None) -> Row | None:
+    """A message row with its body parsed and flags as booleans."""
+    if row is not None:
+        row["body"] = json.loads(row["body"])
+        row["truncated"] = bool(row["truncated"])
+        row["stopped"] = bool(row["stopped"])
+    return row
+
+
+def _messages(rows: list[Row]) -> list[Row]:
+    return [row for row in map(decode_message, rows) if row is not None]
+
+
+class ChatStore(Database):
+    """The conversation tables (part of `Storage`)."""
+
+    # conversations
+
+    def create_dm(self, conversation_id: str, user_id: str, agent_id: str, now: str) -> Row:
+        """Open a person's DM with an agent (both become participants)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO conversations (id, kind, user_id, agent_id, created_at)"
+                " VALUES (?, 'dm', ?, ?, ?)",
+                (conversation_id, user_id, agent_id, now),
+            )
+            db.executemany(
+                "INSERT INTO participants (conversation_id, kind, member_id, joined_at)"
+                " VALUES (?, ?, ?, ?)",
+                [
+                    (conversation_id, "user", user_id, now),
+                    (conversation_id, "agent", agent_id, now),
+                ],
+            )
+        row = self.get_conversation(conversation_id)
+        assert row is not None
+        return row
+
+    def dm_between(self, user_id: str, agent_id: str) -> Row | None:
+        """A person's DM with an agent, or None."""
+        return self._one(
+            "SELECT * FROM conversations WHERE user_id = ? AND agent_id = ?", user_id, agent_id
+        )
+
+    def get_conversation(self, conversation_id: str) -> Row | None:
+        """A conversation by id, or None."""
+        return self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
+
+    def participants(self, conversation_id: str) -> list[Row]:
+        """Who is in a conversation, people first."""
+        return self._all(
+            "SELECT * FROM participants WHERE conversation_id = ? ORDER BY kind DESC, joined_at",
+            conversation_id,
+        )
+
+    def is_participant(self, conversation_id: str, member_id: str) -> bool:
+        """Whether a user or agent is in a conversation."""
+        return (
+            self._one(
+                "SELECT 1 FROM participants WHERE conversation_id = ? AND member_id = ?",
+                conversation_id,
+                member_id,
+            )
+            is not None
+        )
+
+    def conversations_of(self, member_id: str) -> list[Row]:
+        """The conversations a user or agent is in, newest activity first."""
+        return self._all(
+            "SELECT c.*, COALESCE((SELECT MAX(seq) FROM messages m"
+            " WHERE m.conversation_id = c.id), 0) AS last_seq FROM conversations c"
+            " JOIN participants p ON p.conversation_id = c.id AND p.member_id = ?"
+            " ORDER BY last_seq DESC, c.created_at DESC",
+            member_id,
+        )
+
+    def unread_count(self, conversation_id: str, user_id: str, since: str) -> int:
+        """Messages from others after the person's read mark (counted up to 100)."""
+        row = self._one(
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM messages m JOIN participants p"
+            " ON p.conversation_id = m.conversation_id AND p.member_id = ?"
+            " WHERE m.conversation_id = ? AND m.sender_id != ? AND m.seq > p.read_up_to"
+            " AND m.created_at >= ? LIMIT 100)",
+            user_id,
+            conversation_id,
+            user_id,
+            since,
+        )
+        return int(row["n"]) if row else 0
+
+    def mark_read(self, conversation_id: str, user_id: str, seq: int) -> None:
+        """Move the person's read mark forward to `seq`."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE participants SET read_up_to = MAX(read_up_to, ?)"
+                " WHERE conversation_id = ? AND member_id = ?",
+                (seq, conversation_id, user_id),
+            )
+
+    # messages
+
+    def add_message(self, row: Row) -> Row:
+        """Insert a message and return it."""
+        values = {name: row.get(name) for name in MESSAGE_COLUMNS}
+        values["body"] = json.dumps(row["body"], ensure_ascii=False)
+        values["truncated"] = int(bool(row.get("truncated")))
+        values["stopped"] = int(bool(row.get("stopped")))
+        columns = ", ".join(MESSAGE_COLUMNS)
+        placeholders = ", ".join(f":{name}" for name in MESSAGE_COLUMNS)
+        with self._transaction() as db:
+            db.execute(f"INSERT INTO messages ({columns}) VALUES ({placeholders})", values)  # noqa: S608
+        message = self.get_message(row["id"])
+        assert message is not None
+        return message
+
+    def get_message(self, message_id: str) -> Row | None:
+        """A message by id, or None."""
+        return decode_message(self._one("SELECT * FROM messages WHERE id = ?", message_id))
+
+    def message_by_key(self, sender_id: str, key: str) -> Row | None:
+        """The message a sender sent earlier with this idempotency key, or None."""
+        return decode_message(
+            self._one(
+                "SELECT * FROM messages WHERE sender_id = ? AND idempotency_key = ?",
+                sender_id,
+                key,
+            )
+        )
+
+    def update_message(self, message_id: str, **fields: Any) -> Row:
+        """Change some columns of a message and return it."""
+        if "body" in fields:
+            fields["body"] = json.dumps(fields["body"], ensure_ascii=False)
+        for flag in ("truncated", "stopped"):
+            if flag in fields:
+                fields[flag] = int(bool(fields[flag]))
+        assignments = ", ".join(f"{name} = :{name}" for name in fields)
+        with self._transaction() as db:
+            db.execute(
+                f"UPDATE messages SET {assignments} WHERE id = :message_id",  # noqa: S608
+                {**fields, "message_id": message_id},
+            )
+        message = self.get_message(message_id)
+        assert message is not None
+        return message
+
+    def select_button(self, message_id: str, button_id: str) -> bool:
+        """Mark a button taken; False when one of the message's buttons was taken already."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE messages SET selected_button_id = ? WHERE id = ?"
+                " AND selected_button_id IS NULL",
+                (button_id, message_id),
+            )
+            return cursor.rowcount > 0
+
+    def last_message(self, conversation_id: str, since: str) -> Row | None:
+        """The newest message of a conversation inside the window, or None."""
+        return decode_message(
+            self._one(
+                "SELECT * FROM messages WHERE conversation_id = ? AND created_at >= ?"
+                " ORDER BY seq DESC LIMIT 1",
+                conversation_id,
+                since,
+            )
+        )
+
+    def page_before(
+        self, conversation_id: str, before_seq: int | None, limit: int, since: str
+    ) -> list[Row]:
+        """Up to `limit` messages older than `before_seq` (None: the newest), newest first."""
+        return _messages(
+            self._all(
+                "SELECT * FROM messages WHERE conversation_id = ? AND seq < ?"
+                " AND created_at >= ? ORDER BY seq DESC LIMIT ?",
+                conversation_id,
+                before_seq if before_seq is not None else 2**62,
+                since,
+                limit,
+            )
+        )
+
+    def page_after(self, conversation_id: str, after_seq: int, limit: int, since: str) -> list[Row]:
+        """Up to `limit` messages newer than `after_seq`, oldest first."""
+        return _messages(
+            self._all(
+                "SELECT * FROM messages WHERE conversation_id = ? AND seq > ?"
+                " AND created_at >= ? ORDER BY seq LIMIT ?",
+                conversation_id,
+                after_seq,
+                since,
+                limit,
+            )
+        )
+
+    def seq_of(self, message_id: str) -> tuple[str, int] | None:
+        """The conversation and position of a message, or None."""
+        row = self._one("SELECT conversation_id, seq FROM messages WHERE id = ?", message_id)
+        return (str(row["conversation_id"]), int(row["seq"])) if row else None
+
+    def streaming_messages(self) -> list[Row]:
+        """Every message still streaming."""
+        return _messages(self._all("SELECT * FROM messages WHERE status = 'streaming'"))
+
+    def streaming_in(self, conversation_id: str) -> list[Row]:
+        """The messages still streaming in one conversation."""
+        return _messages(
+            self._all(
+                "SELECT * FROM messages WHERE status = 'streaming' AND conversation_id = ?",
+                conversation_id,
+            )
+        )
+
+    def delete_messages_before(self, cutoff: str) -> list[str]:
+        """Delete messages created before `cutoff`; the ids deleted."""
+        with self._transaction() as db:
+            ids = [
+                str(row[0])
+                for row in db.execute(
+                    "SELECT id FROM messages WHERE created_at < ?", (cutoff,)
+                ).fetchall()
+            ]
+            db.execute("DELETE FROM messages WHERE created_at < ?", (cutoff,))
+        return ids

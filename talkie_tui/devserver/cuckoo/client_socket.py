@@ -1,0 +1,51 @@
+"""`GET /v1/client/socket`: live updates for a person's app (it sends nothing but pongs).
+
+A browser cannot set headers on a WebSocket, so the token may come as the subprotocol pair
+`cuckoo, <token>`; the hub then selects `cuckoo`. A feed that falls too far behind is closed
+with 1001 and the app catches up over REST.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .principals import user_of
+from .routing import hub_of
+
+SUBPROTOCOL = "cuckoo"
+
+
+async def client_socket(websocket: WebSocket) -> None:
+    """GET /v1/client/socket"""
+    hub = hub_of(websocket)
+    user_id = user_of(websocket)
+    offered = websocket.scope.get("subprotocols") or []
+    await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+    feed = hub.feeds.open(user_id)
+    feed.put(f'{{"type":"ready","data":{{"user_id":"{user_id}"}}}}')
+
+    async def drain() -> None:
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    async def write() -> None:
+        while True:
+            text = await feed.queue.get()
+            if text is None or feed.overflowed:
+                code = 1001 if feed.overflowed else 1012
+                await websocket.close(code, "reconnect")
+                return
+            await websocket.send_text(text)
+
+    tasks = [asyncio.create_task(drain()), asyncio.create_task(write())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await asyncio.gather(*tasks, return_exceptions=True)
+        hub.feeds.close(feed)

@@ -1,0 +1,96 @@
+"""Settings of the reference Cuckoo hub: every timing and bound is a field so tests shorten it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+MIB = 1024 * 1024
+DAY = 86_400.0
+
+
+@dataclass
+class HubConfig:
+    """What `create_app` and the runner need."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    db_path: Path | None = None
+    # Media bytes; None: a folder beside the database.
+    data_dir: Path | None = None
+    # Development mode: the `X-Dev-User` header, sign-in codes in the log, loopback webhooks.
+    dev: bool = False
+    # The key of message signatures (64 hex chars); None: one made once and kept in the db.
+    signing_key: str | None = field(default=None, repr=False)
+    # Called with (email, code) for every sign-in code (there is no mail; tests read codes here).
+    code_sink: Callable[[str, str], None] | None = field(default=None, repr=False)
+
+    # Delivery: a pushed event not acknowledged within `lease_seconds` is due again.
+    lease_seconds: float = 30.0
+    lease_batch: int = 100
+    webhook_retry_seconds: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
+    webhook_timeout: float = 10.0
+    give_up_seconds: float = DAY
+    unreachable_after: float = 300.0
+    # Sockets (both kinds): a ping this often, closed when its pong is this late.
+    ping_interval: float = 30.0
+    pong_timeout: float = 15.0
+    max_frame_bytes: int = 64 * 1024
+    # Streams: finished as truncated when idle this long, finished when open this long.
+    stream_idle_seconds: float = 30.0
+    stream_max_seconds: float = 300.0
+    max_text_chars: int = 8000
+    # An activity (or typing) indicator shows this long unless renewed.
+    typing_seconds: float = 10.0
+
+    # Retention and budgets.
+    retention_seconds: float = 90 * DAY
+    person_media_budget: int = 100 * 1000 * 1000
+    agent_media_budget: int = 1000 * 1000 * 1000
+    unsent_upload_seconds: float = DAY
+    # The sweeper: streams, retention, budgets, unsent uploads, finished delivery records.
+    sweep_interval: float = 5.0
+    delivery_record_seconds: float = 7 * DAY
+
+    # Sign-in.
+    session_seconds: float = 90 * DAY
+    max_devices: int = 10
+    code_seconds: float = 600.0
+    code_attempts: int = 5
+
+    # Rates (per second, burst) per sender.
+    person_send_rate: tuple[float, int] = (0.5, 30)
+    agent_send_rate: tuple[float, int] = (60.0, 120)
+    delta_rate: tuple[float, int] = (200.0, 400)
+    upload_rate: tuple[float, int] = (5.0, 40)
+    code_rate: tuple[float, int] = (1 / 120, 5)
+
+    max_body_bytes: int = MIB
+    image_max_bytes: int = 16 * MIB
+    audio_max_bytes: int = 16 * MIB
+    video_max_bytes: int = 64 * MIB
+    file_max_bytes: int = 64 * MIB
+
+    def resolved_db_path(self) -> Path:
+        """The SQLite file to use: `db_path`, or one in the user data directory."""
+        if self.db_path is not None:
+            return Path(self.db_path)
+        return Path(platformdirs.user_data_dir("talkie")) / "cuckoo-hub.sqlite3"
+
+    def resolved_data_dir(self) -> Path:
+        """The folder of media bytes: `data_dir`, or `<db stem>-media` beside the database."""
+        if self.data_dir is not None:
+            return Path(self.data_dir)
+        db = self.resolved_db_path()
+        return db.parent / f"{db.stem}-media"
+
+    def max_bytes_of(self, kind: str) -> int:
+        """The size limit of a file of this kind."""
+        return {
+            "image": self.image_max_bytes,
+            "audio": self.audio_max_bytes,
+            "video": self.video_max_bytes,
+        }.get(kind, self.file_max_bytes)

@@ -1,0 +1,132 @@
+"""Conversations: who may see one, how it looks to a person or an agent, opening a DM."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..common import clock
+from ..common.sqlite import Row
+from . import ids, presence, shapes
+from .errors import forbidden, invalid, not_found
+
+if TYPE_CHECKING:
+    from .services import Hub
+
+
+def check_id(value: str, prefix: str, what: str) -> str:
+    """422 `invalid_id` unless `value` is a well-formed id of this kind."""
+    if not ids.is_id(value, prefix):
+        raise invalid("invalid_id", f"{value!r} is not a {what} id.")
+    return value
+
+
+class Conversations:
+    """Lookups and views of conversations."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def window_start(self) -> str:
+        """The oldest moment the retention window still covers."""
+        return clock.iso(clock.later(-self.hub.config.retention_seconds))
+
+    def for_member(self, member_id: str, conversation_id: str) -> Row:
+        """The conversation, if `member_id` is in it (else 404 or 403 `not_participant`)."""
+        check_id(conversation_id, "cnv", "conversation")
+        row = self.hub.storage.get_conversation(conversation_id)
+        if row is None:
+            raise not_found("conversation_not_found", "There is no such conversation.")
+        if not self.hub.storage.is_participant(conversation_id, member_id):
+            raise forbidden("not_participant", "You are not in this conversation.")
+        return row
+
+    def name_of(self, kind: str, member_id: str) -> str:
+        """A participant's display name."""
+        row = (
+            self.hub.storage.get_user(member_id)
+            if kind == "user"
+            else self.hub.storage.get_agent(member_id)
+        )
+        return str(row["display_name"]) if row is not None else ""
+
+    def agent_participants(self, conversation_id: str, me: str) -> list[dict[str, Any]]:
+        """Participants as an agent sees them: kind, id, name, handle and `is_me`."""
+        out = []
+        for part in self.hub.storage.participants(conversation_id):
+            item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}
+            if part["kind"] == "agent":
+                agent = self.hub.storage.get_agent(part["member_id"])
+                item["display_name"] = agent["display_name"] if agent else ""
+                item["handle"] = agent["handle"] if agent else ""
+            else:
+                item["display_name"] = self.name_of("user", part["member_id"])
+            item["is_me"] = part["member_id"] == me
+            out.append(item)
+        return out
+
+    def client_participants(self, conversation_id: str) -> list[dict[str, Any]]:
+        """Participants as a person's app sees them (agents with their status)."""
+        out = []
+        for part in self.hub.storage.participants(conversation_id):
+            item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}
+            if part["kind"] == "agent":
+                agent = self.hub.storage.get_agent(part["member_id"])
+                if agent is None:
+                    continue
+                status = presence.status_of(self.hub, agent["id"])
+                item.update(
+                    display_name=agent["display_name"],
+                    handle=agent["handle"],
+                    status="idle" if status == "none" else status,
+                    has_avatar=False,
+                    starters=agent["starters"],
+                    supports_schedules=agent["supports_schedules"],
+                )
+            else:
+                item["display_name"] = self.name_of("user", part["member_id"])
+            out.append(item)
+        return out
+
+    def client_view(self, row: Row, user_id: str) -> dict[str, Any]:
+        """A conversation in the client API's form."""
+        since = self.window_start()
+        last = self.hub.storage.last_message(row["id"], since)
+        return {
+            "id": row["id"],
+            "kind": row["kind"],
+            "participants": self.client_participants(row["id"]),
+            "last_message": self.hub.chat.client_form(last) if last is not None else None,
+            "unread_count": self.hub.storage.unread_count(row["id"], user_id, since),
+            "created_at": row["created_at"],
+        }
+
+    def agent_view(self, row: Row, agent_id: str) -> dict[str, Any]:
+        """A conversation in the agent API's form."""
+        return {
+            **shapes.conversation_ref(row),
+            "participants": self.agent_participants(row["id"], agent_id),
+        }
+
+    def open_dm(
+        self, user_id: str, agent_id: str, pair_token: Row | None = None
+    ) -> tuple[Row, bool]:
+        """A person's DM with an agent; a new one tells the agent (`conversation.joined`)."""
+        existing = self.hub.storage.dm_between(user_id, agent_id)
+        if existing is not None:
+            return existing, False
+        row = self.hub.storage.create_dm(
+            ids.new_id("cnv"), user_id, agent_id, clock.iso(clock.now())
+        )
+        token = None
+        if pair_token is not None:
+            token = {"id": pair_token["id"], "payload": pair_token["payload"]}
+        self.hub.outbox.emit(
+            agent_id,
+            "conversation.joined",
+            {
+                "conversation": shapes.conversation_ref(row),
+                "participants": self.agent_participants(row["id"], agent_id),
+                "pair_token": token,
+            },
+        )
+        return row, True

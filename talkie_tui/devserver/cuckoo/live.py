@@ -1,0 +1,113 @@
+"""Who is connected now: people's client sockets (fed frames) and agents' sockets (one each)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+FEED_DEPTH = 1000
+
+
+class Feed:
+    """The frames waiting for one client socket; `overflowed` when it fell too far behind."""
+
+    def __init__(self, user_id: str) -> None:
+        self.user_id = user_id
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(FEED_DEPTH)
+        self.overflowed = False
+
+    def put(self, text: str | None) -> None:
+        """Queue a frame (None ends the feed)."""
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.overflowed = True
+
+
+class ClientFeeds:
+    """Every open client socket by person."""
+
+    def __init__(self) -> None:
+        self._feeds: dict[str, set[Feed]] = {}
+
+    def open(self, user_id: str) -> Feed:
+        """A new feed for one socket of a person."""
+        feed = Feed(user_id)
+        self._feeds.setdefault(user_id, set()).add(feed)
+        return feed
+
+    def close(self, feed: Feed) -> None:
+        """Forget a feed."""
+        feeds = self._feeds.get(feed.user_id)
+        if feeds is not None:
+            feeds.discard(feed)
+            if not feeds:
+                del self._feeds[feed.user_id]
+
+    def push(self, user_ids: Iterable[str], frame_type: str, data: dict[str, Any]) -> None:
+        """Send `{type, data}` to every socket of these people."""
+        text = json.dumps({"type": frame_type, "data": data}, ensure_ascii=False)
+        for user_id in set(user_ids):
+            for feed in list(self._feeds.get(user_id, ())):
+                feed.put(text)
+
+    def end_all(self) -> None:
+        """End every feed (the hub is stopping)."""
+        for feeds in list(self._feeds.values()):
+            for feed in list(feeds):
+                feed.put(None)
+
+
+class AgentLink(Protocol):
+    """An agent's open socket, as the registry needs it."""
+
+    def wake(self) -> None:
+        """Events are due: deliver them."""
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close the socket with this code."""
+
+
+class AgentLinks:
+    """The one open socket of each agent."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, tuple[str, AgentLink]] = {}
+
+    def attach(self, agent_id: str, binding_id: str, link: AgentLink) -> None:
+        """Make `link` the agent's socket; an older one is closed with 4001."""
+        old = self._links.get(agent_id)
+        self._links[agent_id] = (binding_id, link)
+        if old is not None:
+            old[1].close_soon(4001, "replaced by a newer socket")
+
+    def detach(self, agent_id: str, link: AgentLink) -> bool:
+        """Forget the agent's socket if it is `link`; whether it was."""
+        current = self._links.get(agent_id)
+        if current is not None and current[1] is link:
+            del self._links[agent_id]
+            return True
+        return False
+
+    def connected(self, agent_id: str) -> bool:
+        """Whether the agent has a socket open."""
+        return agent_id in self._links
+
+    def wake(self, agent_id: str) -> None:
+        """Tell the agent's socket that events are due."""
+        current = self._links.get(agent_id)
+        if current is not None:
+            current[1].wake()
+
+    def revoke(self, agent_id: str, binding_ids: Iterable[str]) -> None:
+        """Close the agent's socket with 4002 if it came in on one of these bindings."""
+        current = self._links.get(agent_id)
+        if current is not None and current[0] in set(binding_ids):
+            current[1].close_soon(4002, "the binding was revoked or replaced")
+
+    def close_all(self, code: int, reason: str) -> None:
+        """Close every agent socket (the hub is stopping)."""
+        for _, link in list(self._links.values()):
+            link.close_soon(code, reason)

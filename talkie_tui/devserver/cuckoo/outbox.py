@@ -1,0 +1,82 @@
+"""The outbox: every event for an agent is a row first, then pushed (socket) or posted (webhook).
+
+Delivery is at least once: a pushed event not acknowledged within the lease is due again. Any
+success clears an agent's run of failures; five unbroken minutes of them make it unreachable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..common import clock
+from ..common.sqlite import Row
+from . import ids, presence
+
+if TYPE_CHECKING:
+    from .services import Hub
+
+
+def envelope(row: Row) -> dict[str, Any]:
+    """The event as agents receive it."""
+    return {
+        "id": row["id"],
+        "type": row["type"],
+        "created_at": row["created_at"],
+        "agent_id": row["agent_id"],
+        "data": row["data"],
+    }
+
+
+class Outbox:
+    """Writes events and tells the agent's transport they are due."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def emit(
+        self, agent_id: str, event_type: str, data: dict[str, Any], message_id: str | None = None
+    ) -> None:
+        """Store an event for an agent and wake whoever delivers it."""
+        self.hub.storage.add_event(
+            {
+                "id": ids.new_id("evt"),
+                "agent_id": agent_id,
+                "type": event_type,
+                "data": data,
+                "message_id": message_id,
+                "created_at": clock.iso(clock.now()),
+            }
+        )
+        self.hub.links.wake(agent_id)
+        self.hub.webhooks.wake()
+
+    def succeeded(self, agent_id: str) -> None:
+        """A delivery, connection or acknowledgement worked: the agent is reachable."""
+        agent = self.hub.storage.get_agent(agent_id)
+        if agent is None or (agent["failing_since"] is None and not agent["unreachable"]):
+            return
+        self.hub.storage.set_failing(agent_id, None, False)
+        if agent["unreachable"]:
+            presence.announce(self.hub, agent_id)
+
+    def failed(self, agent_id: str) -> None:
+        """A delivery failed: start or extend the run; past the limit the agent is unreachable."""
+        agent = self.hub.storage.get_agent(agent_id)
+        if agent is None:
+            return
+        now = clock.now()
+        since = agent["failing_since"] or clock.iso(now)
+        long_enough = (now - clock.parse_iso(since)).total_seconds()
+        unreachable = long_enough >= self.hub.config.unreachable_after
+        self.hub.storage.set_failing(agent_id, since, unreachable)
+        if unreachable and not agent["unreachable"]:
+            presence.announce(self.hub, agent_id)
+
+    def acknowledge(self, agent_id: str, event_id: str) -> None:
+        """An agent acknowledged an event: it is delivered (people see their message was)."""
+        row = self.hub.storage.ack(agent_id, event_id, clock.iso(clock.now()))
+        if row is None:
+            return
+        self.succeeded(agent_id)
+        if row["message_id"] is not None and row["type"] == "message.created":
+            self.hub.chat.delivery_changed(row["message_id"])

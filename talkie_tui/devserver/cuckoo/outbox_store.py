@@ -1,0 +1,133 @@
+"""Storage of the outbox: one row per event for an agent, leased, acknowledged or given up."""
+
+from __future__ import annotations
+
+import json
+
+from ..common.sqlite import Database, Row
+
+PENDING = "acked_at IS NULL AND gave_up_at IS NULL"
+
+
+def decode_event(row: Row) -> Row:
+    """An event row with its data parsed."""
+    row["data"] = json.loads(row["data"])
+    return row
+
+
+class OutboxStore(Database):
+    """The events table (part of `Storage`)."""
+
+    def add_event(self, row: Row) -> None:
+        """Insert an event, due at once."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at)"
+                " VALUES (:id, :agent_id, :type, :data, :message_id, :created_at, :created_at)",
+                {**row, "data": json.dumps(row["data"], ensure_ascii=False)},
+            )
+
+    def claim_due(self, agent_id: str, now: str, lease_until: str, limit: int) -> list[Row]:
+        """Lease an agent's due events, oldest first: they are due again at `lease_until`."""
+        with self._transaction() as db:
+            rows = [
+                dict(row)
+                for row in db.execute(
+                    f"SELECT * FROM events WHERE agent_id = ? AND {PENDING} AND due_at <= ?"  # noqa: S608
+                    " ORDER BY seq LIMIT ?",
+                    (agent_id, now, limit),
+                ).fetchall()
+            ]
+            db.executemany(
+                "UPDATE events SET due_at = ?, attempts = attempts + 1 WHERE seq = ?",
+                [(lease_until, row["seq"]) for row in rows],
+            )
+        return [decode_event(row) for row in rows]
+
+    def next_due(self, agent_id: str) -> str | None:
+        """When the agent's next pending event is due, or None."""
+        row = self._one(
+            f"SELECT MIN(due_at) AS due FROM events WHERE agent_id = ? AND {PENDING}",  # noqa: S608
+            agent_id,
+        )
+        return str(row["due"]) if row and row["due"] is not None else None
+
+    def ack(self, agent_id: str, event_id: str, now: str) -> Row | None:
+        """Mark an agent's event delivered; the event, or None when it is not the agent's."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE events SET acked_at = ? WHERE id = ? AND agent_id = ? AND acked_at IS NULL",
+                (now, event_id, agent_id),
+            )
+        row = self._one("SELECT * FROM events WHERE id = ? AND agent_id = ?", event_id, agent_id)
+        return decode_event(row) if row else None
+
+    def reschedule(self, event_id: str, due_at: str, error: str) -> None:
+        """A failed delivery: try again at `due_at`."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE events SET due_at = ?, last_error = ? WHERE id = ?",
+                (due_at, error, event_id),
+            )
+
+    def give_up(self, created_before: str, now: str) -> list[Row]:
+        """Give up pending events created before `created_before`; the ones given up."""
+        with self._transaction() as db:
+            rows = [
+                dict(row)
+                for row in db.execute(
+                    f"SELECT id, agent_id, message_id FROM events WHERE {PENDING}"  # noqa: S608
+                    " AND created_at < ?",
+                    (created_before,),
+                ).fetchall()
+            ]
+            db.executemany(
+                "UPDATE events SET gave_up_at = ? WHERE id = ?", [(now, row["id"]) for row in rows]
+            )
+        return rows
+
+    def events_since(self, agent_id: str, since_seq: int, limit: int) -> list[Row]:
+        """An agent's events after `since_seq`, oldest first, in any delivery state."""
+        rows = self._all(
+            "SELECT * FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            agent_id,
+            since_seq,
+            limit,
+        )
+        return [decode_event(row) for row in rows]
+
+    def event_seq(self, agent_id: str, event_id: str) -> int | None:
+        """The position of one of the agent's events, or None."""
+        row = self._one("SELECT seq FROM events WHERE id = ? AND agent_id = ?", event_id, agent_id)
+        return int(row["seq"]) if row else None
+
+    def oldest_pending(self, agent_id: str) -> str | None:
+        """When the agent's oldest undelivered event was created, or None."""
+        row = self._one(
+            f"SELECT MIN(created_at) AS at FROM events WHERE agent_id = ? AND {PENDING}",  # noqa: S608
+            agent_id,
+        )
+        return str(row["at"]) if row and row["at"] is not None else None
+
+    def delivery_status(self, message_id: str) -> str | None:
+        """pending, delivered or failed for a person's message (None: nobody to deliver to)."""
+        rows = self._all(
+            "SELECT acked_at, gave_up_at FROM events WHERE message_id = ?"
+            " AND type = 'message.created'",
+            message_id,
+        )
+        if not rows:
+            return None
+        if all(row["acked_at"] for row in rows):
+            return "delivered"
+        if any(row["gave_up_at"] for row in rows):
+            return "failed"
+        return "pending"
+
+    def delete_final_events(self, before: str) -> int:
+        """Delete delivery records that reached a final state before `before`."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM events WHERE COALESCE(acked_at, gave_up_at) < ?", (before,)
+            )
+            return cursor.rowcount

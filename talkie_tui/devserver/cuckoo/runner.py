@@ -1,0 +1,47 @@
+"""Running the reference Cuckoo hub under uvicorn (the shared runner, with this app).
+
+uvicorn does the WebSocket pings (`ws_ping_interval`, `ws_ping_timeout`) and caps frames
+(`ws_max_size`), so both sockets get them from `HubConfig` here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ..common import server
+from .app import create_app, stop_streams
+from .config import HubConfig
+
+
+def socket_options(config: HubConfig) -> dict[str, Any]:
+    """The uvicorn settings of the hub's sockets."""
+    return {
+        "ws_ping_interval": config.ping_interval,
+        "ws_ping_timeout": config.pong_timeout,
+        "ws_max_size": config.max_frame_bytes,
+    }
+
+
+def serve_in_thread(config: HubConfig) -> AbstractContextManager[str]:
+    """Run the hub in a background thread; yields its base URL and stops it on exit."""
+    return server.serve_in_thread(
+        lambda: create_app(config),
+        config.host,
+        config.port,
+        stop_streams=stop_streams,
+        options=socket_options(config),
+    )
+
+
+def run_forever(config: HubConfig, on_ready: Callable[[str], None]) -> None:
+    """Serve until Ctrl+C, then return; `on_ready(url)` is called once the hub accepts."""
+    server.run_forever(
+        lambda: create_app(config),
+        config.host,
+        config.port,
+        on_ready,
+        stop_streams=stop_streams,
+        options=socket_options(config),
+    )

@@ -1,0 +1,72 @@
+"""The long-lived parts of a running hub, made in its lifespan, and its background tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from . import signing, sweeper
+from .chat import Chat
+from .config import HubConfig
+from .conversations import Conversations
+from .live import AgentLinks, ClientFeeds
+from .media import MediaFiles
+from .outbox import Outbox
+from .rates import RateLimiter
+from .storage import Storage
+from .webhooks import WebhookSender
+
+logger = logging.getLogger(__name__)
+
+
+class Hub:
+    """Configuration, storage, who is connected, and the services built on them."""
+
+    def __init__(self, config: HubConfig) -> None:
+        self.config = config
+        self.storage = Storage(config.resolved_db_path())
+        self.signing_key = self._signing_key()
+        self.limiter = RateLimiter()
+        self.feeds = ClientFeeds()
+        self.links = AgentLinks()
+        self.media = MediaFiles(config)
+        self.outbox = Outbox(self)
+        self.webhooks = WebhookSender(self)
+        self.conversations = Conversations(self)
+        self.chat = Chat(self)
+        self._tasks: list[asyncio.Task[None]] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def _signing_key(self) -> str:
+        if self.config.signing_key:
+            return self.config.signing_key
+        if self.config.dev:
+            return signing.DEV_KEY
+        key = self.storage.get_meta(signing.META_NAME)
+        if key is None:
+            key = signing.make_key()
+            self.storage.set_meta(signing.META_NAME, key)
+        return key
+
+    def start(self) -> None:
+        """Start the sweeper and the webhook sender (inside the server's event loop)."""
+        self.loop = asyncio.get_running_loop()
+        self._tasks = [
+            asyncio.create_task(sweeper.run(self), name="cuckoo-sweeper"),
+            asyncio.create_task(self.webhooks.run(), name="cuckoo-webhooks"),
+        ]
+
+    def stop_sockets(self) -> None:
+        """Close every socket: agents hear 1012 (the hub is restarting)."""
+        self.links.close_all(1012, "the hub is restarting")
+        self.feeds.end_all()
+
+    async def close(self) -> None:
+        """Stop the tasks and close the database."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.storage.close()

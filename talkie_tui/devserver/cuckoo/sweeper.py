@@ -1,0 +1,68 @@
+"""The hub's housekeeping, every `sweep_interval`: streams left open, events past their last
+try, the retention window, media budgets, unsent uploads and old delivery records."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from ..common import clock
+
+if TYPE_CHECKING:
+    from .services import Hub
+
+logger = logging.getLogger(__name__)
+
+
+def sweep(hub: Hub) -> None:
+    """One round of housekeeping."""
+    config = hub.config
+    now = clock.now()
+    hub.chat.sweep_streams()
+    given_up = hub.storage.give_up(
+        clock.iso(clock.later(-config.give_up_seconds, now)), clock.iso(now)
+    )
+    for event in given_up:
+        if event["message_id"]:
+            hub.chat.delivery_changed(event["message_id"])
+    hub.storage.delete_messages_before(hub.conversations.window_start())
+    stale = hub.storage.stale_media(clock.iso(clock.later(-config.unsent_upload_seconds, now)))
+    _delete_media(hub, stale)
+    for owner in hub.storage.media_owners():
+        budget = (
+            config.person_media_budget
+            if owner["owner_kind"] == "user"
+            else config.agent_media_budget
+        )
+        _enforce_budget(hub, owner["owner_id"], budget)
+    hub.storage.delete_final_events(clock.iso(clock.later(-config.delivery_record_seconds, now)))
+
+
+def _enforce_budget(hub: Hub, owner_id: str, budget: int) -> None:
+    used = hub.storage.used_bytes(owner_id)
+    doomed = []
+    for row in hub.storage.sent_media_oldest_first(owner_id):
+        if used <= budget:
+            break
+        doomed.append(str(row["id"]))
+        used -= int(row["byte_size"])
+    _delete_media(hub, doomed)
+
+
+def _delete_media(hub: Hub, media_ids: list[str]) -> None:
+    if not media_ids:
+        return
+    hub.storage.delete_media(media_ids, clock.iso(clock.now()))
+    for media_id in media_ids:
+        hub.media.remove(media_id)
+
+
+async def run(hub: Hub) -> None:
+    """Sweep until cancelled (a failed round is logged, and the next one comes anyway)."""
+    while True:
+        try:
+            sweep(hub)
+        except Exception:
+            logger.exception("a sweep of the hub failed")
+        await asyncio.sleep(hub.config.sweep_interval)
