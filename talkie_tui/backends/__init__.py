@@ -16,7 +16,14 @@ if TYPE_CHECKING:
 
     from .base import Backend, KeptSignIn, ProtocolName
 
-__all__ = ["PROTOCOLS", "NotAServer", "connect", "looked_like_a_gateway", "not_a_server"]
+__all__ = [
+    "PROTOCOLS",
+    "NotAServer",
+    "connect",
+    "looked_like_a_gateway",
+    "not_a_server",
+    "what_answered",
+]
 
 PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara")
 """The protocols a backend exists for; Cuckoo hubs join with theirs."""
@@ -39,7 +46,8 @@ async def connect(
     (a Minara gateway with `gateway_tokens` when they are given: its own token variable).
 
     `protocol` forces the protocol. None finds it out: a Talkie manifest first, else a Minara
-    gateway (`GET /healthz` answering `{"ok": true}`), else `NotAServer` saying what was found.
+    gateway (`GET /healthz` answering `{"ok": true}`), else `NotAServer` saying what was found
+    (or, when nothing answered at all, the TransportError saying so).
     Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be reached, and
     UnauthorizedError when a gateway wants a token it was not given.
     """
@@ -69,9 +77,10 @@ async def connect(
                 address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
             )
         except TalkieError as minara_error:
-            if not looked_like_a_gateway(minara_error):
-                raise not_a_server(address, talkie_error, minara_error) from minara_error
-            raise
+            found = what_answered(address, talkie_error, minara_error)
+            if found is minara_error:
+                raise
+            raise found from minara_error
 
 
 def looked_like_a_gateway(error: TalkieError) -> bool:
@@ -79,6 +88,17 @@ def looked_like_a_gateway(error: TalkieError) -> bool:
     from talkie_tui.core.errors import ServerError
 
     return isinstance(error, ServerError) and error.code != "not_found" and error.status != 404
+
+
+def what_answered(address: str, talkie: TalkieError, minara: TalkieError) -> TalkieError:
+    """The error to show when neither look found a server: the gateway's own refusal when one
+    answered as a gateway, the connection failure when nothing answered at all, else
+    `NotAServer` with what each look found."""
+    if looked_like_a_gateway(minara):
+        return minara
+    if isinstance(talkie, TransportError) and isinstance(minara, TransportError):
+        return talkie  # nothing answered: there is no protocol to tell apart
+    return not_a_server(address, talkie, minara)
 
 
 def not_a_server(address: str, talkie: TalkieError, minara: TalkieError) -> NotAServer:

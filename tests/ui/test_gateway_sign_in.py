@@ -6,6 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
 from talkie_tui.auth.bearer_grants import find_bearer
 from talkie_tui.auth.file_store import FileStore
@@ -16,6 +20,7 @@ from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
 from talkie_tui.ui.widgets.transcript import Transcript
 from tests.helpers import TEST_TOKEN
+from tests.stub_server import StubServer
 
 pytestmark = pytest.mark.slow
 
@@ -71,9 +76,26 @@ async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(
 
 
 async def test_an_address_that_is_neither_says_so(tmp_path: Path) -> None:
+    async def a_web_page(request: Request) -> Response:
+        return PlainTextResponse("Welcome to my blog", status_code=404)
+
+    stub = StubServer(Starlette(routes=[Route("/{path:path}", a_web_page)])).start()
+    try:
+        app = app_for(stub.origin.removeprefix("http://"), tmp_path)
+        async with app.run_test(size=(110, 36)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ConnectScreen)
+            await wait_for(pilot, lambda: "✗" in screen.status_text)
+            assert "not a Talkie or Minara server" in screen.status_text
+    finally:
+        stub.stop()
+
+
+async def test_an_address_where_nothing_answers_says_that(tmp_path: Path) -> None:
     app = app_for("127.0.0.1:9", tmp_path)  # the discard port: nothing listens
     async with app.run_test(size=(110, 36)) as pilot:
         screen = app.screen
         assert isinstance(screen, ConnectScreen)
         await wait_for(pilot, lambda: "✗" in screen.status_text)
-        assert "not a Talkie or Minara server" in screen.status_text
+        assert "connection refused" in screen.status_text
+        assert "not a Talkie or Minara server" not in screen.status_text

@@ -369,8 +369,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 return
             backend = signed_in
         except TalkieError as error:
-            if not_talkie is not None and not backends.looked_like_a_gateway(error):
-                error = backends.not_a_server(address, not_talkie, error)
+            if not_talkie is not None:
+                error = backends.what_answered(address, not_talkie, error)
             self._show_error(error)
             return
         except Exception as error:

@@ -15,6 +15,10 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
 from talkie_tui.backends import NotAServer, connect
 from talkie_tui.backends.minara.backend import MinaraBackend
@@ -29,10 +33,11 @@ from talkie_tui.chat.turns import (
     ToolPart,
     UiBlockPart,
 )
-from talkie_tui.core.errors import ServerError, UnauthorizedError
+from talkie_tui.core.errors import ServerError, TransportError, UnauthorizedError
 from talkie_tui.core.tokens import StaticToken
 from tests.backends.minara.test_reducer import shapes
 from tests.helpers import AUTH, TEST_TOKEN
+from tests.stub_server import StubServer
 
 pytestmark = pytest.mark.slow
 
@@ -118,9 +123,24 @@ async def test_a_gateway_without_a_token_signs_in_with_none(
 
 
 async def test_neither_talkie_nor_minara_is_said_clearly() -> None:
-    with pytest.raises(NotAServer) as caught:
-        await connect("http://127.0.0.1:9")
+    async def nothing_here(request: Request) -> Response:
+        return PlainTextResponse("Welcome to my blog", status_code=404)
+
+    stub = StubServer(Starlette(routes=[Route("/{path:path}", nothing_here)])).start()
+    try:
+        with pytest.raises(NotAServer) as caught:
+            await connect(stub.origin)
+    finally:
+        stub.stop()
     assert "not a Talkie or Minara server" in caught.value.message
+
+
+async def test_an_address_where_nothing_answers_says_so_and_not_that_it_is_neither() -> None:
+    with pytest.raises(TransportError) as caught:
+        await connect("http://127.0.0.1:9")  # the discard port: nothing listens
+    assert not isinstance(caught.value, NotAServer)
+    assert "Could not connect to http://127.0.0.1:9" in caught.value.message
+    assert caught.value.retryable
 
 
 # --- the turn loop for each test message -----------------------------------------------------
