@@ -42,6 +42,8 @@ class AgentSocket:
         self.agent_id = agent_id
         self._out: asyncio.Queue[str | Close] = asyncio.Queue()
         self._wake = asyncio.Event()
+        # Events pushed and not yet acknowledged: released for the next socket when this closes.
+        self._in_flight: set[str] = set()
 
     def wake(self) -> None:
         """Events are due."""
@@ -68,6 +70,10 @@ class AgentSocket:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self._in_flight:
+                now = clock.iso(clock.now())
+                self.hub.storage.release(self.agent_id, list(self._in_flight), now)
+                self.hub.links.wake(self.agent_id)  # a newer socket may be waiting for them
 
     async def _write(self) -> None:
         while True:
@@ -89,6 +95,7 @@ class AgentSocket:
             lease_until = clock.iso(clock.later(config.lease_seconds, now))
             rows = storage.claim_due(self.agent_id, clock.iso(now), lease_until, config.lease_batch)
             for row in rows:
+                self._in_flight.add(row["id"])
                 self.send(envelope(row))
             due = storage.next_due(self.agent_id)
             timeout = None
@@ -115,6 +122,7 @@ class AgentSocket:
     def _handle(self, frame: dict[str, Any]) -> None:
         ack = frame.get("ack")
         if isinstance(ack, str):
+            self._in_flight.discard(ack)
             self.hub.outbox.acknowledge(self.agent_id, ack)
             if "op" not in frame:
                 return

@@ -44,6 +44,23 @@ class OutboxStore(Database):
             )
         return [decode_event(row) for row in rows]
 
+    def release(self, agent_id: str, event_ids: list[str], now: str) -> None:
+        """Events leased to a socket that closed: due again at once."""
+        with self._transaction() as db:
+            db.executemany(
+                f"UPDATE events SET due_at = ? WHERE id = ? AND agent_id = ? AND {PENDING}",  # noqa: S608
+                [(now, event_id, agent_id) for event_id in event_ids],
+            )
+
+    def release_socket_leases(self, now: str) -> None:
+        """At start no socket is open: leases of socket-mode agents are void."""
+        with self._transaction() as db:
+            db.execute(
+                f"UPDATE events SET due_at = ? WHERE {PENDING} AND due_at > ? AND agent_id IN"  # noqa: S608
+                " (SELECT agent_id FROM bindings WHERE mode = 'socket' AND revoked_at IS NULL)",
+                (now, now),
+            )
+
     def next_due(self, agent_id: str) -> str | None:
         """When the agent's next pending event is due, or None."""
         row = self._one(

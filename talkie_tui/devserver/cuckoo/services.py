@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 
+from ..common import clock
 from . import signing, sweeper
 from .chat import Chat
 from .config import HubConfig
@@ -52,6 +53,7 @@ class Hub:
     def start(self) -> None:
         """Start the sweeper and the webhook sender (inside the server's event loop)."""
         self.loop = asyncio.get_running_loop()
+        self.storage.release_socket_leases(clock.iso(clock.now()))
         self._tasks = [
             asyncio.create_task(sweeper.run(self), name="cuckoo-sweeper"),
             asyncio.create_task(self.webhooks.run(), name="cuckoo-webhooks"),

@@ -18,12 +18,13 @@ def test_ids_are_prefixed_crockford_uuid7() -> None:
     assert ID.fullmatch(first) and first.startswith("msg_") and first != second
     assert ids.is_id(first, "msg") and not ids.is_id(first, "evt")
     assert not ids.is_id("msg_" + "u" * 26, "msg")  # u is not in the alphabet
-    # The first 48 bits are the time in milliseconds, so later ids sort after earlier ones.
-    assert sorted([second, first]) == [first, second] or first[4:14] == second[4:14]
-    number = int(
-        "".join(str(ids.ALPHABET.index(c)) and f"{ids.ALPHABET.index(c):05b}" for c in first[4:]), 2
-    )
+    # The first 48 bits are the time in milliseconds: an id of a later millisecond sorts after.
+    assert first[4:14] <= second[4:14]
+    number = 0
+    for char in first[4:]:
+        number = number * 32 + ids.ALPHABET.index(char)
     assert (number >> 76) & 0xF == 7  # the version nibble
+    assert (number >> 62) & 0b11 == 0b10  # the variant
 
 
 def test_credentials_have_prefixes_and_256_bits() -> None:

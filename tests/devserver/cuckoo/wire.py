@@ -104,17 +104,20 @@ def make_agent(
         owner=owner,
         id=agent["id"],
         handle=handle,
-        conversation_id=response_conversation(http, url, owner),
+        conversation_id=dm_with(http, url, owner, agent["id"]),
         secret=response.json()["secret"],
     )
 
 
-def response_conversation(http: httpx.Client, url: str, owner: str) -> str:
-    """The id of the owner's newest conversation."""
-    response = http.get(f"{url}/v1/client/conversations", headers=dev(owner))
+def dm_with(http: httpx.Client, url: str, person: str, agent_id: str) -> str:
+    """The id of a person's DM with an agent, as the person's conversation list shows it."""
+    response = http.get(f"{url}/v1/client/conversations", headers=dev(person))
     assert response.status_code == 200, response.text
-    conversation_id: str = response.json()["conversations"][0]["id"]
-    return conversation_id
+    for conversation in response.json()["conversations"]:
+        if any(p["id"] == agent_id for p in conversation["participants"]):
+            conversation_id: str = conversation["id"]
+            return conversation_id
+    raise AssertionError(f"{person} has no DM with {agent_id}")
 
 
 def person_send(
