@@ -49,18 +49,21 @@ def _add_server(
     )
 
 
-# The reference servers `serve` and `demo` can start. The Cuckoo hub joins these choices when it
-# exists; until then argparse refuses it (exit 2, naming the choices).
-SERVER_PROTOCOLS = ("talkie", "minara")
+# The reference servers `serve` can start. `demo` opens the TUI on its server, so it offers only
+# the protocols a backend speaks; a Cuckoo hub joins its choices when the Cuckoo backend exists
+# (until then argparse refuses it: exit 2, naming the choices).
+SERVER_PROTOCOLS = ("talkie", "minara", "cuckoo")
+DEMO_PROTOCOLS = ("talkie", "minara")
 
 
-def _add_server_protocol(parser: argparse.ArgumentParser) -> None:
+def _add_server_protocol(
+    parser: argparse.ArgumentParser, choices: tuple[str, ...] = SERVER_PROTOCOLS
+) -> None:
     parser.add_argument(
         "--protocol",
-        choices=SERVER_PROTOCOLS,
+        choices=choices,
         default="talkie",
-        help="the protocol the server speaks (default: %(default)s; a Cuckoo hub is not part of "
-        "this version yet)",
+        help="the protocol the server speaks (default: %(default)s)",
     )
 
 
@@ -109,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         "agent, fake voice) and opens the TUI on it. Without a terminal it runs a short scripted "
         "conversation instead and keeps serving until Ctrl+C.",
     )
-    _add_server_protocol(demo)
+    _add_server_protocol(demo, DEMO_PROTOCOLS)
 
     serve = commands.add_parser(
         "serve",
@@ -128,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="require this bearer token (a Minara gateway also reads $GATEWAY_AUTH_TOKEN)",
     )
     serve.add_argument("--db", type=Path, metavar="PATH", help="SQLite file (default: data dir)")
+    serve.add_argument(
+        "--dev",
+        action="store_true",
+        help="Cuckoo hub: development mode (the X-Dev-User header, sign-in codes in the log, "
+        "webhooks to loopback and private addresses)",
+    )
     serve.add_argument(
         "--oauth-issuer",
         metavar="URL",
@@ -207,8 +216,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.dev and args.protocol != "cuckoo":
+        print("talkie: --dev is for --protocol cuckoo only", file=sys.stderr)
+        return ExitCode.USAGE
     if args.protocol == "minara":
         return _serve_minara(args)
+    if args.protocol == "cuckoo":
+        return _serve_cuckoo(args)
     from talkie_tui.devserver.talkie.config import ServerConfig
     from talkie_tui.devserver.talkie.runner import run_forever
 
@@ -240,6 +254,26 @@ def _serve(args: argparse.Namespace) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         run_forever(config, on_ready=ready)
     return ExitCode.OK
+
+
+def _serve_cuckoo(args: argparse.Namespace) -> int:
+    from talkie_tui.commands.serve import serve_cuckoo
+
+    others = [
+        flag
+        for flag, given in (
+            ("--test-mode", args.test_mode),
+            ("--dev-token", args.dev_token),
+            ("--oauth-issuer", args.oauth_issuer),
+            ("--fake-voice", args.fake_voice),
+            ("--fake-voice-script", args.fake_voice_script),
+        )
+        if given
+    ]
+    if others:
+        print(f"talkie: {others[0]} is not an option of a Cuckoo hub", file=sys.stderr)
+        return ExitCode.USAGE
+    return serve_cuckoo(host=args.host, port=args.port, db=args.db, dev=args.dev)
 
 
 def _serve_minara(args: argparse.Namespace) -> int:

@@ -10,10 +10,19 @@ from contextlib import contextmanager
 
 @contextmanager
 def server_process(
-    args: list[str], env: Mapping[str, str] | None = None
+    args: list[str], env: Mapping[str, str] | None = None, *, stderr: bool = False
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`python ARGS` printing its URL as its first line: (process, url); killed if left running."""
-    process = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, env=env)
+    """`python ARGS` printing its URL as its first line: (process, url); killed if left running.
+
+    `stderr`: capture the server's log too (read it once the process has ended).
+    """
+    process = subprocess.Popen(
+        [sys.executable, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if stderr else None,
+        text=True,
+        env=env,
+    )
     try:
         assert process.stdout is not None
         yield process, process.stdout.readline().strip()

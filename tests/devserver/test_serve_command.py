@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from talkie_tui.cli import build_parser
+from talkie_tui.cli import build_parser, main
 from tests.devserver.processes import server_process
 
 
@@ -23,15 +23,29 @@ def test_a_minara_gateway_can_be_served(command: str) -> None:
     assert build_parser().parse_args([command, "--protocol", "minara"]).protocol == "minara"
 
 
-@pytest.mark.parametrize("command", ["serve", "demo"])
-@pytest.mark.parametrize("protocol", ["cuckoo"])
-def test_a_server_not_built_yet_is_bad_usage(
-    command: str, protocol: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_cuckoo_hub_can_be_served_but_not_demoed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_parser().parse_args(["serve", "--protocol", "cuckoo"]).protocol == "cuckoo"
+    # `demo` opens the TUI on its server: not before a Cuckoo backend exists.
     with pytest.raises(SystemExit) as exit_info:
-        build_parser().parse_args([command, "--protocol", protocol])
+        build_parser().parse_args(["demo", "--protocol", "cuckoo"])
     assert exit_info.value.code == 2
-    assert f"invalid choice: '{protocol}'" in capsys.readouterr().err
+    assert "invalid choice: 'cuckoo'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--protocol", "talkie", "--dev"],
+        ["--protocol", "minara", "--dev"],
+        ["--protocol", "cuckoo", "--test-mode"],
+        ["--protocol", "cuckoo", "--dev-token", "t"],
+    ],
+)
+def test_options_of_another_server_are_bad_usage(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", *args]) == 2
+    assert "talkie:" in capsys.readouterr().err
 
 
 def test_serve_protocol_talkie_serves_talkie_1(tmp_path: Path) -> None:
@@ -41,3 +55,24 @@ def test_serve_protocol_talkie_serves_talkie_1(tmp_path: Path) -> None:
         assert httpx.get(f"{url}/.well-known/talkie.json").json()["spec"] == "talkie/1"
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+
+
+def test_serve_protocol_cuckoo_serves_a_hub_and_tells_how_to_start(tmp_path: Path) -> None:
+    args = ["-m", "talkie_tui.cli", "serve", "--protocol", "cuckoo", "--dev"]
+    process_args = [*args, "--db", str(tmp_path / "hub.sqlite3")]
+    with server_process(process_args, stderr=True) as (process, url):
+        assert url.startswith("http://127.0.0.1:")
+        person = "usr_" + "0" * 26
+        made = httpx.post(
+            f"{url}/v1/mgmt/agents",
+            headers={"X-Dev-User": person},
+            json={"handle": "served", "display_name": "Served"},
+        )
+        assert made.status_code == 201, made.text
+        assert httpx.post(f"{url}/v1/auth/email/start", json={"email": "a@b.co"}).status_code == 204
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+        assert process.stderr is not None
+        log = process.stderr.read()
+    assert "X-Dev-User" in log and "/v1/mgmt/agents" in log and "binding" in log
+    assert "sign-in code for a@b.co is" in log

@@ -1,0 +1,215 @@
+"""Webhook bindings: signed POSTs to a small receiver on 127.0.0.1, retries, redirects and
+timeouts as failures, unreachable after an unbroken run of failures, giving up."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from talkie_tui.devserver.common.server import serve_in_thread
+from tests.devserver.cuckoo.wire import bearer, dev, error_of, make_agent, person_send
+
+RETRIES = (0.1, 0.1, 0.1, 0.1, 0.1, 0.1)
+
+
+@dataclass
+class Receiver:
+    """A webhook receiver: what it got, and the statuses it answers with (then 204)."""
+
+    url: str = ""
+    answers: list[int] = field(default_factory=list)
+    delay: float = 0.0
+    got: list[tuple[dict[str, str], bytes, float]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.got) < count:
+            assert time.monotonic() < deadline, f"only {len(self.got)} deliveries"
+            time.sleep(0.02)
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    state = Receiver()
+
+    async def hook(request: Request) -> Response:
+        body = await request.body()
+        with state.lock:
+            state.got.append((dict(request.headers), body, time.monotonic()))
+            status = state.answers.pop(0) if state.answers else 204
+        if state.delay:
+            await asyncio.sleep(state.delay)
+        headers = {"Location": "https://example.com/"} if status in (301, 302, 307) else {}
+        return Response(status_code=status, headers=headers)
+
+    def make_app() -> Starlette:
+        return Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+
+    with serve_in_thread(make_app, "127.0.0.1", 0, stop_streams=lambda app: None) as url:
+        state.url = url + "/hook"
+        yield state
+
+
+def verify(headers: dict[str, str], body: bytes, secret: str) -> bool:
+    key = hashlib.sha256(secret.encode()).digest()
+    signed = headers["x-cuckoo-timestamp"].encode() + b"." + body
+    expected = "sha256=" + hmac.new(key, signed, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, headers["x-cuckoo-signature"])
+
+
+def test_events_are_posted_signed(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:
+    url = cuckoo_hub(webhook_retry_seconds=RETRIES)
+    with httpx.Client() as http:
+        agent = make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        receiver.wait_for(1)
+        headers, body, _ = receiver.got[0]
+        assert verify(headers, body, agent.secret)
+        assert headers["x-cuckoo-event"] == "conversation.joined"
+        assert headers["x-cuckoo-event-id"].startswith("evt_")
+        assert abs(int(headers["x-cuckoo-timestamp"]) - time.time()) < 5
+        assert headers["user-agent"] == "cuckoo-hub/1"
+        assert httpx.Response(200, content=body).json()["id"] == headers["x-cuckoo-event-id"]
+        sent = person_send(http, url, agent.owner, agent.conversation_id, text="hi").json()[
+            "message"
+        ]
+        receiver.wait_for(2)
+        headers, body, _ = receiver.got[1]
+        assert headers["x-cuckoo-event"] == "message.created" and verify(
+            headers, body, agent.secret
+        )
+        time.sleep(0.2)
+        page = http.get(
+            f"{url}/v1/client/conversations/{agent.conversation_id}/messages",
+            headers=dev(agent.owner),
+        ).json()
+        assert page["messages"][0]["id"] == sent["id"]
+        assert page["messages"][0]["delivery_status"] == "delivered"
+        # The catch-up route shows every event, delivered or not.
+        events = http.get(f"{url}/v1/agent/events", headers=bearer(agent.secret)).json()["events"]
+        assert [e["type"] for e in events] == ["conversation.joined", "message.created"]
+
+
+@pytest.mark.parametrize("failure", [500, 302])
+def test_a_failure_is_retried_on_schedule(
+    cuckoo_hub: Callable[..., str], receiver: Receiver, failure: int
+) -> None:
+    url = cuckoo_hub(webhook_retry_seconds=(0.3, 0.3, 0.3, 0.3, 0.3, 0.3))
+    receiver.answers = [failure]
+    with httpx.Client() as http:
+        make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        receiver.wait_for(2)
+    (first, _, at_first), (again, _, at_again) = receiver.got[:2]
+    assert first["x-cuckoo-event-id"] == again["x-cuckoo-event-id"]
+    assert at_again - at_first >= 0.25
+    time.sleep(0.5)
+    assert len(receiver.got) == 2  # the 204 ended it
+
+
+def test_a_slow_answer_is_a_failure(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:
+    url = cuckoo_hub(webhook_retry_seconds=RETRIES, webhook_timeout=0.2)
+    receiver.delay = 0.5
+    with httpx.Client() as http:
+        make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        receiver.wait_for(2, timeout=8)
+    assert receiver.got[0][0]["x-cuckoo-event-id"] == receiver.got[1][0]["x-cuckoo-event-id"]
+
+
+def test_unbroken_failures_make_the_agent_unreachable(
+    cuckoo_hub: Callable[..., str], receiver: Receiver
+) -> None:
+    url = cuckoo_hub(webhook_retry_seconds=RETRIES, unreachable_after=0.4)
+    receiver.answers = [500] * 12
+    with httpx.Client() as http:
+        agent = make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+
+        def status() -> str:
+            conversation = http.get(
+                f"{url}/v1/client/conversations/{agent.conversation_id}", headers=dev(agent.owner)
+            ).json()["conversation"]
+            return str(
+                next(p["status"] for p in conversation["participants"] if p["kind"] == "agent")
+            )
+
+        assert status() == "connected"
+        deadline = time.monotonic() + 5
+        while status() != "unreachable":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        # A success clears it.
+        deadline = time.monotonic() + 5
+        while status() != "connected":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
+def test_the_hub_gives_up(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:
+    url = cuckoo_hub(webhook_retry_seconds=RETRIES, give_up_seconds=0.5, sweep_interval=0.05)
+    receiver.answers = [500] * 1000
+    with httpx.Client() as http:
+        agent = make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        sent = person_send(http, url, agent.owner, agent.conversation_id, text="hi").json()[
+            "message"
+        ]
+        time.sleep(1.0)
+        count = len(receiver.got)
+        time.sleep(0.4)
+        assert len(receiver.got) == count  # no more tries
+        page = http.get(
+            f"{url}/v1/client/conversations/{agent.conversation_id}/messages",
+            headers=dev(agent.owner),
+        ).json()
+        assert (
+            next(m for m in page["messages"] if m["id"] == sent["id"])["delivery_status"]
+            == "failed"
+        )
+
+
+def test_loopback_webhooks_are_refused_outside_dev_mode(cuckoo_hub: Callable[..., str]) -> None:
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(dev=False, code_sink=codes.__setitem__)
+    with httpx.Client() as http:
+        http.post(f"{url}/v1/auth/email/start", json={"email": "o@example.com"})
+        token = http.post(
+            f"{url}/v1/auth/email/verify",
+            json={"email": "o@example.com", "code": codes["o@example.com"]},
+        ).json()["token"]
+        made = http.post(
+            f"{url}/v1/mgmt/agents",
+            headers=bearer(token),
+            json={"handle": "prod-bot", "display_name": "P"},
+        ).json()["agent"]
+        for hook in (
+            "https://127.0.0.1:9/hook",
+            "https://192.168.1.2/hook",
+            "http://hooks.example.com/x",
+        ):
+            response = http.post(
+                f"{url}/v1/mgmt/agents/{made['id']}/binding",
+                headers=bearer(token),
+                json={"mode": "webhook", "webhook_url": hook},
+            )
+            assert response.status_code == 422, hook
+            assert error_of(response)["code"] == "invalid_webhook_url"
+
+
+def test_a_webhook_binding_refuses_the_socket_but_serves_http(
+    cuckoo_hub: Callable[..., str], receiver: Receiver
+) -> None:
+    url = cuckoo_hub()
+    with httpx.Client() as http:
+        agent = make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        assert agent.send(http, text="from a webhook agent").status_code == 201
+        assert agent.get(http, "/me").json()["agent"]["id"] == agent.id
