@@ -105,9 +105,13 @@ class AgentStore(Database):
             "SELECT * FROM bindings WHERE agent_id = ? AND revoked_at IS NULL", agent_id
         )
 
-    def webhook_agents(self) -> list[Row]:
+    def webhook_bindings(self) -> list[Row]:
         """The live webhook bindings."""
         return self._all("SELECT * FROM bindings WHERE mode = 'webhook' AND revoked_at IS NULL")
+
+    def socket_bindings(self) -> list[Row]:
+        """The live socket bindings."""
+        return self._all("SELECT * FROM bindings WHERE mode = 'socket' AND revoked_at IS NULL")
 
     # pairing codes
 

@@ -51,8 +51,10 @@ class HubConfig:
     person_media_budget: int = 100 * 1000 * 1000
     agent_media_budget: int = 1000 * 1000 * 1000
     unsent_upload_seconds: float = DAY
-    # The sweeper: streams, retention, budgets, unsent uploads, finished delivery records.
-    sweep_interval: float = 5.0
+    # Streams left open and socket agents nobody can reach are checked this often; retention,
+    # budgets, unsent uploads, given-up events and old delivery records every `sweep_interval`.
+    stream_sweep_interval: float = 5.0
+    sweep_interval: float = 6 * 3600.0
     delivery_record_seconds: float = 7 * DAY
 
     # Sign-in.
@@ -66,6 +68,7 @@ class HubConfig:
     agent_send_rate: tuple[float, int] = (60.0, 120)
     delta_rate: tuple[float, int] = (200.0, 400)
     upload_rate: tuple[float, int] = (5.0, 40)
+    person_upload_rate: tuple[float, int] = (0.5, 20)
     code_rate: tuple[float, int] = (1 / 120, 5)
 
     max_body_bytes: int = MIB

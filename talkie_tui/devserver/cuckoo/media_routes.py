@@ -48,7 +48,7 @@ async def upload(request: Request) -> JSONResponse:
     owner_kind = principal.kind
     owner_id = principal.agent_id if owner_kind == "agent" else principal.user_id
     assert owner_id is not None
-    rate = hub.config.upload_rate if owner_kind == "agent" else (0.5, 20)
+    rate = hub.config.upload_rate if owner_kind == "agent" else hub.config.person_upload_rate
     wait = hub.limiter.take("upload", owner_id, rate)
     if wait > 0:
         raise rate_limited(wait)

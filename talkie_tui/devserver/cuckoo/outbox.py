@@ -59,13 +59,14 @@ class Outbox:
         if agent["unreachable"]:
             presence.announce(self.hub, agent_id)
 
-    def failed(self, agent_id: str) -> None:
-        """A delivery failed: start or extend the run; past the limit the agent is unreachable."""
+    def failed(self, agent_id: str, since: str | None = None) -> None:
+        """A delivery failed (or, for a socket agent, has waited since `since`): start or
+        extend the run; past the limit the agent is unreachable."""
         agent = self.hub.storage.get_agent(agent_id)
         if agent is None:
             return
         now = clock.now()
-        since = agent["failing_since"] or clock.iso(now)
+        since = agent["failing_since"] or since or clock.iso(now)
         long_enough = (now - clock.parse_iso(since)).total_seconds()
         unreachable = long_enough >= self.hub.config.unreachable_after
         self.hub.storage.set_failing(agent_id, since, unreachable)

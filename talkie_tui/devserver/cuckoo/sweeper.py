@@ -1,5 +1,6 @@
-"""The hub's housekeeping, every `sweep_interval`: streams left open, events past their last
-try, the retention window, media budgets, unsent uploads and old delivery records."""
+"""The hub's housekeeping: often, streams left open and socket agents nobody can reach; every
+`sweep_interval`, events past their last try, the retention window, media budgets, unsent
+uploads and old delivery records."""
 
 from __future__ import annotations
 
@@ -15,11 +16,26 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+def sweep_often(hub: Hub) -> None:
+    """Finish streams left open; a socket agent whose events wait too long is unreachable."""
+    hub.chat.sweep_streams()
+    now = clock.now()
+    for binding in hub.storage.socket_bindings():
+        agent_id = binding["agent_id"]
+        if hub.links.connected(agent_id):
+            continue
+        oldest = hub.storage.oldest_pending(agent_id)
+        if oldest is None:
+            continue
+        waited = (now - clock.parse_iso(oldest)).total_seconds()
+        if waited >= hub.config.unreachable_after:
+            hub.outbox.failed(agent_id, since=oldest)
+
+
 def sweep(hub: Hub) -> None:
-    """One round of housekeeping."""
+    """One round of the slow housekeeping."""
     config = hub.config
     now = clock.now()
-    hub.chat.sweep_streams()
     given_up = hub.storage.give_up(
         clock.iso(clock.later(-config.give_up_seconds, now)), clock.iso(now)
     )
@@ -60,9 +76,14 @@ def _delete_media(hub: Hub, media_ids: list[str]) -> None:
 
 async def run(hub: Hub) -> None:
     """Sweep until cancelled (a failed round is logged, and the next one comes anyway)."""
+    loop = asyncio.get_running_loop()
+    next_full = loop.time()
     while True:
         try:
-            sweep(hub)
+            sweep_often(hub)
+            if loop.time() >= next_full:
+                next_full = loop.time() + hub.config.sweep_interval
+                sweep(hub)
         except Exception:
             logger.exception("a sweep of the hub failed")
-        await asyncio.sleep(hub.config.sweep_interval)
+        await asyncio.sleep(min(hub.config.stream_sweep_interval, hub.config.sweep_interval))

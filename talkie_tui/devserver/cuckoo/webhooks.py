@@ -58,7 +58,7 @@ class WebhookSender:
         ) as client:
             while True:
                 self._wake.clear()
-                bindings = self.hub.storage.webhook_agents()
+                bindings = self.hub.storage.webhook_bindings()
                 await asyncio.gather(*(self._deliver(client, b) for b in bindings))
                 await self._sleep(bindings)
 

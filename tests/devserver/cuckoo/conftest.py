@@ -10,7 +10,7 @@ import pytest
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
 
-FAST = {"sweep_interval": 0.05}
+FAST = {"stream_sweep_interval": 0.05}
 
 
 @pytest.fixture(scope="module")

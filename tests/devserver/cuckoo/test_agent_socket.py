@@ -74,6 +74,7 @@ async def test_events_come_at_once_and_in_order(agent: Agent, http: httpx.Client
             await next_frame(socket, timeout=0.3)
 
 
+@pytest.mark.slow
 async def test_an_unacknowledged_event_comes_again(cuckoo_hub: Callable[..., str]) -> None:
     url = cuckoo_hub(lease_seconds=0.4)
     with httpx.Client() as http:
@@ -226,6 +227,7 @@ async def test_frames_over_64_kib_close_the_socket(agent: Agent) -> None:
         assert socket.close_code == 1009
 
 
+@pytest.mark.slow
 async def test_a_stopping_hub_closes_agent_sockets_with_1012(tmp_path: Any) -> None:
     config = HubConfig(dev=True, db_path=tmp_path / "hub.sqlite3")
     with serve_in_thread(config) as url:
@@ -240,6 +242,7 @@ async def test_a_stopping_hub_closes_agent_sockets_with_1012(tmp_path: Any) -> N
     assert socket.close_code == 1012
 
 
+@pytest.mark.slow
 async def test_unacknowledged_events_survive_a_restart(tmp_path: Any) -> None:
     config = HubConfig(dev=True, db_path=tmp_path / "hub.sqlite3")
     with serve_in_thread(config) as url, httpx.Client() as http:
@@ -255,3 +258,54 @@ async def test_unacknowledged_events_survive_a_restart(tmp_path: Any) -> None:
         async with agent.socket() as socket:
             frame = await next_frame(socket)
             assert frame["data"]["message"]["body"]["text"] == "before the restart"
+
+
+async def test_a_socket_agent_away_too_long_is_unreachable(cuckoo_hub: Callable[..., str]) -> None:
+    url = cuckoo_hub(unreachable_after=0.3, stream_sweep_interval=0.05)
+    with httpx.Client() as http:
+        agent = make_agent(http, url)
+        people = url.replace("http://", "ws://") + "/v1/client/socket"
+        async with connect(people, additional_headers=dev(agent.owner)) as feed:
+            status = await frame_where(feed, "type", "agent.status", timeout=3)
+            assert status["data"] == {"agent_id": agent.id, "status": "unreachable"}
+            async with agent.socket():
+                status = await frame_where(feed, "type", "agent.status")
+                assert status["data"]["status"] == "connected"
+
+
+async def test_the_hub_pings_and_closes_a_silent_socket(cuckoo_hub: Callable[..., str]) -> None:
+    url = cuckoo_hub(ping_interval=0.2, pong_timeout=0.3)
+    with httpx.Client() as http:
+        agent = make_agent(http, url)
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    # A bare WebSocket handshake, so that nothing answers the hub's pings.
+    writer.write(
+        (
+            "GET /v1/agent/socket HTTP/1.1\r\n"
+            f"Host: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"Authorization: Bearer {agent.secret}\r\n\r\n"
+        ).encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    assert head.startswith(b"HTTP/1.1 101")
+    opcodes = []
+    started = asyncio.get_running_loop().time()
+    while True:
+        try:
+            first = await asyncio.wait_for(reader.readexactly(2), 5)
+        except asyncio.IncompleteReadError:
+            break
+        length = first[1] & 0x7F
+        if length == 126:
+            length = int.from_bytes(await reader.readexactly(2), "big")
+        elif length == 127:
+            length = int.from_bytes(await reader.readexactly(8), "big")
+        await reader.readexactly(length)
+        opcodes.append(first[0] & 0x0F)
+        if opcodes[-1] == 0x8:  # close
+            break
+    writer.close()
+    assert 0x9 in opcodes  # a ping came, and then the hub gave up on the silent peer
+    assert asyncio.get_running_loop().time() - started < 3

@@ -7,8 +7,12 @@ import time
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tests.devserver.cuckoo.wire import dev, error_of, make_agent, person_send
+
+# Each waits for the sweeper with short timings: end to end, about a second each.
+pytestmark = pytest.mark.slow
 
 
 def test_messages_leave_with_the_window(cuckoo_hub: Callable[..., str]) -> None:

@@ -80,8 +80,9 @@ def test_text_past_8000_is_clamped_and_truncated(agent: Agent, http: httpx.Clien
     assert len(done["body"]["text"]) == 8000 and done["truncated"] is True
 
 
+@pytest.mark.slow
 def test_an_idle_stream_is_finished_as_truncated(cuckoo_hub: Callable[..., str]) -> None:
-    url = cuckoo_hub(stream_idle_seconds=0.3, sweep_interval=0.05)
+    url = cuckoo_hub(stream_idle_seconds=0.3, stream_sweep_interval=0.05)
     with httpx.Client() as http:
         agent = make_agent(http, url)
         message = start(agent, http)
@@ -92,8 +93,9 @@ def test_an_idle_stream_is_finished_as_truncated(cuckoo_hub: Callable[..., str])
         assert (row["status"], row["truncated"], row["body"]["text"]) == ("complete", True, "part")
 
 
+@pytest.mark.slow
 def test_a_long_stream_is_finished_after_the_maximum(cuckoo_hub: Callable[..., str]) -> None:
-    url = cuckoo_hub(stream_idle_seconds=10, stream_max_seconds=0.4, sweep_interval=0.05)
+    url = cuckoo_hub(stream_idle_seconds=10, stream_max_seconds=0.4, stream_sweep_interval=0.05)
     with httpx.Client() as http:
         agent = make_agent(http, url)
         message = start(agent, http)

@@ -21,6 +21,9 @@ from starlette.routing import Route
 from talkie_tui.devserver.common.server import serve_in_thread
 from tests.devserver.cuckoo.wire import bearer, dev, error_of, make_agent, person_send
 
+# End to end with a receiver and waits for retries: seconds in all.
+pytestmark = pytest.mark.slow
+
 RETRIES = (0.1, 0.1, 0.1, 0.1, 0.1, 0.1)
 
 
