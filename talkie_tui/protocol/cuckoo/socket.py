@@ -200,7 +200,7 @@ class ClientSocket:
                     if not reason:
                         continue  # a refreshed token, tried at once
                     if not lost:
-                        lost = True
+                        lost, self.state = True, "reconnecting"
                         yield SocketLost(reason)
                     await self._pause(attempt)
                     attempt += 1
@@ -218,7 +218,7 @@ class ClientSocket:
                 self._socket = None
                 if self._closing.is_set():
                     break
-                lost = True
+                lost, self.state = True, "reconnecting"
                 yield SocketLost(_("The connection to the hub's socket was lost."))
                 await self._pause(attempt)
                 attempt += 1
