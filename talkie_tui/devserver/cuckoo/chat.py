@@ -93,12 +93,13 @@ class Chat:
         if wait > 0:
             raise rate_limited(wait)
 
-    def _text(self, raw: Any, *, allow_empty: bool) -> str:
+    def _text(self, raw: Any, *, allow_empty: bool, trim: bool = True) -> str:
+        """Checked text: a person's is trimmed; an agent's is kept as sent (indented code)."""
         if raw is None:
             raw = ""
         if not isinstance(raw, str):
             raise invalid("invalid_text", "`text` must be a string.", field="text")
-        text = raw.strip()
+        text = raw.strip() if trim or not raw.strip() else raw
         limit = self.hub.config.max_text_chars
         if len(text) > limit or (not text and not allow_empty):
             raise invalid("invalid_text", f"Text is 1 to {limit} characters.", field="text")
@@ -333,7 +334,7 @@ class Chat:
             )
             return row, True
         media = self._attachments(agent_id, draft.attachments)
-        body: dict[str, Any] = {"text": self._text(draft.text, allow_empty=bool(media))}
+        body: dict[str, Any] = {"text": self._text(draft.text, allow_empty=bool(media), trim=False)}
         if media:
             body["attachments"] = [shapes.attachment_json(item) for item in media]
         buttons = parse_buttons(draft.buttons)
@@ -480,6 +481,7 @@ class Chat:
     def activity(self, agent_id: str, conversation_id: str, state: Any, label: Any) -> None:
         """Show people what the agent is doing (thinking, working with a label, idle)."""
         self.hub.conversations.for_member(agent_id, conversation_id)
+        self._rate("activity", agent_id, self.hub.config.activity_rate)
         if state not in ACTIVITY_STATES:
             raise invalid("invalid_state", "`state` is thinking, working or idle.", "state")
         data: dict[str, Any] = {

@@ -67,6 +67,7 @@ class HubConfig:
     person_send_rate: tuple[float, int] = (0.5, 30)
     agent_send_rate: tuple[float, int] = (60.0, 120)
     delta_rate: tuple[float, int] = (200.0, 400)
+    activity_rate: tuple[float, int] = (200.0, 400)
     upload_rate: tuple[float, int] = (5.0, 40)
     person_upload_rate: tuple[float, int] = (0.5, 20)
     code_rate: tuple[float, int] = (1 / 120, 5)
@@ -76,6 +77,7 @@ class HubConfig:
     audio_max_bytes: int = 16 * MIB
     video_max_bytes: int = 64 * MIB
     file_max_bytes: int = 64 * MIB
+    image_max_pixels: int = 50_000_000
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""

@@ -77,6 +77,14 @@ def _sniff(data: bytes) -> Sniffed:
     return Sniffed("file", "text/plain")
 
 
+def clean_name(name: str | None) -> str:
+    """A file name to show: no path separators or control characters, at most 255 chars."""
+    kept = "".join(
+        "_" if ch in "/\\" or ord(ch) < 32 or ord(ch) == 127 else ch for ch in name or ""
+    )
+    return kept.strip()[:NAME_CHARS] or "file"
+
+
 def image_size(data: bytes) -> tuple[int, int] | None:
     """Width and height of an image Pillow can read, else None."""
     from PIL import Image

@@ -61,7 +61,7 @@ async def upload(request: Request) -> JSONResponse:
         data, name = part.data, part.filename or name
     else:
         data = raw
-    name = (name or "file").replace("/", "_").replace("\\", "_").strip()[: media.NAME_CHARS]
+    name = media.clean_name(name)
     if not data:
         raise invalid("empty_file", "The file is empty.")
     sniffed = media.sniff(data, claim_audio=request.query_params.get("kind") == "audio")
@@ -69,6 +69,8 @@ async def upload(request: Request) -> JSONResponse:
     if len(data) > limit:
         raise invalid("file_too_large", f"A file of kind {sniffed.kind} is at most {limit} bytes.")
     size = media.image_size(data) if sniffed.kind == "image" else None
+    if size is not None and size[0] * size[1] > hub.config.image_max_pixels:
+        raise invalid("image_too_large", "A picture is at most 50 megapixels.")
     thumb = media.thumbnail(data) if size is not None else None
     media_id = ids.new_id("med")
     hub.media.write(media_id, data, thumb)
@@ -80,7 +82,7 @@ async def upload(request: Request) -> JSONResponse:
             "kind": sniffed.kind,
             "mime_type": sniffed.mime_type,
             "byte_size": len(data),
-            "file_name": name or "file",
+            "file_name": name,
             "width": size[0] if size else None,
             "height": size[1] if size else None,
             "has_thumbnail": thumb is not None,

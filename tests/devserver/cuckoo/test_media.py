@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from talkie_tui.devserver.cuckoo.ids import new_id
-from talkie_tui.devserver.cuckoo.media import sniff
+from talkie_tui.devserver.cuckoo.media import clean_name, sniff
 from tests.devserver.cuckoo.wire import Agent, dev, error_of, make_agent, person_send
 
 
@@ -142,3 +142,18 @@ def test_attachments_in_messages_and_who_may_download(agent: Agent, http: httpx.
     assert reply.status_code == 201
     owner_reads = http.get(f"{agent.url}/v1/client/media/{doc['id']}", headers=dev(agent.owner))
     assert owner_reads.status_code == 200 and owner_reads.content == b"%PDF-1.7 x"
+
+
+def test_file_names_are_cleaned() -> None:
+    assert clean_name("../../etc/passwd") == ".._.._etc_passwd"
+    assert clean_name("a\nb\x1b[31m.txt") == "a_b_[31m.txt"
+    assert clean_name(None) == "file" and len(clean_name("x" * 300)) == 255
+
+
+def test_pictures_over_the_pixel_limit(cuckoo_hub: Callable[..., str]) -> None:
+    url = cuckoo_hub(image_max_pixels=100 * 100)
+    with httpx.Client() as http:
+        agent = make_agent(http, url)
+        big = upload(http, f"{url}/v1/agent", agent.headers, png(200, 100))
+        assert big.status_code == 422 and error_of(big)["code"] == "image_too_large"
+        assert upload(http, f"{url}/v1/agent", agent.headers, png(100, 100)).status_code == 201

@@ -250,3 +250,10 @@ def test_signatures_seal_the_content(agent: Agent, http: httpx.Client) -> None:
     assert one["signature"] != two["signature"]  # the id is sealed too
     history = agent.get(http, f"/conversations/{agent.conversation_id}/messages").json()
     assert {m["id"]: m["signature"] for m in history["messages"]}[one["id"]] == one["signature"]
+
+
+def test_an_agents_text_is_kept_as_sent(agent: Agent, http: httpx.Client) -> None:
+    code = "    indented()\n"
+    assert agent.send(http, text=code).json()["message"]["body"]["text"] == code
+    blank = agent.send(http, text=" \n ")
+    assert blank.status_code == 422 and error_of(blank)["code"] == "invalid_text"
