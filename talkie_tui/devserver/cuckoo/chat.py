@@ -35,15 +35,23 @@ class Draft:
     buttons: Any = None
     quick_replies: Any = None
     action: Any = None
-    stream: bool = False
+    stream: Any = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> Draft:
         """A draft from a request body or socket frame (types are checked later)."""
-        known = {name: body.get(name) for name in cls.__dataclass_fields__ if name != "extra"}
-        known["stream"] = body.get("stream") or False
-        return cls(**known, extra={"schedule_id": body.get("schedule_id")})
+        return cls(
+            text=body.get("text"),
+            attachments=body.get("attachments"),
+            idempotency_key=body.get("idempotency_key"),
+            reply_to=body.get("reply_to"),
+            buttons=body.get("buttons"),
+            quick_replies=body.get("quick_replies"),
+            action=body.get("action"),
+            stream=body.get("stream") or False,
+            extra={"schedule_id": body.get("schedule_id")},
+        )
 
 
 class Chat:

@@ -309,3 +309,17 @@ async def test_the_hub_pings_and_closes_a_silent_socket(cuckoo_hub: Callable[...
     writer.close()
     assert 0x9 in opcodes  # a ping came, and then the hub gave up on the silent peer
     assert asyncio.get_running_loop().time() - started < 3
+
+
+def test_catching_up_over_http(agent: Agent, http: httpx.Client) -> None:
+    for n in range(3):
+        person_send(http, agent.url, agent.owner, agent.conversation_id, text=f"m{n}")
+    events = agent.events(http)
+    assert [e["type"] for e in events] == ["conversation.joined"] + ["message.created"] * 3
+    after = agent.events(http, since=events[1]["id"])
+    assert [e["id"] for e in after] == [e["id"] for e in events[2:]]
+    page = agent.get(http, "/events", params={"limit": 2}).json()["events"]
+    assert [e["id"] for e in page] == [e["id"] for e in events[:2]]
+    assert agent.get(http, "/events", params={"limit": 101}).status_code == 422
+    unknown = agent.get(http, "/events", params={"since": "evt_" + "0" * 26})
+    assert unknown.status_code == 422
