@@ -158,9 +158,7 @@ class AgentBackend:
         except websockets.ConnectionClosed:
             pass
         finally:
-            code = ws.close_code
-            if ws.close_rcvd is not None:
-                code = ws.close_rcvd.code
+            code = ws.close_code  # the code the hub sent, 1006 when the line just dropped
             self.close_codes.append(code)
             if code in FINAL_CLOSE_CODES:
                 self.final = code

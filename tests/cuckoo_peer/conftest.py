@@ -13,8 +13,13 @@ from tests.cuckoo_peer.agent import AgentBackend, Handler, WebhookReceiver
 from tests.cuckoo_peer.person import Person
 
 # Short timings through the fixture's overrides (the spec's defaults are 30 s lease and so on).
-FAST: dict[str, Any] = {}
-LEASE = 30.0  # seconds before an unacknowledged event is due again
+LEASE = 2.0  # seconds before an unacknowledged event is due again (30 by the spec)
+FAST: dict[str, Any] = {
+    "lease_seconds": LEASE,
+    "sweep_interval": 0.2,
+    "ping_interval": 1.0,  # the 4002 check may ride on the heartbeat
+    "pong_timeout": 5.0,
+}
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -25,15 +26,26 @@ async def offer_buttons(backend: AgentBackend, event: dict[str, Any]) -> None:
     assert reply["ok"], reply
 
 
+async def _offer(chat: Any) -> dict[str, Any]:
+    """The agent's message with buttons, once it is in the person's history."""
+
+    async def find() -> dict[str, Any]:
+        while True:
+            page = await chat.person.history(chat.conversation_id)
+            offers = [m for m in page["messages"] if m["body"].get("buttons")]
+            if offers:
+                return offers[0]
+            await asyncio.sleep(0.1)
+
+    return await asyncio.wait_for(find(), 10)
+
+
 async def test_buttons_and_a_tap(chat_with: Any) -> None:
     chat = await chat_with(offer_buttons)
     backend = chat.backend
     person = chat.person
     await person.say(chat.conversation_id, "my order is late")
-    await backend.wait_until(lambda: len(backend.acked) >= 2)
-
-    page = await person.history(chat.conversation_id)
-    offer = next(m for m in page["messages"] if m["body"].get("buttons"))
+    offer = await _offer(chat)
     assert offer["body"]["buttons"] == BUTTONS
     assert "selected_button_id" not in offer["body"]
 
@@ -69,9 +81,7 @@ async def test_taps_that_are_refused(chat_with: Any) -> None:
     chat = await chat_with(offer_buttons)
     person = chat.person
     mine = await person.say(chat.conversation_id, "hi")
-    await chat.backend.wait_until(lambda: len(chat.backend.acked) >= 2)
-    page = await person.history(chat.conversation_id)
-    offer = next(m for m in page["messages"] if m["body"].get("buttons"))
+    offer = await _offer(chat)
 
     cases = [
         {"action": {"button_id": "nope", "source_message_id": offer["id"]}},  # no such button

@@ -81,7 +81,7 @@ async def test_text_over_8000_is_refused_but_a_body_under_the_cap_is_read(chat_w
     "authorization",
     [
         None,
-        "Bearer ",
+        "Bearer",
         "Bearer nonsense",
         "Bearer bnd_sec_" + "0" * 52,
         "Basic dXNlcjpwYXNz",

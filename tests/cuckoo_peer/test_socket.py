@@ -14,7 +14,12 @@ EVENT_TYPES = {"message.created", "conversation.joined", "conversation.left"}
 async def test_echo_over_the_socket(chat_with: Any) -> None:
     chat = await chat_with(echo)
     backend = chat.backend
-    joined = await backend.wait_event(lambda e: e["type"] == "conversation.joined")
+    joined = await backend.wait_event(
+        lambda e: (
+            e["type"] == "conversation.joined"
+            and e["data"]["conversation"]["id"] == chat.conversation_id
+        )
+    )
     assert joined["data"]["conversation"] == {"id": chat.conversation_id, "kind": "dm"}
     assert joined["id"].startswith("evt_")
     assert joined["agent_id"] == chat.agent["id"]
@@ -131,16 +136,19 @@ async def test_catch_up_over_http_with_since(chat_with: Any) -> None:
     backend = chat.backend
     for text in ("first", "second", "third"):
         await chat.person.say(chat.conversation_id, text)
-    await backend.wait_until(lambda: len(backend.received) >= 4)
-    await backend.wait_until(lambda: len(backend.acked) >= 4)
+    # Two joins (the owner's own chat with a new agent, then the person's) and three messages.
+    await backend.wait_until(lambda: len(backend.acked) >= 5)
     ids = [e["id"] for e in backend.received]
+    assert len(ids) == 5, backend.received
 
     # Events come back over HTTP whatever their delivery state (these are all acknowledged).
     answer = await backend.events_since(ids[0])
     assert answer.status_code == 200, answer.text
     later = answer.json()["events"]
     assert [e["id"] for e in later] == ids[1:]
-    assert [e["data"]["message"]["body"]["text"] for e in later] == ["first", "second", "third"]
+    assert later[0]["type"] == "conversation.joined"
+    texts = [e["data"]["message"]["body"]["text"] for e in later[1:]]
+    assert texts == ["first", "second", "third"]
     assert later == backend.received[1:]
 
     answer = await backend.events_since(ids[-1])
@@ -157,7 +165,72 @@ async def test_catch_up_after_being_away(chat_with: Any) -> None:
     for text in ("while", "you", "were", "away"):
         await chat.person.say(chat.conversation_id, text)
     await backend.connect()
-    await backend.wait_until(lambda: len(backend.received) >= 5)
-    assert backend.received[0]["type"] == "conversation.joined"
-    texts = [e["data"]["message"]["body"]["text"] for e in backend.received[1:5]]
+    await backend.wait_until(lambda: len(backend.received) >= 6)
+    assert [e["type"] for e in backend.received[:2]] == ["conversation.joined"] * 2
+    texts = [e["data"]["message"]["body"]["text"] for e in backend.received[2:6]]
     assert texts == ["while", "you", "were", "away"]
+
+
+async def test_the_join_names_the_code_it_came_from(chat_with: Any) -> None:
+    chat = await chat_with()
+    joined = await chat.backend.wait_event(
+        lambda e: (
+            e["type"] == "conversation.joined"
+            and e["data"]["conversation"]["id"] == chat.conversation_id
+        )
+    )
+    token = joined["data"]["pair_token"]
+    assert token["id"].startswith("tok_"), token
+    assert token["payload"] is None  # the code carried no payload
+    kinds = {p["kind"] for p in joined["data"]["participants"]}
+    assert kinds == {"user", "agent"}, joined["data"]["participants"]
+
+
+async def test_the_agent_http_views(chat_with: Any) -> None:
+    chat = await chat_with(echo)
+    backend = chat.backend
+    me = await backend.me()
+    assert me["agent"]["id"] == chat.agent["id"]
+    first = await chat.person.say(chat.conversation_id, "one")
+    await backend.wait_until(lambda: first["id"] in _handled_messages(backend))
+    second = await chat.person.say(chat.conversation_id, "two")
+    await backend.wait_until(lambda: second["id"] in _handled_messages(backend))
+
+    answer = await backend.http.get(f"/v1/agent/conversations/{chat.conversation_id}")
+    assert answer.status_code == 200, answer.text
+    conversation = answer.json()["conversation"]
+    assert conversation["id"] == chat.conversation_id
+    ids = {p["id"] for p in conversation["participants"]}
+    assert {chat.person.user_id, chat.agent["id"]} <= ids
+
+    answer = await backend.http.get(f"/v1/agent/conversations/{chat.conversation_id}/messages")
+    assert answer.status_code == 200, answer.text
+    messages = answer.json()["messages"]
+    texts = [m["body"].get("text") for m in messages]
+    assert texts == ["echo: two", "two", "echo: one", "one"], texts  # newest first
+    assert all(isinstance(m.get("signature"), str) for m in messages)
+    by_id = {m["id"]: m for m in messages}
+    assert by_id[first["id"]]["sender"]["kind"] == "user"
+    assert by_id[second["id"]]["body"] == {"text": "two"}
+
+
+async def test_typing_over_http_and_the_socket(chat_with: Any) -> None:
+    chat = await chat_with()
+    path = f"/v1/agent/conversations/{chat.conversation_id}/typing"
+    for state in ("start", "stop"):
+        answer = await chat.backend.http.post(path, json={"state": state})
+        assert answer.status_code == 204, answer.text
+    answer = await chat.backend.http.post(path, json={"state": "dancing"})
+    assert answer.status_code == 422, answer.text
+    reply = await chat.backend.typing(chat.conversation_id, "start")
+    assert reply["ok"] is True, reply
+    page = await chat.person.history(chat.conversation_id)
+    assert page["messages"] == []  # nothing is stored
+
+
+def _handled_messages(backend: Any) -> set[str]:
+    return {
+        e["data"]["message"]["id"]
+        for e in backend.handled.values()
+        if e["type"] == "message.created"
+    }

@@ -6,10 +6,13 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.cuckoo_peer.agent import (
     AgentBackend,
+    Delivery,
     SocketRefused,
+    WebhookReceiver,
     verify_webhook,
     webhook_signature,
 )
@@ -36,11 +39,35 @@ def test_the_receiver_checks_what_it_should() -> None:
     assert not verify_webhook("bnd_sec_abc", old, body, webhook_signature("bnd_sec_abc", old, body))
 
 
-async def test_webhook_delivery_is_signed_and_retried_after_a_failure(
-    hub: str, people: Any, receivers: Any
-) -> None:
+async def _hooked_chat(hub: str, people: Any, receiver: WebhookReceiver) -> tuple[Any, ...]:
     owner, person = people(), people()
     agent = await owner.create_agent(handle(), "Hooked")
+    _binding, secret = await owner.bind(agent["id"], "webhook", receiver.url)
+    receiver.secret = secret
+    conversation_id = await open_conversation(person, owner, agent["id"])
+    return agent, person, conversation_id
+
+
+def _delivered(receiver: WebhookReceiver, message_id: str) -> Any:
+    for d in list(receiver.deliveries):
+        if d.status == 204 and d.event.get("data", {}).get("message", {}).get("id") == message_id:
+            return d
+    return None
+
+
+def _check_headers(delivery: Delivery, agent_id: str) -> None:
+    assert delivery.valid
+    assert delivery.headers["x-cuckoo-event"] == delivery.event["type"]
+    assert delivery.headers["x-cuckoo-event-id"] == delivery.event["id"]
+    assert delivery.headers["x-cuckoo-timestamp"].isdigit()
+    assert abs(int(delivery.headers["x-cuckoo-timestamp"]) - time.time()) < 60
+    assert delivery.headers["x-cuckoo-signature"].startswith("sha256=")
+    assert delivery.event["agent_id"] == agent_id
+
+
+async def test_webhook_delivery_is_signed_and_the_receiver_answers(
+    hub: str, people: Any, receivers: Any
+) -> None:
     replies: list[str] = []
 
     async def answer(event: dict[str, Any]) -> None:
@@ -58,41 +85,44 @@ async def test_webhook_delivery_is_signed_and_retried_after_a_failure(
             assert sent.status_code == 201, sent.text
             replies.append(sent.json()["message"]["id"])
 
-    receiver = receivers(fail_first=1, handler=answer)
-    _binding, secret = await owner.bind(agent["id"], "webhook", receiver.url)
-    receiver.secret = secret
-    conversation_id = await open_conversation(person, owner, agent["id"])
+    receiver = receivers(handler=answer)
+    agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
     sent = await person.say(conversation_id, "via the hook")
-
-    def delivered() -> Any:
-        for d in receiver.deliveries:
-            msg = d.event.get("data", {}).get("message", {})
-            if d.status == 204 and msg.get("id") == sent["id"]:
-                return d
-        return None
-
-    ok = await receiver.wait_until(delivered, timeout=30)
-    event_id = ok.event["id"]
-    attempts = receiver.for_event(event_id)
-    assert [d.status for d in attempts] == [500, 204], [(d.status, d.valid) for d in attempts]
-    assert all(d.valid for d in attempts)
-    assert attempts[1].at - attempts[0].at >= 0.8  # retried after about a second
-    for d in attempts:
-        assert d.headers["x-cuckoo-event"] == "message.created"
-        assert d.headers["x-cuckoo-event-id"] == event_id
-        assert d.headers["x-cuckoo-timestamp"].isdigit()
-        assert d.headers["x-cuckoo-signature"].startswith("sha256=")
-        assert d.event["agent_id"] == agent["id"]
+    ok = await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=15)
     assert ok.event["data"]["message"]["body"]["text"] == "via the hook"
-
-    # The join came the same way, also signed.
+    assert ok.event["data"]["conversation"]["id"] == conversation_id
+    assert all(d.valid for d in receiver.deliveries), receiver.deliveries
+    for d in receiver.deliveries:
+        _check_headers(d, agent["id"])
     joined = [d for d in receiver.deliveries if d.event.get("type") == "conversation.joined"]
-    assert joined and all(d.valid for d in joined)
+    assert any(d.event["data"]["conversation"]["id"] == conversation_id for d in joined)
 
-    # The reply the receiver made is in the person's history.
     page = await person.history(conversation_id)
-    assert [m["id"] for m in page["messages"] if m["body"].get("text") == "hooked: via the hook"]
-    assert len(replies) == 1  # the failed attempt did no work
+    hooked = [m for m in page["messages"] if m["body"].get("text") == "hooked: via the hook"]
+    assert len(hooked) == 1 and hooked[0]["reply_to"]["id"] == sent["id"]
+    assert len(replies) == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hub: a delivery answered 500 is never retried (spec: 'A failed delivery is retried "
+    "after 1 second, then 5 seconds, 30 seconds, ...'); events made after it may not be "
+    "delivered at all",
+)
+async def test_a_failed_webhook_delivery_is_retried_after_about_a_second(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    receiver = receivers(fail_first=1)
+    agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+    sent = await person.say(conversation_id, "retry me")
+    ok = await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=20)
+    attempts = receiver.for_event(ok.event["id"])
+    assert [d.status for d in attempts] == [500, 204], [(d.status, d.valid) for d in attempts]
+    assert 0.8 <= attempts[1].at - attempts[0].at < 5.0  # the first retry comes after 1 s
+    for d in attempts:
+        _check_headers(d, agent["id"])
+    assert attempts[0].event == attempts[1].event  # the same event again
+    assert ok.event["id"] in receiver.handled
 
 
 async def test_a_webhook_binding_refuses_the_socket(hub: str, people: Any, receivers: Any) -> None:
