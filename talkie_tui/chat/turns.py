@@ -11,9 +11,11 @@ from talkie_tui.protocol.models import Action, Card, OpenLink
 __all__ = [
     "ActionPart",
     "AttachmentPart",
+    "ButtonsPart",
     "CardPart",
     "InterjectionPart",
     "LinkPart",
+    "MessageButton",
     "NoticeKind",
     "NoticePart",
     "Part",
@@ -21,6 +23,8 @@ __all__ = [
     "QuestionKind",
     "QuestionOption",
     "QuestionPart",
+    "QuickRepliesPart",
+    "ReplyPart",
     "TextPart",
     "TodoPart",
     "ToolPart",
@@ -165,7 +169,7 @@ class AttachmentPart:
     filename: str
     media_type: str
     size: int
-    kind: str  # image, pdf, spreadsheet, text or office
+    kind: str  # image, pdf, spreadsheet, text or office (Minara); image, audio, video or file
     url: str | None = None
 
 
@@ -174,6 +178,44 @@ class InterjectionPart:
     """What the person said into a running turn, shown where it reached the agent."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessageButton:
+    """One button under an agent's message: a `button_id` (a tap goes back to the agent) or
+    a `url` (opened on the person's gesture only), never both; `style` is default, primary or
+    danger."""
+
+    label: str
+    button_id: str | None = None
+    url: str | None = None
+    style: Literal["default", "primary", "danger"] = "default"
+
+
+@dataclass(slots=True, eq=False)
+class ButtonsPart:
+    """The rows of buttons under the agent's message `source_message_id`; once one was taken
+    (here or on another device) it is `selected_button_id`, and a button is taken only once."""
+
+    source_message_id: str
+    rows: list[tuple[MessageButton, ...]]
+    selected_button_id: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class QuickRepliesPart:
+    """Plain replies the agent offers; choosing one sends its label as the person's message."""
+
+    labels: list[str]
+
+
+@dataclass(slots=True, eq=False)
+class ReplyPart:
+    """The message this one answers: its id, who wrote it, and the start of its text."""
+
+    message_id: str
+    role: Literal["user", "assistant"] | None
+    preview: str
 
 
 Part = (
@@ -188,6 +230,9 @@ Part = (
     | QuestionPart
     | InterjectionPart
     | AttachmentPart
+    | ButtonsPart
+    | QuickRepliesPart
+    | ReplyPart
 )
 
 
