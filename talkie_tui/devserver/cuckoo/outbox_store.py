@@ -42,6 +42,8 @@ class OutboxStore(Database):
                 "UPDATE events SET due_at = ?, attempts = attempts + 1 WHERE seq = ?",
                 [(lease_until, row["seq"]) for row in rows],
             )
+        for row in rows:
+            row["attempts"] += 1  # this delivery counts: the first try is attempt 1
         return [decode_event(row) for row in rows]
 
     def release(self, agent_id: str, event_ids: list[str], now: str) -> None:
