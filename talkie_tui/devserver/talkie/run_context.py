@@ -150,6 +150,31 @@ class RunContext:
             self.text_parts[-1] += piece
         self.close_open_message()
 
+    async def say_paced(self, pieces: list[str], rate: float) -> None:
+        """Stream one text message, piece `i` due `i / rate` s after the first (0: unpaced).
+
+        Pieces are sent on a schedule rather than with a pause between them, so a fast rate
+        does not drift by the event loop's wake-up granularity: every piece due is sent.
+        """
+        self.check_cancelled()
+        message_id = self.answer_id if not self.text_parts else new_id("m")
+        self.emit(TextMessageStartEvent(message_id=message_id, role="assistant"))
+        self._open_message = message_id
+        self.text_parts.append("")
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for index, piece in enumerate(pieces):
+            if rate > 0:
+                due = start + index / rate
+                if due > loop.time():
+                    await self.sleep(due - loop.time())
+            elif index % 64 == 0:
+                await self.sleep(0)
+            self.check_cancelled()
+            self.emit(TextMessageContentEvent(message_id=message_id, delta=piece))
+            self.text_parts[-1] += piece
+        self.close_open_message()
+
     def close_open_message(self) -> None:
         """End the text message still open (after a cancel, too)."""
         if self._open_message is not None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from . import cards
 from .actions import ActionKind, ActionResult
+from .long_answer import long_answer, tokens_of
 from .run_context import Agent, RunContext, split_text
 
 PREFIX = "talkie-test:"
@@ -15,6 +16,9 @@ SLOW_TEXT = (
     "seconds, so that cancelling and disconnecting can be tested while it is still streaming."
 )
 SLOW_PIECES = 20
+MARKDOWN = f"{PREFIX}markdown"
+MARKDOWN_USAGE = f"`{MARKDOWN} <tokens> <tokens per second, 0: unpaced> <seed>`"
+MAX_MARKDOWN_TOKENS = 200_000
 
 
 def _echo(text: str) -> Agent:
@@ -68,11 +72,30 @@ async def _slow(ctx: RunContext) -> None:
     await ctx.say(SLOW_TEXT, delay=ctx.config.slow_seconds / len(merged), pieces=merged)
 
 
+def _markdown(arguments: str) -> Agent:
+    """A seeded long Markdown answer, streamed a token at a time at a fixed rate."""
+    try:
+        tokens, rate, seed = (int(value) for value in arguments.split())
+    except ValueError:
+        tokens, rate, seed = -1, 0, 0
+    if not 0 < tokens <= MAX_MARKDOWN_TOKENS or rate < 0:
+
+        async def usage(ctx: RunContext) -> None:
+            await ctx.say(f"Usage: {MARKDOWN_USAGE}.", delay=0)
+
+        return usage
+
+    async def markdown(ctx: RunContext) -> None:
+        await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
+
+    return markdown
+
+
 def _unknown(command: str) -> Agent:
     async def unknown(ctx: RunContext) -> None:
         await ctx.say(
             f"Unknown test command `{command}`. Known: `echo <text>`, `card`, `action`, "
-            "`error`, `slow`.",
+            f"`error`, `slow`, {MARKDOWN_USAGE}.",
             delay=0,
         )
 
@@ -94,6 +117,8 @@ def script_for(message: str) -> Agent | None:
     if message == ECHO or message.startswith(f"{ECHO} "):
         # Everything after the first space is echoed verbatim, whitespace included.
         return _echo(message[len(ECHO) + 1 :])
+    if message.startswith(f"{MARKDOWN} "):
+        return _markdown(message[len(MARKDOWN) + 1 :])
     command = message.strip()
     return SCRIPTS.get(command) or _unknown(command)
 

@@ -139,3 +139,27 @@ def test_without_test_mode_the_demo_agent_answers(
         assert types_of(events)[-1] == "RUN_FINISHED"
         assert "help" in text_of(events)
         assert not customs(events, "talkie.card")
+
+
+def test_markdown_answer_is_seeded_and_paced(http: httpx.Client, fast_url: str) -> None:
+    from talkie_tui.devserver.talkie.long_answer import end_line, long_answer
+
+    started = time.monotonic()
+    events = ask(http, fast_url, "talkie-test:markdown 60 200 3")
+    elapsed = time.monotonic() - started
+    deltas = [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert len(deltas) == 60 and all(len(delta) == 4 for delta in deltas)
+    assert "".join(deltas) == long_answer(60, 3) and text_of(events).endswith(end_line(3) + "\n")
+    assert elapsed >= 59 / 200  # the last token is due 59/200 s after the first
+    unpaced = ask(http, fast_url, "talkie-test:markdown 60 0 3")
+    assert text_of(unpaced) == long_answer(60, 3)
+    assert "Usage:" in text_of(ask(http, fast_url, "talkie-test:markdown lots"))
+
+
+def test_long_answer_has_the_markdown_it_is_for() -> None:
+    from talkie_tui.devserver.talkie.long_answer import long_answer
+
+    text = long_answer(10_000, 7)
+    assert len(text) == 40_000 and text == long_answer(10_000, 7) != long_answer(10_000, 8)
+    for mark in ("\n## ", "\n### ", "\n  - ", "\n    - **", "\n```", "**", "\n1. ", "\n> "):
+        assert mark in text
