@@ -59,9 +59,14 @@ def _find_code(body: dict[str, Any]) -> str:
     raise AssertionError(f"no pairing code in {body}")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "hub(**overrides): more HubConfig overrides for `hub`")
+
+
 @pytest.fixture
-def hub(cuckoo_hub: Callable[..., str]) -> str:
-    return cuckoo_hub(**FAST)
+def hub(cuckoo_hub: Callable[..., str], request: pytest.FixtureRequest) -> str:
+    marker = request.node.get_closest_marker("hub")
+    return cuckoo_hub(**{**FAST, **(marker.kwargs if marker else {})})
 
 
 @pytest.fixture
