@@ -11,11 +11,11 @@ import ipaddress
 
 import httpx
 
-from talkie_tui.core.errors import AddressRefused
+from talkie_tui.core.errors import AddressRefused, TalkieError
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
 
-__all__ = ["check_secure", "service_url"]
+__all__ = ["check_secure", "check_socket_url", "service_url"]
 
 
 def _is_private_host(host: str) -> bool:
@@ -79,3 +79,18 @@ def service_url(address: str, *, allow_private_http: bool = False) -> httpx.URL:
         raise AddressRefused(_("Server addresses must not contain a user name or password."))
     check_secure(url, allow_private_http=allow_private_http)
     return url.copy_with(fragment=None)
+
+
+def check_socket_url(url: str, *, allow_plain: bool = False) -> httpx.URL:
+    """A WebSocket URL, refused unless it is `wss:` or `ws:` on this computer (`allow_plain`:
+    the development switch), as plain http is: the token would travel in the clear."""
+    parsed = httpx.URL(url)
+    if parsed.scheme not in ("ws", "wss"):
+        raise TalkieError(_("'{url}' is not a WebSocket address.").format(url=url))
+    if parsed.scheme == "ws" and not (is_loopback_host(parsed.host) or allow_plain):
+        raise TalkieError(
+            _("{host} offers its socket without TLS (ws://); talkie needs wss://.").format(
+                host=parsed.host
+            )
+        )
+    return parsed

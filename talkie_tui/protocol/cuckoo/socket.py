@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
@@ -38,6 +37,7 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import _
+from talkie_tui.protocol.addresses import check_socket_url
 from talkie_tui.protocol.http import USER_AGENT
 from talkie_tui.protocol.trust import ssl_context
 
@@ -101,16 +101,7 @@ class ClientSocket:
         ssl_context_: ssl.SSLContext | None = None,
         allow_plain: bool = False,
     ) -> None:
-        parsed = httpx.URL(url)
-        if parsed.scheme not in ("ws", "wss"):
-            raise TalkieError(_("'{url}' is not a WebSocket address.").format(url=url))
-        if parsed.scheme == "ws" and not (is_loopback_host(parsed.host) or allow_plain):
-            # As for http: the token travels in the clear only on this computer.
-            raise TalkieError(
-                _("{host} offers its socket without TLS (ws://); talkie needs wss://.").format(
-                    host=parsed.host
-                )
-            )
+        parsed = check_socket_url(url, allow_plain=allow_plain)
         self.url = url
         self.tokens = tokens
         self.open_timeout = open_timeout
