@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from talkie_tui.core.attachments import AttachmentKind
@@ -45,6 +46,8 @@ __all__ = [
     "ChoosesModel",
     "DecidedBy",
     "Decision",
+    "DeviceList",
+    "Devices",
     "Dictates",
     "Failure",
     "KeptSignIn",
@@ -62,7 +65,9 @@ __all__ = [
     "ServerInfo",
     "Session",
     "SignIn",
+    "SignedInDevice",
     "Steers",
+    "StorageUse",
     "Transcription",
     "Update",
 ]
@@ -505,4 +510,51 @@ class LiveUpdates(Protocol):
 
     def live(self) -> AsyncIterator[LiveUpdate]:
         """Updates as they come, until the backend is closed."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SignedInDevice:
+    """One device signed in as the person: its name, when it was last used, and whether it is
+    the one asking (`current`)."""
+
+    id: str
+    name: str
+    last_used: datetime | None = None
+    current: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StorageUse:
+    """What the server keeps of the person: files' bytes of their budget, and messages kept
+    for `kept_days` (since `kept_since`)."""
+
+    used_bytes: int = 0
+    budget_bytes: int = 0
+    kept_days: int = 0
+    kept_since: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceList:
+    """The person's signed-in devices and their storage, read together."""
+
+    devices: tuple[SignedInDevice, ...]
+    storage: StorageUse | None = None
+
+
+@runtime_checkable
+class Devices(Protocol):
+    """The person's signed-in devices, listed and signed out (`capabilities.devices`)."""
+
+    async def devices(self) -> DeviceList:
+        """Every signed-in device (and the storage, where the server tells it)."""
+        ...
+
+    async def end_device(self, device_id: str) -> None:
+        """Sign out one device (another than this one)."""
+        ...
+
+    async def end_other_devices(self) -> None:
+        """Sign out every device but this one."""
         ...
