@@ -212,7 +212,72 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the audio input and output devices for voice calls",
         description="Exit codes: 0 listed, 1 audio unavailable (no PortAudio, or no devices).",
     )
+    _add_bridge(commands)
     return parser
+
+
+def _add_bridge(commands: Any) -> None:
+    """`talkie bridge cuckoo SERVER --hub URL --secret S [--allow USER]…`."""
+    bridge = commands.add_parser(
+        "bridge",
+        help="serve a Talkie server's agent in another protocol (a Cuckoo hub)",
+        description="Makes the agent of a Talkie server reachable from another protocol.",
+    )
+    kinds = bridge.add_subparsers(dest="bridge_kind", metavar="KIND", required=True)
+    cuckoo = kinds.add_parser(
+        "cuckoo",
+        help="serve a Talkie server's agent as a Cuckoo agent",
+        description="Connects to a Cuckoo hub's agent socket with the binding secret and answers "
+        "each conversation from the Talkie server SERVER, signed in as you (--token or "
+        "$TALKIE_TOKEN, else the sign-in of `talkie login SERVER`): one Talkie thread per "
+        "conversation, answers streamed, cards as messages with link buttons, actions as "
+        "Confirm / Cancel buttons. Only the people named by --allow (default: the agent's "
+        "owner) are answered; anyone else is told once that the agent is private. Runs until "
+        "Ctrl+C (exit 0); exit 1 when the hub ends the binding (replaced, revoked, another "
+        "backend connected), 2 on bad usage, 3 when sign-in to SERVER is needed.",
+    )
+    _add_server(cuckoo)
+    cuckoo.add_argument("--hub", metavar="URL", required=True, help="the hub's address")
+    cuckoo.add_argument(
+        "--secret",
+        metavar="S",
+        help="the agent's binding secret (bnd_sec_…); default $CUCKOO_BINDING_SECRET",
+    )
+    cuckoo.add_argument(
+        "--allow",
+        metavar="USER",
+        action="append",
+        default=[],
+        help="a person (usr_…) the bridge answers; repeat for more (default: the agent's owner)",
+    )
+    cuckoo.add_argument(
+        "--state",
+        type=Path,
+        metavar="PATH",
+        help="the bridge's SQLite file (default: one per agent in the state folder)",
+    )
+
+
+def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from talkie_tui.commands.bridge import run_bridge_cuckoo
+
+    secret = args.secret or os.environ.get("CUCKOO_BINDING_SECRET") or ""
+    if not secret.startswith("bnd_sec_") or len(secret) <= len("bnd_sec_"):
+        parser.error(
+            "bridge cuckoo: --secret (or $CUCKOO_BINDING_SECRET) must be a bnd_sec_… secret"
+        )
+    for person in args.allow:
+        if not person.startswith("usr_") or len(person) <= len("usr_"):
+            parser.error(f"bridge cuckoo: --allow takes a person's id (usr_…), not {person!r}")
+    return run_bridge_cuckoo(
+        args.server,
+        hub=args.hub,
+        secret=secret,
+        allow=args.allow,
+        token=args.token,
+        state_path=args.state,
+        allow_private_http=args.allow_private_http,
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -426,6 +491,8 @@ def _command(argv: Sequence[str] | None) -> int:
         from talkie_tui.commands.doctor import doctor
 
         return _run(doctor())
+    if command == "bridge":
+        return _bridge(parser, args)
     if command == "devices":
         from talkie_tui.commands.devices import list_audio_devices
 

@@ -1,0 +1,728 @@
+"""`talkie bridge cuckoo`: a Talkie server's agent, serving the conversations of a Cuckoo agent.
+
+The bridge holds the agent's socket on the hub (`hub.AgentLink`) and, signed in to the Talkie
+server as the operator (a `Backend`), answers each conversation from one Talkie thread:
+
+- the person's message is the run's message, with the hub's `msg_` id as its id, so a second
+  run of the same message replays the first (talkie/1 §5) instead of answering again;
+- the answer's text streams (`stream.start`, `stream.delta` batched every `flush_interval`,
+  `stream.end`); a tool's label shows as `working` activity; a card is a message of its
+  fallbackText and fields with URL buttons; an action is a message with Confirm / Cancel, and a
+  tap on one (the person's gesture in the app) is the decision, `method: "button"`;
+- `stop.requested` cancels the run; `conversation.left` ends replies to that conversation.
+
+At least once, handled: an event is acknowledged after its work is done; every send carries an
+idempotency key made from the event id (`evt_…:n`, n counting the reply's messages, which a
+replayed run sends in the same order), so a redelivered event finds its messages already made;
+handled event ids are kept in the state file, and after a reconnect `/events?since=` the last
+event up to which all was handled fills any gap.
+
+Only the people allowed (by default the agent's owner) are served, since the bridge acts with
+the operator's Talkie identity; anyone else gets one "this agent is private" reply per
+conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
+from talkie_tui.core.errors import ServerError, TalkieError
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import _
+
+from . import render
+from .hub import AgentApi, AgentLink, LinkEnded, OpFailed
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend
+    from talkie_tui.protocol.models import Action, Card
+
+    from .state import BridgeState
+
+__all__ = ["FLUSH_INTERVAL", "CuckooBridge", "Served"]
+
+logger = logging.getLogger(__name__)
+
+FLUSH_INTERVAL = 0.06
+"""Seconds between two `stream.delta` frames of one reply (the first goes at once)."""
+STREAM_CHARS = 7800
+"""A reply's text past this goes on in a new message (the hub clamps a stream at 8000)."""
+PRIVATE_TEXT = (
+    "Sorry, this agent is private: it answers only the people its operator named. "
+    "Nothing you write here is passed on."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """Who the bridge serves: the agent, and the people it answers."""
+
+    agent_id: str
+    handle: str
+    display_name: str
+    allowed: frozenset[str]
+    owner_id: str | None
+
+
+class _Stream:
+    """One streaming message: deltas batched and sent every `interval` (the first at once)."""
+
+    def __init__(
+        self, link: AgentLink, message_id: str, *, interval: float, skip: int, done: bool
+    ) -> None:
+        self.link = link
+        self.message_id = message_id
+        self.interval = interval
+        self.skip = skip  # characters the hub already has (a replay of a cut-off reply)
+        self.done = done  # the hub has it complete: a replay sends nothing more
+        self.stopped = False
+        self.chars = skip
+        self._buffer: list[str] = []
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task = asyncio.ensure_future(self._pump())
+
+    def add(self, text: str) -> None:
+        if self.done or self.stopped:
+            return
+        self.chars += len(text)
+        if self.skip:
+            cut = min(self.skip, len(text))
+            text, self.skip = text[cut:], self.skip - cut
+        if text:
+            self._buffer.append(text)
+            self._wake.set()
+
+    async def _pump(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            chunk = "".join(self._buffer)
+            self._buffer.clear()
+            if chunk and not self.stopped:
+                frame = {"op": "stream.delta", "message_id": self.message_id, "text": chunk}
+                if not await self.link.send_frame(frame):
+                    self._buffer.insert(0, chunk)  # no socket: sent once it is back
+                    await self.link.wait_up()
+                    self._wake.set()
+                    continue
+            if self._closing and not self._buffer:
+                return
+            await asyncio.sleep(self.interval)
+
+    async def end(self, buttons: list[list[render.Button]] | None = None) -> None:
+        """Send what is buffered, then finish the message (with `buttons` at its end)."""
+        self._closing = True
+        self._wake.set()
+        await self._task
+        if self.done or self.stopped:
+            return
+        frame: dict[str, Any] = {"op": "stream.end", "message_id": self.message_id}
+        if buttons:
+            frame["buttons"] = buttons
+        try:
+            await self.link.request(frame)
+        except OpFailed as error:
+            if error.code not in ("not_streaming", "stopped"):
+                raise
+        self.done = True
+
+    def cancel(self) -> None:
+        self._task.cancel()
+
+
+class _Reply:
+    """Everything sent for one event, in order, each message with its idempotency key."""
+
+    def __init__(
+        self, bridge: CuckooBridge, event_id: str, conversation_id: str, reply_to: str | None
+    ) -> None:
+        self.bridge = bridge
+        self.link = bridge.link
+        self.event_id = event_id
+        self.conversation_id = conversation_id
+        self.reply_to = reply_to
+        self.count = 0
+        self.stream: _Stream | None = None
+        self.links: list[render.Button] = []
+        self.sent_text: list[str] = []
+        self.stopped = False
+        self.cards = 0
+        self.actions = 0
+
+    def _key(self) -> str:
+        key = f"{self.event_id}:{self.count}"
+        self.count += 1
+        return key
+
+    def _frame(self, op: str) -> dict[str, Any]:
+        frame: dict[str, Any] = {
+            "op": op,
+            "conversation_id": self.conversation_id,
+            "idempotency_key": self._key(),
+        }
+        if self.reply_to is not None:
+            frame["reply_to"] = self.reply_to
+            self.reply_to = None  # the first message of the reply quotes the person's
+        return frame
+
+    async def activity(self, state: str, label: str | None = None) -> None:
+        if self.stopped:
+            return
+        frame: dict[str, Any] = {
+            "op": "activity",
+            "conversation_id": self.conversation_id,
+            "state": state,
+        }
+        if label:
+            frame["label"] = label
+        await self.link.send_frame(frame)
+
+    async def text(self, delta: str) -> None:
+        if self.stopped or not delta:
+            return
+        self.sent_text.append(delta)
+        while delta:
+            if self.stream is None:
+                await self._start_stream()
+            stream = self.stream
+            assert stream is not None
+            room = STREAM_CHARS - stream.chars
+            if room <= 0:
+                await self.end_stream()
+                continue
+            stream.add(delta[:room])
+            delta = delta[room:]
+
+    async def _start_stream(self) -> None:
+        message = await self.link.request(self._frame("stream.start"))
+        body = message.get("body") if isinstance(message.get("body"), dict) else {}
+        assert isinstance(body, dict)
+        already = body.get("text") if isinstance(body.get("text"), str) else ""
+        assert isinstance(already, str)
+        self.stream = _Stream(
+            self.link,
+            str(message.get("id") or ""),
+            interval=self.bridge.flush_interval,
+            skip=len(already),
+            done=message.get("status") == "complete",
+        )
+
+    async def end_stream(self, buttons: list[list[render.Button]] | None = None) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            await stream.end(buttons)
+
+    async def send(self, text: str, buttons: list[list[render.Button]] | None = None) -> None:
+        """A whole message (after the streaming one, which ends first)."""
+        if self.stopped:
+            return
+        await self.end_stream()
+        frame = self._frame("send")
+        frame["text"] = text
+        if buttons:
+            frame["buttons"] = buttons
+        await self.link.request(frame)
+
+    async def card(self, card: Card) -> None:
+        self.cards += 1
+        buttons = render.card_buttons(card, self.bridge.backend.resolve_url)
+        await self.send(render.card_text(card), buttons)
+
+    async def action(self, action: Action) -> None:
+        self.actions += 1
+        key = render.action_key(action.id)
+        self.bridge.state.keep_action(key, action.id, self.conversation_id)
+        await self.send(render.action_text(action), render.action_buttons(action, key))
+
+    def stop(self) -> None:
+        """The person stopped the reply: nothing more is sent for it."""
+        self.stopped = True
+        if self.stream is not None:
+            self.stream.stopped = True
+
+    async def close(self) -> None:
+        """The reply is complete: the stream ends with the answer's links as buttons."""
+        links = render.url_rows(self.links)
+        if self.stream is not None:
+            await self.end_stream(links or None)
+        elif links and not self.stopped:
+            await self.send(_("Links:"), links)
+        if not self.stopped:
+            await self.activity("idle")
+
+    def abandon(self) -> None:
+        if self.stream is not None:
+            self.stream.cancel()
+
+
+@dataclass(slots=True)
+class _Run:
+    reply: _Reply
+    run_id: Callable[[], str | None]
+    stopped: bool = False
+
+
+@dataclass(slots=True)
+class _Worker:
+    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+
+
+class CuckooBridge:
+    """Serves a Cuckoo agent's conversations from a Talkie server (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        backend: Backend,
+        hub_url: str,
+        secret: str,
+        open_state: Callable[[str], BridgeState],
+        allow: Iterable[str] = (),
+        say: Callable[[str], None] = print,
+        warn: Callable[[str], None] = print,
+        flush_interval: float = FLUSH_INTERVAL,
+        backoff: tuple[float, ...] | None = None,
+        before_ack: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        api: AgentApi | None = None,
+    ) -> None:
+        self.backend = backend
+        self.hub_url = hub_url
+        self._open_state = open_state
+        self._state: BridgeState | None = None
+        self.allow = frozenset(allow)
+        self.say = say
+        self.warn = warn
+        self.flush_interval = flush_interval
+        self.before_ack = before_ack
+        self.api = api or AgentApi(hub_url, secret)
+        self.served: Served | None = None
+        link_options: dict[str, Any] = {} if backoff is None else {"backoff": backoff}
+        self.link = AgentLink(
+            hub_url,
+            secret,
+            self._on_event,
+            on_connected=self._connected,
+            on_delta_failed=self._delta_failed,
+            say=warn,
+            **link_options,
+        )
+        self._active: set[str] = set()
+        self._order: collections.deque[str] = collections.deque()
+        self._workers: dict[str, _Worker] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._runs: dict[str, _Run] = {}
+        self.ready = asyncio.Event()
+        self.handled_count = 0
+
+    @property
+    def state(self) -> BridgeState:
+        """The state file (open once `start` learned the agent's id)."""
+        if self._state is None:
+            raise RuntimeError("the bridge has not started")
+        return self._state
+
+    # --- running ------------------------------------------------------------------------
+
+    async def start(self) -> Served:
+        """Learn who the agent is (`/me`) and whom it serves."""
+        agent = await self.api.me()
+        owner = agent.get("owner_id") if isinstance(agent.get("owner_id"), str) else None
+        allowed = self.allow or (frozenset({owner}) if owner else frozenset())
+        self.served = Served(
+            agent_id=str(agent["id"]),
+            handle=clean_text(str(agent.get("handle") or "")),
+            display_name=clean_text(str(agent.get("display_name") or "")),
+            allowed=allowed,
+            owner_id=owner,
+        )
+        if self._state is None:
+            self._state = self._open_state(self.served.agent_id)
+        return self.served
+
+    async def run(self) -> None:
+        """Serve until cancelled; LinkEnded when the hub ended the agent's socket for good."""
+        if self.served is None:
+            await self.start()
+        try:
+            await self.link.run()
+        finally:
+            await self._shut()
+
+    async def _shut(self) -> None:
+        tasks = [w.task for w in self._workers.values() if w.task is not None]
+        tasks.extend(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for run in self._runs.values():
+            run.reply.abandon()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.link.close()
+        await self.api.aclose()
+
+    # --- events in ----------------------------------------------------------------------
+
+    def _spawn(self, coroutine: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_event(self, event: dict[str, Any], *, pushed: bool = True) -> None:
+        event_id = str(event["id"])
+        if event_id in self._active:
+            return  # being handled: acknowledged when done
+        if self.state.is_handled(event_id):
+            if pushed:
+                self._spawn(self._ack(event_id))  # its acknowledgement was lost
+            return
+        self._active.add(event_id)
+        self._order.append(event_id)
+        kind = event.get("type")
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        assert isinstance(data, dict)
+        conversation = (
+            data.get("conversation") if isinstance(data.get("conversation"), dict) else {}
+        )
+        assert isinstance(conversation, dict)
+        conversation_id = conversation.get("id")
+        if not isinstance(conversation_id, str) or not conversation_id:
+            self._spawn(self._done(event))  # nothing to do with it
+            return
+        if kind == "stop.requested":
+            self._spawn(self._handled(event, self._stop(conversation_id)))
+            return
+        if kind == "conversation.left":
+            # Replies stop now, not after the conversation's queue.
+            self.state.mark_left(conversation_id)
+            self._stop_run(conversation_id)
+        worker = self._workers.get(conversation_id)
+        if worker is None or worker.task is None or worker.task.done():
+            worker = self._workers[conversation_id] = _Worker()
+            worker.task = asyncio.ensure_future(self._work(worker))
+        worker.queue.put_nowait(event)
+
+    async def _work(self, worker: _Worker) -> None:
+        while True:
+            event = await worker.queue.get()
+            await self._handled(event, self._handle(event))
+
+    async def _handled(self, event: dict[str, Any], work: Awaitable[None]) -> None:
+        """Do an event's work, then record and acknowledge it; a failure leaves it unacked
+        (the hub sends it again) and says why."""
+        try:
+            await work
+        except (asyncio.CancelledError, LinkEnded):
+            self._active.discard(str(event["id"]))
+            raise
+        except Exception as error:
+            self._active.discard(str(event["id"]))
+            words = error.message if isinstance(error, TalkieError) else repr(error)
+            self.warn(
+                _("could not handle {event} ({type}): {words}; the hub will send it again").format(
+                    event=event["id"], type=event.get("type"), words=words
+                )
+            )
+            logger.exception("event %s", event.get("id"))
+            return
+        await self._done(event)
+
+    async def _done(self, event: dict[str, Any]) -> None:
+        event_id = str(event["id"])
+        if self.before_ack is not None:
+            await self.before_ack(event)
+        self.state.mark_handled(event_id)
+        self._active.discard(event_id)
+        self.handled_count += 1
+        served = self.served
+        last = None
+        while self._order and self.state.is_handled(self._order[0]):
+            last = self._order.popleft()
+        if last is not None and served is not None:
+            self.state.set_cursor(served.agent_id, last)
+        await self._ack(event_id)
+
+    async def _ack(self, event_id: str) -> None:
+        await self.link.ack(event_id)
+
+    async def _connected(self, reconnected: bool) -> None:
+        """The socket is open: say so, and after a drop fill the gap from `?since=`."""
+        served = self.served
+        if served is None:
+            return
+        cursor = self.state.cursor(served.agent_id)
+        if reconnected:
+            self.warn(_("hub: connected again"))
+        else:
+            self.say(_("connected to the hub; waiting for messages (Ctrl+C stops)"))
+        self.ready.set()
+        if cursor is None:
+            return
+        caught = 0
+        since: str | None = cursor
+        try:
+            while True:
+                events = await self.api.events(since)
+                for event in events:
+                    if isinstance(event.get("id"), str):
+                        caught += 0 if self.state.is_handled(event["id"]) else 1
+                        self._on_event(event, pushed=False)
+                if len(events) < 100:
+                    break
+                since = str(events[-1]["id"])
+        except TalkieError as error:
+            self.warn(_("hub: could not catch up on missed events: {words}").format(words=error))
+            return
+        if caught:
+            self.say(_("caught up on {count} event(s) from the hub").format(count=caught))
+
+    def _delta_failed(self, message_id: str, code: str) -> None:
+        for conversation_id, run in self._runs.items():
+            stream = run.reply.stream
+            if stream is not None and stream.message_id == message_id:
+                if code in ("stopped", "not_streaming"):
+                    self._stop_run(conversation_id)
+                else:
+                    self.warn(_("hub refused a part of a reply ({code})").format(code=code))
+
+    # --- the work -----------------------------------------------------------------------
+
+    async def _handle(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        data = event["data"]
+        conversation_id = str(data["conversation"]["id"])
+        if kind == "conversation.joined":
+            self.state.mark_joined(conversation_id)
+            names = ", ".join(
+                f"{clean_text(str(p.get('display_name') or ''))} ({clean_text(str(p.get('id')))})"
+                for p in data.get("participants") or []
+                if isinstance(p, dict) and p.get("kind") == "user"
+            )
+            self.say(
+                _("joined {conversation}: {people}").format(
+                    conversation=conversation_id, people=names or "—"
+                )
+            )
+        elif kind == "conversation.left":
+            self.say(
+                _("left {conversation} ({reason}): no more replies there").format(
+                    conversation=conversation_id, reason=clean_text(str(data.get("reason") or ""))
+                )
+            )
+        elif kind == "message.created":
+            await self._message(str(event["id"]), conversation_id, data.get("message") or {})
+
+    async def _message(self, event_id: str, conversation_id: str, message: dict[str, Any]) -> None:
+        if self.state.has_left(conversation_id):
+            return
+        sender = message.get("sender") if isinstance(message.get("sender"), dict) else {}
+        assert isinstance(sender, dict)
+        if sender.get("kind") != "user":
+            return
+        person = str(sender.get("id") or "")
+        name = clean_text(str(sender.get("display_name") or person))
+        served = self.served
+        assert served is not None
+        if person not in served.allowed:
+            await self._private(conversation_id, person, name)
+            return
+        body = message.get("body") if isinstance(message.get("body"), dict) else {}
+        assert isinstance(body, dict)
+        message_id = str(message.get("id") or "")
+        reply = _Reply(self, event_id, conversation_id, None)
+        tap = body.get("action")
+        if isinstance(tap, dict):
+            await self._tap(reply, tap, name)
+            return
+        text = body.get("text") if isinstance(body.get("text"), str) else ""
+        assert isinstance(text, str)
+        text = text.strip()
+        if not text:
+            if body.get("attachments"):
+                await reply.send(_("This agent reads text only: files are not passed on."))
+            return
+        limit = self.backend.info.max_message_chars
+        if len(text) > limit:
+            await reply.send(
+                _("That message is longer than this agent takes ({limit} characters).").format(
+                    limit=limit
+                )
+            )
+            return
+        reply.reply_to = message_id
+        await self._answer(reply, conversation_id, message_id, text, name)
+
+    async def _private(self, conversation_id: str, person: str, name: str) -> None:
+        if self.state.told_private(conversation_id):
+            return
+        await self.link.request(
+            {
+                "op": "send",
+                "conversation_id": conversation_id,
+                "text": _(PRIVATE_TEXT),
+                "idempotency_key": f"private:{conversation_id}",
+            }
+        )
+        self.state.mark_told_private(conversation_id)
+        self.say(
+            _(
+                "{name} ({person}) in {conversation} is not served: told the agent is private"
+            ).format(name=name, person=person, conversation=conversation_id)
+        )
+
+    async def _answer(
+        self, reply: _Reply, conversation_id: str, message_id: str, text: str, name: str
+    ) -> None:
+        started = time.monotonic()
+        thread_id = self.state.thread_of(conversation_id)
+        session = self.backend.new_session(thread_id)
+        outgoing = session.again(text, message_id)
+        if thread_id is None and outgoing.thread_id:
+            self.state.set_thread(conversation_id, outgoing.thread_id)
+        run = _Run(reply, lambda: outgoing.run_id)
+        self._runs[conversation_id] = run
+        seen_actions: set[str] = set()
+        failure: str | None = None
+        try:
+            await reply.activity("thinking")
+            async for update in session.send(outgoing):
+                if run.stopped:
+                    continue
+                change = update.change
+                delta = update.delta
+                if isinstance(change, TextPart) and delta:
+                    await reply.text(delta)
+                elif isinstance(change, ToolPart) and change.state == "running":
+                    label = render.activity_label(change.label)
+                    await reply.activity("working", label)
+                elif isinstance(change, CardPart):
+                    await reply.card(change.card)
+                elif isinstance(change, ActionPart) and update.proposes_action:
+                    if change.action.id not in seen_actions:
+                        seen_actions.add(change.action.id)
+                        await reply.action(change.action)
+                elif isinstance(change, LinkPart):
+                    button = render.link_button(
+                        change.link.label, change.link.url, self.backend.resolve_url
+                    )
+                    if button is not None:
+                        reply.links.append(button)
+                recovered = update.recovered
+                if recovered is not None and recovered.complete:
+                    await self._send_recovered(reply, session.conversation.turns)
+        except TalkieError as error:
+            failure = str(error) if isinstance(error, ServerError) else error.message
+        finally:
+            if self._runs.get(conversation_id) is run:
+                del self._runs[conversation_id]
+        if outgoing.thread_id and outgoing.thread_id != thread_id:
+            self.state.set_thread(conversation_id, outgoing.thread_id)
+        if failure is None and outgoing.failure is not None:
+            failure = outgoing.failure.message
+            if outgoing.failure.code:
+                failure += f" ({outgoing.failure.code})"
+        if failure is not None and not run.stopped:
+            await reply.send(_("The agent could not answer: {words}").format(words=failure))
+        await reply.close()
+        took = time.monotonic() - started
+        what = _("stopped") if run.stopped else (_("failed") if failure else _("answered"))
+        extras = []
+        if reply.cards:
+            extras.append(_("{n} card(s)").format(n=reply.cards))
+        if reply.actions:
+            extras.append(_("{n} action(s)").format(n=reply.actions))
+        self.say(
+            _("{conversation}: {name}: “{text}” → {what}{extras} in {seconds:.1f} s").format(
+                conversation=conversation_id,
+                name=name,
+                text=render.clip(text, 50),
+                what=what,
+                extras=f" ({', '.join(extras)})" if extras else "",
+                seconds=took,
+            )
+        )
+        if failure is not None:
+            self.warn(
+                _("{conversation}: {words}").format(conversation=conversation_id, words=failure)
+            )
+
+    async def _send_recovered(self, reply: _Reply, turns: list[Any]) -> None:
+        """The stream broke and the thread gave the whole answer: send what was not sent."""
+        answer = turns[-1] if turns and turns[-1].role == "assistant" else None
+        if answer is None:
+            return
+        sent = "".join(reply.sent_text)
+        full = answer.text
+        await reply.text(full[len(sent) :] if full.startswith(sent) else "\n\n" + full)
+
+    # --- stop and decisions ---------------------------------------------------------------
+
+    def _stop_run(self, conversation_id: str) -> bool:
+        run = self._runs.get(conversation_id)
+        if run is None or run.stopped:
+            return False
+        run.stopped = True
+        run.reply.stop()
+        run_id = run.run_id()
+        if run_id is not None:
+            self._spawn(self._cancel(run_id))
+        return True
+
+    async def _cancel(self, run_id: str) -> None:
+        try:
+            await asyncio.wait_for(self.backend.stop(run_id), timeout=10)
+        except (TalkieError, TimeoutError) as error:
+            self.warn(_("could not stop run {run}: {words}").format(run=run_id, words=error))
+
+    async def _stop(self, conversation_id: str) -> None:
+        if self._stop_run(conversation_id):
+            self.say(
+                _("{conversation}: stopped on the person's request").format(
+                    conversation=conversation_id
+                )
+            )
+
+    async def _tap(self, reply: _Reply, tap: dict[str, Any], name: str) -> None:
+        parsed = render.parse_action_button(tap.get("button_id"))
+        if parsed is None:
+            return  # not one of the bridge's buttons
+        key, decision = parsed
+        kept = self.state.action(key)
+        if kept is None or kept.conversation_id != reply.conversation_id:
+            await reply.send(_("That button does not belong to an action of this conversation."))
+            return
+        try:
+            action = await self.backend.action(kept.action_id)
+            result = await self.backend.decide(action, decision, "button")
+        except TalkieError as error:
+            words = str(error) if isinstance(error, ServerError) else error.message
+            await reply.send(_("Nothing was decided: {words}").format(words=words))
+            self.warn(
+                _("{conversation}: decision on {action} refused: {words}").format(
+                    conversation=reply.conversation_id, action=kept.action_id, words=words
+                )
+            )
+            return
+        decided = result.action
+        undo = None
+        if decision == "confirm" and decided.status == "running" and decided.undo_until:
+            undo = render.undo_buttons(key)
+        await reply.send(render.decided_text(decided, decision), undo)
+        for card in render.cards_of(result.events):
+            await reply.card(card)
+        self.say(
+            _("{conversation}: {name} chose {decision} on {action} → {status}").format(
+                conversation=reply.conversation_id,
+                name=name,
+                decision=decision,
+                action=kept.action_id,
+                status=decided.status,
+            )
+        )

@@ -1,0 +1,195 @@
+"""What a Talkie answer's parts become on a Cuckoo hub: plain text and rows of buttons.
+
+Pure functions, no I/O. A card is its `fallbackText` and its fields, with URL buttons for its
+links; an action is its summary with Confirm / Cancel buttons; a tool's label is an activity
+label. Everything here keeps to the hub's rules (spec "Buttons", "Typing"): at most 3 rows of
+1 to 3 buttons, labels of 1 to 40 characters, ids `[A-Za-z0-9_.:-]{1,64}`, URLs of at most 2048
+characters — and, for the bridge, `https` only (a link the person opens must not be plain text
+on the wire).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
+
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import _
+from talkie_tui.protocol.models import Action, Card, FieldsBlock, LinkBlock, ListBlock
+
+__all__ = [
+    "ACTIVITY_LABEL_CHARS",
+    "LABEL_CHARS",
+    "Button",
+    "action_buttons",
+    "action_key",
+    "action_text",
+    "activity_label",
+    "card_buttons",
+    "card_text",
+    "clip",
+    "link_button",
+    "parse_action_button",
+    "url_rows",
+]
+
+Button = dict[str, str]
+LABEL_CHARS = 40
+ACTIVITY_LABEL_CHARS = 40
+MAX_ROWS = 3
+MAX_PER_ROW = 3
+MAX_URL = 2048
+_BUTTON_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,48}$")
+_ACTION_BUTTON = re.compile(r"^act:([A-Za-z0-9_.-]{1,48}):(confirm|cancel)$")
+
+
+def clip(text: str, limit: int) -> str:
+    """One line of at most `limit` characters (an ellipsis where it was cut)."""
+    line = " ".join(clean_text(text).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def activity_label(label: str) -> str | None:
+    """A tool's label as the hub takes an activity label (one line, ≤ 40, no links)."""
+    line = clip(label, ACTIVITY_LABEL_CHARS)
+    lowered = line.lower()
+    if not line or "://" in lowered or "www." in lowered:
+        return None
+    return line
+
+
+def link_button(label: str, url: str, resolve: Callable[[str], str]) -> Button | None:
+    """A URL button, when `url` (absolute, or a path of the Talkie server) is https."""
+    try:
+        absolute = resolve(url)
+    except (ValueError, TypeError):
+        return None
+    text = clip(label, LABEL_CHARS)
+    if not text or not absolute.startswith("https://") or len(absolute) > MAX_URL:
+        return None
+    if any(ord(char) < 33 for char in absolute):
+        return None
+    return {"label": text, "url": absolute}
+
+
+def url_rows(buttons: Iterable[Button]) -> list[list[Button]]:
+    """Rows of URL buttons: one per row up to three, else rows of three (at most nine);
+    the same address twice is shown once."""
+    unique: list[Button] = []
+    for button in buttons:
+        if all(button["url"] != seen["url"] for seen in unique):
+            unique.append(button)
+    unique = unique[: MAX_ROWS * MAX_PER_ROW]
+    if len(unique) <= MAX_ROWS:
+        return [[button] for button in unique]
+    return [unique[at : at + MAX_PER_ROW] for at in range(0, len(unique), MAX_PER_ROW)]
+
+
+def card_text(card: Card) -> str:
+    """A card as a message: its fallbackText, then its fields as `label: value` lines."""
+    lines = [card.fallback_text.strip() or card.title]
+    fields = [
+        f"{clean_text(item.label)}: {clean_text(item.value)}"
+        for block in card.blocks
+        if isinstance(block, FieldsBlock)
+        for item in block.fields
+    ]
+    if fields:
+        lines.append("")
+        lines.extend(fields)
+    return "\n".join(lines).strip()
+
+
+def card_buttons(card: Card, resolve: Callable[[str], str]) -> list[list[Button]]:
+    """URL buttons for a card's links: its title's record, link blocks, then list rows."""
+    found: list[Button | None] = []
+    if card.url:
+        found.append(link_button(card.title or _("Open"), card.url, resolve))
+    for block in card.blocks:
+        if isinstance(block, LinkBlock):
+            found.append(link_button(block.label, block.url, resolve))
+    for block in card.blocks:
+        if isinstance(block, ListBlock):
+            found.extend(link_button(i.title, i.url, resolve) for i in block.items if i.url)
+    return url_rows(button for button in found if button is not None)
+
+
+def action_key(action_id: str) -> str:
+    """The part of a button id that names an action: its id when it fits, else a digest."""
+    if _KEY.match(action_id):
+        return action_id
+    return "h" + hashlib.sha256(action_id.encode()).hexdigest()[:32]
+
+
+def action_text(action: Action) -> str:
+    """An action as a message: what it would do, how risky it is, until when it waits."""
+    risk = {"low": _("low risk"), "medium": _("medium risk"), "high": _("high risk")}
+    text = _("The agent asks to do this: {summary}").format(summary=action.summary)
+    text += f"\n({risk[action.risk_level]})"
+    if "button" not in action.confirm.methods:
+        text += "\n" + _("This one cannot be decided with a button here.")
+    return text
+
+
+def action_buttons(action: Action, key: str) -> list[list[Button]]:
+    """Confirm / Cancel (Cancel in `danger` style for a high-risk action)."""
+    if "button" not in action.confirm.methods:
+        return []
+    cancel_style: Literal["danger", "default"] = (
+        "danger" if action.risk_level == "high" else "default"
+    )
+    return [
+        [
+            {"id": f"act:{key}:confirm", "label": _("Confirm"), "style": "primary"},
+            {"id": f"act:{key}:cancel", "label": _("Cancel"), "style": cancel_style},
+        ]
+    ]
+
+
+def undo_buttons(key: str) -> list[list[Button]]:
+    """An Undo button for an outbound action still in its undo window."""
+    return [[{"id": f"act:{key}:cancel", "label": _("Undo"), "style": "danger"}]]
+
+
+def parse_action_button(button_id: Any) -> tuple[str, Literal["confirm", "cancel"]] | None:
+    """(action key, decision) of a Confirm / Cancel / Undo button id, else None."""
+    if not isinstance(button_id, str) or not _BUTTON_ID.match(button_id):
+        return None
+    found = _ACTION_BUTTON.match(button_id)
+    if found is None:
+        return None
+    decision: Literal["confirm", "cancel"] = "confirm" if found.group(2) == "confirm" else "cancel"
+    return found.group(1), decision
+
+
+def decided_text(action: Action, decision: str) -> str:
+    """What a person is told after a decision: what was decided and where the action is now."""
+    status = {
+        "pending": _("waiting"),
+        "running": _("running"),
+        "done": _("done"),
+        "failed": _("failed"),
+        "cancelled": _("cancelled"),
+        "expired": _("expired"),
+    }[action.status]
+    said = _("Confirmed") if decision == "confirm" else _("Cancelled")
+    text = f"{said}: {action.summary} — {status}."
+    if action.status == "running" and action.undo_until is not None:
+        until = action.undo_until.astimezone().strftime("%H:%M:%S")
+        text += " " + _("You can undo it until {time}.").format(time=until)
+    return text
+
+
+def cards_of(events: Sequence[dict[str, Any]]) -> list[Card]:
+    """The `talkie.card` values among a decision's AG-UI events (unreadable ones skipped)."""
+    found: list[Card] = []
+    for event in events:
+        if event.get("type") == "CUSTOM" and event.get("name") == "talkie.card":
+            try:
+                found.append(Card.model_validate(event.get("value")))
+            except ValueError:
+                continue
+    return found
