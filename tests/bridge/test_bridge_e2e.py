@@ -1,0 +1,261 @@
+"""`talkie bridge cuckoo` end to end: the reference hub, the reference Talkie server (demo agent)
+and the bridge in-process; the person speaks plain HTTP and watches the client socket."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from talkie_tui.bridge.hub import LinkEnded
+from tests.bridge.conftest import Agent, Person, StartBridge
+from tests.helpers import AUTH
+
+pytestmark = pytest.mark.slow
+
+
+def _texts(messages: list[dict[str, Any]]) -> list[str]:
+    return [m["body"].get("text", "") for m in messages]
+
+
+def _complete(messages: list[dict[str, Any]]) -> bool:
+    return bool(messages) and all(m["status"] == "complete" for m in messages)
+
+
+async def test_a_question_gets_a_streamed_answer_and_the_card(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    running = await start_bridge(agent)
+    feed = await owner.feed()
+    try:
+        asked = await owner.say(agent.dm, "show me Alfa")
+        completed = await feed.wait(
+            lambda f: (
+                f["type"] == "message.completed"
+                and f["data"]["message"]["sender"]["kind"] == "agent"
+                and "Alfa" in f["data"]["message"]["body"].get("text", "")
+                and f["data"]["message"]["id"] != ""
+                and any(
+                    g["type"] == "message.started"
+                    and g["data"]["message"]["id"] == f["data"]["message"]["id"]
+                    for g in feed.frames
+                )
+            )
+        )
+        streamed_id = completed["data"]["message"]["id"]
+        deltas = [
+            f
+            for f in feed.frames
+            if f["type"] == "message.delta" and f["data"]["message_id"] == streamed_id
+        ]
+        assert deltas, "the answer came as stream deltas"
+        assert (
+            "".join(d["data"]["text"] for d in deltas)
+            == completed["data"]["message"]["body"]["text"]
+        )
+        working = [f for f in feed.frames if f["type"] == "activity"]
+        assert any(
+            f["data"]["state"] == "working" and f["data"].get("label") == "Searching contacts…"
+            for f in working
+        ), working
+    finally:
+        await feed.close()
+    messages = await owner.agent_messages(agent.dm)
+    card, answer = messages[0], messages[1]
+    assert card["body"]["text"].startswith("Alfa s.r.o. – ")
+    assert "IČO: " in card["body"]["text"]
+    assert card["reply_to"]["id"] == asked["id"]
+    assert "**Alfa s.r.o.**" in answer["body"]["text"]
+    assert answer["status"] == "complete" and not answer["truncated"]
+    # The Talkie server's links are plain http on 127.0.0.1: no URL button is made of them.
+    assert "buttons" not in card["body"]
+    assert any("show me Alfa" in line and "1 card" in line for line in running.lines)
+
+
+async def test_a_confirm_tap_decides_the_action_on_the_talkie_server(
+    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
+) -> None:
+    await start_bridge(agent)
+    await owner.say(agent.dm, "add a note to Alfa: call back on Friday")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    assert "Add a note to Alfa" in offer["body"]["text"]
+    [[confirm, cancel]] = offer["body"]["buttons"]
+    assert confirm["label"] == "Confirm" and confirm["id"].endswith(":confirm")
+    assert cancel["label"] == "Cancel" and cancel["style"] == "default"  # low risk
+    action_id = confirm["id"].split(":")[1]
+    await owner.tap(agent.dm, offer["id"], confirm["id"])
+    after = await owner.wait_agent_messages(
+        agent.dm,
+        lambda found: any(m["body"].get("text", "").startswith("Confirmed") for m in found),
+    )
+    said = next(m for m in after if m["body"]["text"].startswith("Confirmed"))
+    assert "done" in said["body"]["text"]
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "done"
+    # The result card follows as a message of its own.
+    result = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("Note added to" in t for t in _texts(found))
+    )
+    assert result
+
+
+async def test_a_high_risk_action_offers_a_danger_cancel(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    await start_bridge(agent)
+    await owner.say(agent.dm, "delete contact Tomáš Dvořák")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    [[confirm, cancel]] = offer["body"]["buttons"]
+    assert cancel["style"] == "danger" and confirm["style"] == "primary"
+    await owner.tap(agent.dm, offer["id"], cancel["id"])
+    await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Cancelled") for t in _texts(found))
+    )
+
+
+async def test_a_redelivered_event_gives_no_second_reply(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    """The bridge is killed after its reply and before the acknowledgement (and before it
+    recorded the event as handled): the hub sends the event again to the next bridge, whose
+    sends carry the same idempotency keys, so the person sees the one reply."""
+    worked = asyncio.Event()
+
+    async def die_before_ack(event: dict[str, Any]) -> None:
+        if event["type"] == "message.created":
+            worked.set()
+            await asyncio.Event().wait()  # killed here
+
+    first = await start_bridge(agent, before_ack=die_before_ack)
+    await owner.say(agent.dm, "talkie-test:echo once only")
+    await asyncio.wait_for(worked.wait(), 15)
+    await first.stop()
+    before = await owner.agent_messages(agent.dm)
+    assert _texts(before) == ["once only"]
+
+    second = await start_bridge(agent)
+    deadline = asyncio.get_running_loop().time() + 15
+    while second.bridge.handled_count < 1:
+        assert asyncio.get_running_loop().time() < deadline, second.warnings
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    after = await owner.agent_messages(agent.dm)
+    assert [m["id"] for m in after] == [m["id"] for m in before]
+    # And once recorded, a third bridge acknowledges it without any work.
+    await second.stop()
+    events = await _agent_events(agent)
+    assert events[-1]["type"] == "message.created"
+
+
+async def _agent_events(agent: Agent) -> list[dict[str, Any]]:
+    async with httpx.AsyncClient(base_url=agent.hub, timeout=10) as http:
+        answer = await http.get(
+            "/v1/agent/events", headers={"Authorization": f"Bearer {agent.secret}"}
+        )
+    assert answer.status_code == 200, answer.text
+    return list(answer.json()["events"])
+
+
+async def test_a_stranger_is_told_once_that_the_agent_is_private(
+    hub: str, agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    running = await start_bridge(agent)
+    stranger = Person(hub)
+    try:
+        conversation = await agent.pair(stranger)
+        await stranger.say(conversation, "show me Alfa")
+        await stranger.say(conversation, "and now?")
+        found = await stranger.wait_agent_messages(conversation, lambda found: bool(found))
+        await asyncio.sleep(1.0)
+        found = await stranger.agent_messages(conversation)
+        assert len(found) == 1
+        assert "this agent is private" in found[0]["body"]["text"]
+        assert any(stranger.id in line and "private" in line for line in running.lines)
+        assert any("joined" in line and conversation in line for line in running.lines)
+    finally:
+        await stranger.aclose()
+    # The owner is still served.
+    await owner.say(agent.dm, "talkie-test:echo still here")
+    await owner.wait_agent_messages(agent.dm, lambda found: "still here" in _texts(found))
+
+
+async def test_replacing_the_binding_ends_the_bridge_with_4002(
+    agent: Agent, start_bridge: StartBridge
+) -> None:
+    running = await start_bridge(agent)
+    await agent.rebind()
+    ended = await running.ended(timeout=10)
+    assert isinstance(ended, LinkEnded)
+    assert "4002" in ended.message and "revoked or replaced" in ended.message
+
+
+async def test_a_binding_secret_the_hub_does_not_know_is_refused(
+    agent: Agent, start_bridge: StartBridge
+) -> None:
+    old = agent.secret
+    await agent.rebind()
+    agent.secret = old
+    with pytest.raises(Exception) as caught:
+        await start_bridge(agent)
+    assert "401" in str(caught.value) or "credential" in str(caught.value).lower()
+
+
+async def test_stop_requested_cancels_the_run(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    running = await start_bridge(agent)
+    feed = await owner.feed()
+    try:
+        await owner.say(agent.dm, "talkie-test:slow")
+        started = await feed.wait(lambda f: f["type"] == "message.delta")
+        stopped = await owner.http.post(f"/v1/client/conversations/{agent.dm}/stop")
+        assert stopped.status_code == 200, stopped.text
+        message_id = started["data"]["message_id"]
+        deadline = asyncio.get_running_loop().time() + 10
+        while not any("stopped" in line for line in running.lines):
+            assert asyncio.get_running_loop().time() < deadline, running.lines
+            await asyncio.sleep(0.05)
+    finally:
+        await feed.close()
+    [answer] = await owner.agent_messages(agent.dm)
+    assert answer["id"] == message_id and answer["truncated"]
+
+
+async def test_conversation_left_stops_replies(
+    hub: str, agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    """The hub has no route that blocks an agent yet, so the event is handed to the bridge as
+    the socket would (after the DM's own `conversation.joined`)."""
+    running = await start_bridge(agent)
+    bridge = running.bridge
+    deadline = asyncio.get_running_loop().time() + 10
+    while not any("joined" in line for line in running.lines):
+        assert asyncio.get_running_loop().time() < deadline, running.lines
+        await asyncio.sleep(0.05)
+    handled = bridge.handled_count
+    bridge._on_event(
+        {
+            "id": "evt_left_test",
+            "type": "conversation.left",
+            "data": {"conversation": {"id": agent.dm, "kind": "dm"}, "reason": "user_blocked"},
+        },
+        pushed=False,
+    )
+    await owner.say(agent.dm, "talkie-test:echo anyone?")
+    deadline = asyncio.get_running_loop().time() + 10
+    while bridge.handled_count < handled + 2:
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    assert await owner.agent_messages(agent.dm) == []
+    assert any("left" in line for line in running.lines)
