@@ -396,10 +396,13 @@ class WebhookReceiver:
         self,
         *,
         fail_first: int = 0,
+        redirect: bool = False,
         handler: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> None:
         self.secret: str | None = None  # known once the binding is made
         self.fail_first = fail_first  # answer 500 to the first N deliveries of each event
+        self.redirect = redirect  # answer 307 to /elsewhere (which must never be reached)
+        self.elsewhere: list[bytes] = []
         self.handler = handler
         self.deliveries: list[Delivery] = []
         self.handled: set[str] = set()
@@ -434,6 +437,9 @@ class WebhookReceiver:
         if attempt <= self.fail_first:
             delivery.status = 500
             return Response(status_code=500)
+        if self.redirect:
+            delivery.status = 307
+            return Response(status_code=307, headers={"Location": "/elsewhere"})
         if event_id not in self.handled:
             if self.handler is not None:
                 await self.handler(event)
@@ -442,7 +448,16 @@ class WebhookReceiver:
         return Response(status_code=204)
 
     def start(self) -> str:
-        app = Starlette(routes=[Route("/hook", self._hook, methods=["POST"])])
+        async def elsewhere(request: Request) -> Response:
+            self.elsewhere.append(await request.body())
+            return Response(status_code=204)
+
+        app = Starlette(
+            routes=[
+                Route("/hook", self._hook, methods=["POST"]),
+                Route("/elsewhere", elsewhere, methods=["GET", "POST"]),
+            ]
+        )
         config = uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", access_log=False
         )

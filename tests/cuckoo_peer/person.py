@@ -142,6 +142,11 @@ class Person:
         assert answer.status_code == 201, answer.text
         return dict(answer.json()["message"])
 
+    async def say_to(self, conversation_id: str, text: str, reply_to: str) -> dict[str, Any]:
+        answer = await self.send(conversation_id, text, reply_to=reply_to)
+        assert answer.status_code == 201, answer.text
+        return dict(answer.json()["message"])
+
     async def tap(self, conversation_id: str, source_message_id: str, button_id: str):
         return await self.send(
             conversation_id,

@@ -150,3 +150,40 @@ async def test_idempotent_http_send_is_201_then_200(chat_with: Any) -> None:
     second = await chat.backend.post_message(chat.conversation_id, text="hi", idempotency_key="k")
     assert (first.status_code, second.status_code) == (201, 200), (first.text, second.text)
     assert first.json()["message"]["id"] == second.json()["message"]["id"]
+
+
+STATUSES = {401, 403, 404, 409, 422, 429, 500}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params"),
+    [
+        ("GET", "/v1/agent/events", {"since": "garbage"}),
+        ("GET", "/v1/agent/events", {"since": "msg_01m8tfp94be13t1fzhr0gd3tgr"}),
+        ("GET", "/v1/agent/events", {"limit": "many"}),
+        ("DELETE", "/v1/agent/me", {}),
+        ("GET", "/v1/agent/conversations/not-an-id", {}),
+        ("GET", "/v1/agent/no-such-thing", {}),
+    ],
+    ids=["since-garbage", "since-wrong-prefix", "limit-words", "method", "bad-id", "route"],
+)
+async def test_no_400_only_the_listed_statuses(
+    chat_with: Any, method: str, path: str, params: dict[str, str]
+) -> None:
+    chat = await chat_with(connect=False)
+    answer = await chat.backend.http.request(method, path, params=params)
+    assert answer.status_code in STATUSES, answer.text
+    assert answer.status_code >= 400
+    error_of(answer)
+
+
+async def test_the_client_api_caps_bodies_too(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    body = json.dumps({"text": "x" * (1024 * 1024)}).encode()
+    answer = await chat.person.http.post(
+        f"/v1/client/conversations/{chat.conversation_id}/messages",
+        content=body,
+        headers={"Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert error_of(answer)["code"] == "body_too_large"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from tests.cuckoo_peer.agent import echo, is_person_message
-from tests.cuckoo_peer.person import new_id
+from tests.cuckoo_peer.person import error_of, new_id
 
 EVENT_TYPES = {"message.created", "conversation.joined", "conversation.left"}
 
@@ -234,3 +235,88 @@ def _handled_messages(backend: Any) -> set[str]:
         for e in backend.handled.values()
         if e["type"] == "message.created"
     }
+
+
+async def test_a_delta_gets_no_reply_unless_it_fails(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    started = await backend.stream_start(chat.conversation_id)
+    message_id = started["message"]["id"]
+    await backend.stream_delta(message_id, "fine")
+    ended = await backend.stream_end(message_id)
+    assert ended["ok"] and ended["message"]["body"]["text"] == "fine", ended
+    replies_before = len(backend.replies)
+    assert all(r.get("reply_to_cid") for r in backend.replies)  # nothing for the good delta
+
+    await backend.stream_delta(message_id, "too late")
+    failure = await backend.wait_until(
+        lambda: next((r for r in backend.replies[replies_before:] if r.get("ok") is False), None)
+    )
+    assert failure["error"]["code"] == "not_streaming", failure
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert in_history["body"]["text"] == "fine"
+
+
+async def test_an_idempotency_key_reused_in_another_conversation_is_409(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    await backend.wait_until(lambda: len(backend.events_of("conversation.joined")) >= 2)
+    conversations = [
+        e["data"]["conversation"]["id"] for e in backend.events_of("conversation.joined")
+    ]
+    other = next(c for c in conversations if c != chat.conversation_id)  # the owner's chat
+    first = await backend.post_message(chat.conversation_id, text="hi", idempotency_key="same")
+    assert first.status_code == 201, first.text
+    again = await backend.post_message(other, text="hi", idempotency_key="same")
+    assert again.status_code == 409, again.text
+    assert error_of(again)["code"] == "idempotency_key_reused"
+
+
+async def test_a_reply_to_an_agent_message_carries_a_preview(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    said = await backend.send(chat.conversation_id, "Your order ships on Tuesday.")
+    agent_message = said["message"]
+    sent = await chat.person.say_to(chat.conversation_id, "when exactly?", agent_message["id"])
+    event = await backend.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    reply_to = event["data"]["message"]["reply_to"]
+    assert reply_to["id"] == agent_message["id"]
+    assert reply_to["sender_kind"] == "agent"
+    assert reply_to["text_preview"] == "Your order ships on Tuesday."
+
+
+async def test_a_code_with_a_payload_hands_it_over_on_join(chat_with: Any, people: Any) -> None:
+    chat = await chat_with()
+    minted = await chat.owner.http.post(
+        f"/v1/mgmt/agents/{chat.agent['id']}/pair-tokens",
+        json={"payload": {"customer_ref": "SBI-8812"}},
+    )
+    assert minted.status_code == 201, minted.text
+    newcomer = people()
+    accepted = await newcomer.http.post(f"/v1/client/pair/{minted.json()['code']}/accept")
+    conversation_id = accepted.json()["conversation"]["id"]
+    joined = await chat.backend.wait_event(
+        lambda e: (
+            e["type"] == "conversation.joined"
+            and e["data"]["conversation"]["id"] == conversation_id
+        )
+    )
+    assert joined["data"]["pair_token"]["payload"] == {"customer_ref": "SBI-8812"}
+    assert joined["data"]["pair_token"]["id"].startswith("tok_")
+
+
+async def test_the_hub_signature_is_the_same_wherever_the_message_appears(
+    chat_with: Any,
+) -> None:
+    chat = await chat_with()
+    sent = await chat.person.say(chat.conversation_id, "seal me")
+    event = await chat.backend.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    answer = await chat.backend.http.get(f"/v1/agent/conversations/{chat.conversation_id}/messages")
+    in_history = next(m for m in answer.json()["messages"] if m["id"] == sent["id"])
+    assert in_history["signature"] == event["data"]["message"]["signature"]
+    assert "signature" not in sent  # the client API does not carry it
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", in_history["signature"])  # base64url

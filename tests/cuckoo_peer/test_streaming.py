@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.cuckoo_peer.agent import AgentBackend, is_person_message
 from tests.cuckoo_peer.person import error_of
 
@@ -153,3 +155,42 @@ async def test_the_person_stops_a_stream(chat_with: Any) -> None:
     assert in_history["body"]["text"] == "Going on and on"
     late = await backend.append(message_id, " and on")
     assert late.status_code == 409, late.text
+    error_of(late)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hub: an append to a stream the person stopped is 409 `stopped`, not the spec's "
+    "'Appending to a stream that is finished or not yours is 409 not_streaming.'",
+)
+async def test_appending_to_a_stopped_stream_is_409_not_streaming(chat_with: Any) -> None:
+    chat = await chat_with()
+    started = await chat.backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    assert (await chat.backend.append(message_id, "Going")).status_code == 204
+    assert (await chat.person.stop(chat.conversation_id)).status_code == 200
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert in_history["status"] == "complete"  # finished
+    late = await chat.backend.append(message_id, " on")
+    assert late.status_code == 409, late.text
+    assert error_of(late)["code"] == "not_streaming"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hub: a stop sends the agent a fourth event type, stop.requested (spec: 'There are "
+    "exactly three types.')",
+)
+async def test_a_stop_brings_the_agent_no_event_outside_the_three_types(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    started = await backend.stream_start(chat.conversation_id)
+    await backend.stream_delta(started["message"]["id"], "Going")
+    assert (await chat.person.stop(chat.conversation_id)).status_code == 200
+    await chat.person.say(chat.conversation_id, "after the stop")
+    await backend.wait_event(lambda e: is_person_message(e))
+    assert {e["type"] for e in backend.received} <= {
+        "message.created",
+        "conversation.joined",
+        "conversation.left",
+    }, [e["type"] for e in backend.received]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -103,26 +105,96 @@ async def test_webhook_delivery_is_signed_and_the_receiver_answers(
     assert len(replies) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hub: a delivery answered 500 is never retried (spec: 'A failed delivery is retried "
-    "after 1 second, then 5 seconds, 30 seconds, ...'); events made after it may not be "
-    "delivered at all",
-)
 async def test_a_failed_webhook_delivery_is_retried_after_about_a_second(
     hub: str, people: Any, receivers: Any
 ) -> None:
     receiver = receivers(fail_first=1)
     agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+    # The joins fail once too; let their retries land so the message starts on a calm binding.
+    await receiver.wait_until(
+        lambda: sum(1 for d in receiver.deliveries if d.status == 204) >= 2, timeout=15
+    )
     sent = await person.say(conversation_id, "retry me")
     ok = await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=20)
     attempts = receiver.for_event(ok.event["id"])
     assert [d.status for d in attempts] == [500, 204], [(d.status, d.valid) for d in attempts]
-    assert 0.8 <= attempts[1].at - attempts[0].at < 5.0  # the first retry comes after 1 s
+    assert 0.8 <= attempts[1].at - attempts[0].at < 3.0  # the first retry comes after 1 s
     for d in attempts:
         _check_headers(d, agent["id"])
     assert attempts[0].event == attempts[1].event  # the same event again
     assert ok.event["id"] in receiver.handled
+    joins = [d for d in receiver.deliveries if d.event.get("type") == "conversation.joined"]
+    for event_id in {d.event["id"] for d in joins}:
+        tries = receiver.for_event(event_id)
+        assert [d.status for d in tries] == [500, 204]
+        assert 0.8 <= tries[1].at - tries[0].at < 3.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hub: an event made while the binding's earlier events are failing is posted late "
+    "and its first retry comes 5 s or more after its first failed post (spec: 'A failed delivery "
+    "is retried after 1 second, then 5 seconds, ...')",
+)
+async def test_every_event_gets_its_first_retry_after_about_a_second(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    async def trial() -> list[Delivery]:
+        receiver = receivers(fail_first=1)
+        _agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+        sent = await person.say(conversation_id, "right behind the join")
+        with contextlib.suppress(TimeoutError):
+            await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=12)
+        return [
+            d
+            for d in receiver.deliveries
+            if d.event.get("data", {}).get("message", {}).get("id") == sent["id"]
+        ]
+
+    for attempts in await asyncio.gather(trial(), trial(), trial()):
+        timeline = [(round(d.at, 2), d.status) for d in attempts]
+        assert [d.status for d in attempts] == [500, 204], timeline
+        assert attempts[1].at - attempts[0].at < 3.0, timeline
+
+
+async def test_a_redirect_is_not_followed(hub: str, people: Any, receivers: Any) -> None:
+    receiver = receivers(redirect=True)
+    await _hooked_chat(hub, people, receiver)
+    await receiver.wait_until(lambda: len(receiver.deliveries) >= 2, timeout=10)
+    await asyncio.sleep(1.5)  # a retry at 1 s must go to the hook again, not elsewhere
+    assert receiver.elsewhere == []
+    assert all(d.status == 307 for d in receiver.deliveries)
+
+
+@pytest.mark.hub(unreachable_after=2.0)
+async def test_a_failing_webhook_marks_the_agent_unreachable_until_a_success(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    receiver = receivers(fail_first=1000)
+    agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+
+    async def status() -> str | None:
+        for conversation in await person.conversations():
+            if conversation["id"] == conversation_id:
+                for participant in conversation["participants"]:
+                    if participant["id"] == agent["id"]:
+                        return participant.get("status")
+        raise AssertionError("no such conversation")
+
+    await person.say(conversation_id, "are you there?")
+    await receiver.wait_until(lambda: len(receiver.deliveries) >= 3)
+    assert await status() != "unreachable"  # failing, but not for long enough yet
+    await asyncio.sleep(2.5)
+    await person.say(conversation_id, "hello?")  # still failing, now past the threshold
+    await receiver.wait_until(lambda: len(receiver.deliveries) >= 4)
+    await asyncio.sleep(0.3)
+    assert await status() == "unreachable"
+
+    receiver.fail_first = 0
+    sent = await person.say(conversation_id, "back?")
+    await receiver.wait_until(lambda: _delivered(receiver, sent["id"]))
+    await asyncio.sleep(0.3)
+    assert await status() != "unreachable"
 
 
 async def test_a_webhook_binding_refuses_the_socket(hub: str, people: Any, receivers: Any) -> None:
