@@ -19,7 +19,7 @@ from textual.screen import Screen
 from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import ForgetIncomplete, TokenStoreError, forget_everywhere
 from talkie_tui.auth.tokens import OAuthTokens
-from talkie_tui.backends.base import Backend, ProtocolName
+from talkie_tui.backends.base import Backend, Devices, ProtocolName
 from talkie_tui.backends.minara.backend import MinaraBackend
 from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
@@ -265,6 +265,17 @@ class TalkieApp(CrashGuard):
         if chat := self._chat():
             chat.action_dictate()
 
+    def action_devices(self) -> None:
+        """Show the devices signed in to this server (where it lists them)."""
+        backend = self.backend
+        if not isinstance(backend, Devices) or not backend.info.capabilities.devices:
+            notify_plain(self, _("This server does not list your devices."), severity="warning")
+            return
+        from .screens.devices import DevicesScreen  # only when asked for
+
+        if not isinstance(self.screen, DevicesScreen):
+            self.push_screen(DevicesScreen(backend, backend.info.name))
+
     async def action_switch_server(self) -> None:
         """Go back to the connect screen."""
         await self._disconnect()
@@ -276,6 +287,9 @@ class TalkieApp(CrashGuard):
             return True  # the gateway's token: given again, or forgotten
         if action == "sign_out":
             return self.client is not None
+        if action == "devices":
+            backend = self.backend
+            return isinstance(backend, Devices) and backend.info.capabilities.devices
         if action in ("voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate"):
             chat = self._chat_below()
             return chat is not None and chat.check_action(action, parameters) is True

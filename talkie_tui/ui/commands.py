@@ -49,6 +49,11 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand(N_("Attach a file"), N_("Send a file with the next message (Ctrl+F)"), "attach"),
     PaletteCommand(N_("Dictate"), N_("Speak the next message, then review it (F6)"), "dictate"),
+    PaletteCommand(
+        N_("Devices"),
+        N_("The devices signed in to this server, and what it keeps for you"),
+        "devices",
+    ),
     PaletteCommand(N_("Help"), N_("Every key, and how links and actions work"), "help"),
 )
 

@@ -24,6 +24,7 @@ from talkie_tui.i18n import _
 
 from .host import ScreenHost
 from .widgets.action_card import ActionCard, explain_decision_error
+from .widgets.buttons import ButtonsView, QuickRepliesView
 from .widgets.question import QuestionView
 
 if TYPE_CHECKING:
@@ -215,19 +216,26 @@ class Decisions:
         host = self._host
         pending = [
             view
-            for view in host.transcript.query("ActionCard, QuestionView")
-            if (view.is_open if isinstance(view, QuestionView) else _is_pending(view))
+            for view in host.transcript.query(
+                "ActionCard, QuestionView, ButtonsView, QuickRepliesView"
+            )
+            if (view.is_open if isinstance(view, _OPENABLE) else _is_pending(view))
         ]
         if not pending:
-            asks = self._backend.info.capabilities.questions
+            offers = self._backend.info.capabilities
+            asks = offers.questions or offers.buttons
             none = _("Nothing is waiting for your answer.") if asks else None
             host.notify(none or _("No action is waiting for a decision."), markup=False)
             return
         index = next((i + 1 for i, view in enumerate(pending) if view.has_focus_within), 0)
         view = pending[index % len(pending)]
-        target = view.first_control() if isinstance(view, QuestionView) else view
+        target = view.first_control() if isinstance(view, _OPENABLE) else view
         (target or view).focus()
         view.scroll_visible()
+
+
+_OPENABLE = (QuestionView, ButtonsView, QuickRepliesView)
+"""Views that wait for the person while `is_open`, focused at their first control."""
 
 
 def _is_pending(view: Widget) -> bool:

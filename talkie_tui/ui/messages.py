@@ -8,7 +8,7 @@ import rich.repr
 from textual.message import Message
 from textual.widget import Widget
 
-from talkie_tui.chat.turns import QuestionPart
+from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuestionPart
 from talkie_tui.chat.vocabulary import Action, FileBlock
 
 __all__ = [
@@ -16,9 +16,11 @@ __all__ = [
     "DecisionRequested",
     "DownloadRequested",
     "OpenLinkRequested",
+    "QuickReplyChosen",
     "RetryRequested",
     "SecretProvided",
     "SecretValue",
+    "TapRequested",
 ]
 
 
@@ -115,4 +117,33 @@ class SecretProvided(Message):
     @property
     def control(self) -> Widget:
         """The question view the secret was typed into."""
+        return self._view
+
+
+class TapRequested(Message):
+    """A person tapped a message's button by a deliberate gesture (never a key in flight)."""
+
+    def __init__(self, part: ButtonsPart, button: MessageButton, view: Widget) -> None:
+        super().__init__()
+        self.part = part
+        self.button = button
+        self._view = view
+
+    @property
+    def control(self) -> Widget:
+        """The row of buttons that was tapped: it shows the outcome, or why it failed."""
+        return self._view
+
+
+class QuickReplyChosen(Message):
+    """A person chose one of the agent's quick replies: its words go as the next message."""
+
+    def __init__(self, text: str, view: Widget) -> None:
+        super().__init__()
+        self.text = text
+        self._view = view
+
+    @property
+    def control(self) -> Widget:
+        """The row of quick replies it was chosen from."""
         return self._view

@@ -1,4 +1,4 @@
-"""Every part of a turn has its view: the parts Minara brought are drawn, not skipped."""
+"""Every part of a turn has its view: the parts Minara and Cuckoo brought are drawn, not skipped."""
 
 from __future__ import annotations
 
@@ -6,13 +6,18 @@ import pytest
 
 from talkie_tui.chat.turns import (
     AttachmentPart,
+    ButtonsPart,
     InterjectionPart,
+    MessageButton,
     Part,
     QuestionPart,
+    QuickRepliesPart,
+    ReplyPart,
     TodoPart,
     UiBlockPart,
 )
 from talkie_tui.ui.widgets.attachment import AttachmentView
+from talkie_tui.ui.widgets.buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
 from talkie_tui.ui.widgets.interjection import InterjectionView
 from talkie_tui.ui.widgets.question import QuestionView
 from talkie_tui.ui.widgets.todos import TodoView
@@ -28,6 +33,9 @@ from talkie_tui.ui.widgets.ui_block import UiBlockView
         (QuestionPart("q1", "input", []), QuestionView),
         (InterjectionPart("hi"), InterjectionView),
         (AttachmentPart("k", "a.png", "image/png", 1, "image"), AttachmentView),
+        (ButtonsPart("m1", [(MessageButton("Yes", "yes"),)]), ButtonsView),
+        (QuickRepliesPart(["Thanks"]), QuickRepliesView),
+        (ReplyPart("m0", "user", "Hi"), ReplyQuoteView),
     ],
 )
 def test_each_new_part_has_its_view(part: Part, view: type) -> None:

@@ -41,16 +41,20 @@ from ..messages import (
     DecisionRequested,
     DownloadRequested,
     OpenLinkRequested,
+    QuickReplyChosen,
     RetryRequested,
     SecretProvided,
+    TapRequested,
 )
 from ..model_choice import ThreadModels
 from ..questions import Questions
 from ..status import ServerStatus
 from ..steering import Steering
 from ..takeaways import Takeaways
+from ..taps import Taps
 from ..threads import Threads
 from ..waiting import AnswerWait
+from ..widgets.activity import ActivityLine
 from ..widgets.attachment import AttachmentView
 from ..widgets.attachment_tray import AttachmentTray, Pending
 from ..widgets.composer import Composer
@@ -116,6 +120,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
         self.decisions = Decisions(self, backend, self.voice)
         self.questions = Questions(self, backend)
+        self.taps = Taps(self, backend)
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
         self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
@@ -149,6 +154,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             with Vertical(id="main"):
                 welcome = Welcome.from_info(info, newline_key=self._newline_key)
                 yield Transcript(welcome=welcome, on_change=self.show_state, id="transcript")
+                yield ActivityLine(lambda: self.session.conversation, id="activity")
                 yield AttachmentTray(id="attachments")
                 yield DictationBar(id="dictation-bar")
                 yield Composer(
@@ -223,6 +229,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         """
         header = self.header
         conversation = self.session.conversation
+        for line in self.query(ActivityLine):  # not there before compose
+            line.refresh_now()
         header.pending_actions = conversation.pending_actions + conversation.pending_questions
         self.models.show()  # the thread on screen may have changed: its model in the title
         if self._waiting.waiting:
@@ -547,6 +555,18 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def _secret_provided(self, event: SecretProvided) -> None:
         event.stop()
         self.questions.provided(event)
+
+    # --- a hub's buttons and quick replies: tapped and sent by `Taps` ---------------------
+
+    @on(TapRequested)
+    def _tap_requested(self, event: TapRequested) -> None:
+        event.stop()
+        self.taps.requested(event)
+
+    @on(QuickReplyChosen)
+    def _quick_reply(self, event: QuickReplyChosen) -> None:
+        event.stop()
+        self.taps.chosen(event)
 
     # --- voice (§10): the call is the controller's, its keys' actions are `CallKeys` -----
 

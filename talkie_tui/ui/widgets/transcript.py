@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -16,12 +17,15 @@ from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import (
     ActionPart,
     AttachmentPart,
+    ButtonsPart,
     CardPart,
     InterjectionPart,
     LinkPart,
     NoticePart,
     Part,
     QuestionPart,
+    QuickRepliesPart,
+    ReplyPart,
     TextPart,
     TodoPart,
     ToolPart,
@@ -33,10 +37,11 @@ from talkie_tui.i18n import N_, _, ngettext
 
 from .action_card import ActionCard
 from .attachment import AttachmentView
+from .buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
 from .card import CardView
 from .interjection import InterjectionView
 from .link import LinkView
-from .markdown_view import MarkdownView
+from .markdown_view import FRAME_INTERVAL, MarkdownView
 from .notice import NoticeView
 from .question import QuestionView
 from .todos import TodoView
@@ -50,7 +55,7 @@ __all__ = ["Transcript", "TurnView"]
 VISIBLE_TURNS = 60
 
 # Views that redraw themselves from their part when it changed in place.
-_REDRAWN = (ToolStatus, UiBlockView, TodoView, QuestionView)
+_REDRAWN = (ToolStatus, UiBlockView, TodoView, QuestionView, ButtonsView)
 
 _STATE_NOTES = {
     "cancelled": N_("Stopped."),
@@ -84,9 +89,20 @@ def _part_view(part: Part) -> Widget:
         return InterjectionView(part)
     if isinstance(part, AttachmentPart):
         return AttachmentView(part)
+    if isinstance(part, ButtonsPart):
+        return ButtonsView(part)
+    if isinstance(part, QuickRepliesPart):
+        return QuickRepliesView(part)
+    if isinstance(part, ReplyPart):
+        return ReplyQuoteView(part)
     unshown = Static(classes="part-unshown")  # a part this client has no view for yet
     unshown.display = False
     return unshown
+
+
+def _says_cut_off(turn: Turn) -> bool:
+    """True when a notice of the turn already says the answer was cut off or stopped."""
+    return any(isinstance(part, NoticePart) and part.kind == "cut_off" for part in turn.parts)
 
 
 class TurnView(Vertical):
@@ -97,6 +113,9 @@ class TurnView(Vertical):
         super().__init__(classes=f"turn -{turn.role}{voice}")
         self.turn = turn
         self.views: dict[int, Widget] = {}
+        # The parts shown, held so that an id in `views` is never a newer part's (a hub's
+        # reducer replaces a message's parts whole when the message comes again).
+        self._shown: dict[int, Part] = {}
         self._state_note = Static(classes="turn-state")
 
     def compose(self) -> ComposeResult:
@@ -108,6 +127,7 @@ class TurnView(Vertical):
         for part in self.turn.parts:
             view = _part_view(part)
             self.views[id(part)] = view
+            self._shown[id(part)] = part
             yield view
         yield self._state_note
 
@@ -118,14 +138,22 @@ class TurnView(Vertical):
         """The widget showing `part`, if it is mounted."""
         return self.views.get(id(part))
 
-    def add_part(self, part: Part) -> Widget | None:
+    def add_part(self, part: Part, before: Widget | None = None) -> Widget | None:
         """Mount the view of a part that just arrived (compose picks it up if not yet run)."""
         if self._state_note.parent is None:
             return None  # not composed yet: compose() renders every part of the turn
         view = _part_view(part)
         self.views[id(part)] = view
-        self.mount(view, before=self._state_note)
+        self._shown[id(part)] = part
+        self.mount(view, before=before or self._state_note)
         return view
+
+    def _drop_gone_parts(self) -> None:
+        """Unmount the views of parts the turn no longer holds (its message came again)."""
+        held = {id(part) for part in self.turn.parts}
+        for key in [key for key in self.views if key not in held]:
+            self.views.pop(key).remove()
+            self._shown.pop(key, None)
 
     def refresh_state(self) -> None:
         """Reflect the turn's state (streaming, stopped, lost, failed) and any part not shown.
@@ -133,17 +161,23 @@ class TurnView(Vertical):
         One event may both add a part and end the turn (RUN_ERROR adds its notice), and the
         reducer then reports only the turn: parts without a view are mounted here.
         """
-        for part in self.turn.parts:
+        if self._state_note.parent is not None:
+            self._drop_gone_parts()
+        parts = self.turn.parts
+        for index, part in enumerate(parts):
             if id(part) not in self.views:
-                self.add_part(part)
+                after = (self.views.get(id(later)) for later in parts[index + 1 :])
+                self.add_part(part, before=next((v for v in after if v is not None), None))
         state = self.turn.state
         for name in ("streaming", "cancelled", "truncated", "failed", "error"):
             self.set_class(state == name, f"-{name}")
         note = _(_STATE_NOTES[state]) if state in _STATE_NOTES else ""
+        if state == "cancelled" and _says_cut_off(self.turn):
+            note = ""  # the turn's own notice says it stopped (a hub's stopped reply): once
         self._state_note.update(Text(note))
         self._state_note.display = bool(note)
         for view in self.views.values():
-            if isinstance(view, UiBlockView | TodoView | QuestionView):
+            if isinstance(view, UiBlockView | TodoView | QuestionView | ButtonsView):
                 view.refresh_part()  # a turn-wide change may have touched them too
             elif state != "streaming" and isinstance(view, MarkdownView):
                 view.finish()
@@ -175,6 +209,7 @@ class Transcript(VerticalScroll):
         self._hidden_turns = 0
         self._welcome = welcome
         self._welcome_panel: WelcomePanel | None = None
+        self._change_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -212,11 +247,23 @@ class Transcript(VerticalScroll):
             self.remove_children()
             self.mount_all(views)
         self.anchor()
+        self._retire_quick_replies()
         self._changed()
 
     def _changed(self) -> None:
         if self._on_change is not None:
             self._on_change()
+
+    def _changed_soon(self) -> None:
+        """A streamed delta changed only text: `on_change` runs once a frame, not per delta
+        (it reads the whole conversation and the screen, which at 500 deltas a second was a
+        quarter of the client's time)."""
+        if self._change_timer is None:
+            self._change_timer = self.set_timer(FRAME_INTERVAL, self._changed_later)
+
+    def _changed_later(self) -> None:
+        self._change_timer = None
+        self._changed()
 
     def show_earlier(self) -> None:
         """Mount every hidden older turn above the visible ones."""
@@ -296,6 +343,7 @@ class Transcript(VerticalScroll):
             self._welcome_panel = None
         view = self._view_of(turn)
         self.mount(view)
+        self._retire_quick_replies()
         self._changed()
         return view
 
@@ -323,6 +371,8 @@ class Transcript(VerticalScroll):
             else:
                 view.refresh_state()
                 self._changed()
+            if change.role == "user":
+                self.refresh_buttons()  # a tap (from any device) marks the message it was on
             return
         turn = self._owner_of(change)
         if turn is None:
@@ -334,6 +384,8 @@ class Transcript(VerticalScroll):
         elif isinstance(part_view, MarkdownView):
             if delta:
                 part_view.append(delta)
+            self._changed_soon()
+            return
         elif isinstance(part_view, _REDRAWN):
             part_view.refresh_part()
         elif isinstance(part_view, ActionCard) and isinstance(change, ActionPart):
@@ -347,6 +399,23 @@ class Transcript(VerticalScroll):
             if any(candidate is part for candidate in turn.parts):
                 return turn
         return None
+
+    def refresh_buttons(self) -> None:
+        """Redraw the rows of buttons whose taken button changed."""
+        for turn_view in self._turn_views.values():
+            for view in turn_view.views.values():
+                if isinstance(view, ButtonsView) and view.shown_taken != view.taken:
+                    view.refresh_part()
+
+    def _retire_quick_replies(self) -> None:
+        """Only the newest turn offers its quick replies: older ones answer what is past."""
+        if self._conversation is None or not self._conversation.turns:
+            return
+        newest = self._conversation.turns[-1]
+        for turn_view in self._turn_views.values():
+            for view in turn_view.views.values():
+                if isinstance(view, QuickRepliesView):
+                    view.retire(turn_view.turn is not newest)
 
     def view_of_part(self, part: Part) -> Widget | None:
         """The mounted widget showing `part`, if any."""

@@ -1,0 +1,326 @@
+"""What a hub's agent puts under its message: rows of buttons, quick replies, and the quote of
+the message a message answers (Cuckoo `buttons`, `quick_replies`, `reply_to`).
+
+Safety rules, as for action cards (the guard is theirs, `InputGuard`):
+
+- For GUARD_SECONDS after the buttons appear, and after they become tappable again (an error),
+  every key and click on them is ignored: a keystroke already in flight taps nothing.
+- They never take the focus themselves (Tab or Ctrl+O reaches them): nothing takes the focus
+  while the person types.
+- A tap makes the row busy (its buttons disabled) until the screen says how it went, so one
+  gesture cannot send two taps; a taken button shows as chosen and the others stay disabled,
+  since a button is taken only once.
+- A URL button opens nothing itself: it asks the screen, which opens `https`/`http` only on
+  this gesture (the link rules of `links.py`) and copies `tel:` and `upi:` addresses instead.
+
+Every label is the agent's text, cleaned by the reducer and placed as plain `Content` (never
+markup); the colours live in `cuckoo.tcss`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.style import Style
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuickRepliesPart, ReplyPart
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import _
+
+from ..messages import QuickReplyChosen, TapRequested
+from .guard import GUARD_SECONDS, Clock, InputGuard
+
+__all__ = [
+    "COPIED_SCHEMES",
+    "ButtonsView",
+    "MessageButtonWidget",
+    "QuickRepliesView",
+    "ReplyQuoteView",
+    "url_scheme",
+]
+
+COPIED_SCHEMES = frozenset({"tel", "upi"})
+"""URL buttons whose address is shown and copied, never opened (a call, a payment)."""
+SHOWN_ADDRESS_CHARS = 40
+CHOSEN = "✓"
+OPENS = "↗"
+QUOTE = "↱"
+
+
+def url_scheme(url: str) -> str:
+    """The scheme of a button's URL, lower-cased ("" when it has none)."""
+    head, colon, _rest = url.strip().partition(":")
+    return head.lower() if colon and head.isascii() and head.replace("+", "").isalnum() else ""
+
+
+def _shown_address(url: str) -> str:
+    """A `tel:` or `upi:` address as shown on its button (cut when long)."""
+    address = clean_text(url.strip())
+    if len(address) > SHOWN_ADDRESS_CHARS:
+        address = address[: SHOWN_ADDRESS_CHARS - 1] + "…"
+    return address
+
+
+class MessageButtonWidget(Button):
+    """One button of a message: a tap (its id), or a link (its URL)."""
+
+    def __init__(self, button: MessageButton) -> None:
+        self.button = button
+        variant = {"primary": "primary", "danger": "error"}.get(button.style, "default")
+        classes = f"message-button -style-{button.style}"
+        if button.url is not None:
+            classes += " -link"
+        super().__init__(self._label(False), variant=variant, compact=True, classes=classes)  # type: ignore[arg-type]
+        if button.url is not None:
+            self.tooltip = Content(clean_text(button.url))
+
+    def _label(self, chosen: bool) -> Content:
+        button = self.button
+        if button.url is None:
+            return Content(f"{CHOSEN} {button.label}" if chosen else button.label)
+        if url_scheme(button.url) in COPIED_SCHEMES:
+            return Content(f"{button.label} · {_shown_address(button.url)}")
+        return Content(f"{button.label} {OPENS}")
+
+    def show_chosen(self, chosen: bool) -> None:
+        """Mark the button as the one taken (or not)."""
+        self.set_class(chosen, "-chosen")
+        self.label = self._label(chosen)
+
+
+class ButtonsView(Widget):
+    """A `ButtonsPart`: its rows of buttons, a message line, and whether one was taken."""
+
+    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
+
+    def __init__(self, part: ButtonsPart, *, monotonic: Clock = time.monotonic) -> None:
+        super().__init__(classes="message-buttons")
+        self.part = part
+        self._guard = InputGuard(self.guard_seconds, monotonic)
+        self._busy = False
+        self._error: str | None = None
+        self._taken_here: str | None = None  # tapped here, before the hub's word came
+        self.shown_taken: str | None = None  # the taken button as last drawn
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        """The rows as the agent laid them out, then the message line."""
+        for row in self.part.rows:
+            with Horizontal(classes="message-buttons--row"):
+                for button in row:
+                    yield MessageButtonWidget(button)
+        yield Static(classes="message-buttons--message", markup=False)
+
+    def on_mount(self) -> None:
+        """Arm the input guard and draw the current state."""
+        self._ready = True
+        self._guard.arm()
+        self._sync()
+
+    # --- what the controller and the transcript call ---------------------------------------
+
+    @property
+    def is_guarded(self) -> bool:
+        """True while keys and clicks on the buttons are ignored."""
+        return self._guard.active
+
+    @property
+    def is_busy(self) -> bool:
+        """True while a tap is on its way."""
+        return self._busy
+
+    @property
+    def taken(self) -> str | None:
+        """The id of the button taken (here or elsewhere), or None."""
+        return self.part.selected_button_id or self._taken_here
+
+    @property
+    def is_open(self) -> bool:
+        """True while a button with an id may still be tapped."""
+        has_taps = any(b.button_id is not None for row in self.part.rows for b in row)
+        return has_taps and self.taken is None
+
+    def first_control(self) -> Widget | None:
+        """The first button that can be tapped now (where the focus goes on Ctrl+O)."""
+        for widget in self.query(MessageButtonWidget):
+            if not widget.disabled:
+                return widget
+        return None
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable (or enable) the buttons while a tap is in flight."""
+        self._busy = busy
+        if busy:
+            self._error = None
+        self._sync()
+
+    def show_taken(self, button_id: str) -> None:
+        """The hub took the tap: shown as chosen at once (its message confirms it)."""
+        self._busy = False
+        self._error = None
+        self._taken_here = button_id
+        self._sync()
+
+    def show_error(self, text: str) -> None:
+        """Show why the tap did not go through, and take taps again (after the guard)."""
+        self._busy = False
+        self._error = text
+        self._guard.arm()
+        self._sync()
+
+    def refresh_part(self) -> None:
+        """Redraw after the part changed (a tap seen on another device, or confirmed)."""
+        if self.part.selected_button_id is not None:
+            self._busy = False
+        self._sync()
+
+    # --- input -----------------------------------------------------------------------------
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A tap, through the guard; a link button asks the screen, which decides."""
+        event.stop()
+        widget = event.button
+        if not isinstance(widget, MessageButtonWidget) or self.is_guarded:
+            return
+        button = widget.button
+        if button.url is not None:
+            self.post_message(TapRequested(self.part, button, self))
+            return
+        if self._busy or not self.is_open:
+            return
+        self._busy, self._error = True, None
+        self._sync()
+        self.post_message(TapRequested(self.part, button, self))
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def _message_text(self) -> str:
+        if self._error:
+            return self._error
+        if self._busy:
+            return _("Sending your choice…")
+        return ""
+
+    def _sync(self) -> None:
+        if not self._ready:
+            return
+        taken = self.shown_taken = self.taken
+        self.set_class(taken is not None, "-taken")
+        self.set_class(self._busy, "-busy")
+        message = self._message_text()
+        self.set_class(bool(message), "-has-message")
+        self.set_class(bool(self._error), "-has-error")
+        self.query_one(".message-buttons--message", Static).update(Content(message))
+        focused = self.screen.focused if self.is_attached else None
+        for widget in self.query(MessageButtonWidget):
+            button = widget.button
+            widget.show_chosen(taken is not None and button.button_id == taken)
+            if button.url is not None:
+                continue  # a link stays usable: it takes nothing
+            off = self._busy or taken is not None
+            if off and widget is focused:
+                self.focus_fallback()
+            widget.disabled = off
+
+    def focus_fallback(self) -> None:
+        """The focused button is about to be disabled: keep the person near it."""
+        target = next((w for w in self.query(MessageButtonWidget) if w.button.url), None)
+        if target is not None:
+            target.focus()
+        else:
+            self.screen.set_focus(None)
+
+
+class QuickRepliesView(Widget):
+    """A `QuickRepliesPart`: a row of chips; choosing one sends its words as the next message.
+
+    Only the newest turn's chips are offered: once the conversation moved on they are
+    `retire`d (hidden), as the words would answer something no longer asked.
+    """
+
+    guard_seconds: ClassVar[float] = GUARD_SECONDS
+
+    def __init__(self, part: QuickRepliesPart, *, monotonic: Clock = time.monotonic) -> None:
+        super().__init__(classes="quick-replies")
+        self.part = part
+        self._guard = InputGuard(self.guard_seconds, monotonic)
+        self.chosen: str | None = None
+
+    def compose(self) -> ComposeResult:
+        """One chip per reply."""
+        with Horizontal(classes="quick-replies--row"):
+            for label in self.part.labels:
+                chip = Button(Content(label), compact=True, classes="quick-reply")
+                chip.reply_text = label  # type: ignore[attr-defined]
+                yield chip
+
+    def on_mount(self) -> None:
+        """Arm the input guard."""
+        self._guard.arm()
+
+    @property
+    def is_guarded(self) -> bool:
+        """True while keys and clicks on the chips are ignored."""
+        return self._guard.active
+
+    @property
+    def is_open(self) -> bool:
+        """True while a chip may be chosen."""
+        return self.chosen is None and not self.has_class("-retired")
+
+    def first_control(self) -> Widget | None:
+        """The first chip (where the focus goes on Ctrl+O)."""
+        return next(iter(self.query(".quick-reply")), None) if self.is_open else None
+
+    def reopen(self) -> None:
+        """The reply was not sent (an answer still streams): the chips take a choice again."""
+        self.chosen = None
+        self._guard.arm()
+        for chip in self.query(".quick-reply"):
+            chip.disabled = False
+            chip.remove_class("-chosen")
+
+    def retire(self, retired: bool = True) -> None:
+        """Hide the chips: the conversation moved on."""
+        self.set_class(retired, "-retired")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A chip, through the guard: its words go as the next message (once)."""
+        event.stop()
+        text = getattr(event.button, "reply_text", None)
+        if text is None or self.is_guarded or not self.is_open:
+            return
+        self.chosen = text
+        for chip in self.query(".quick-reply").results(Button):
+            chip.set_class(getattr(chip, "reply_text", None) == text, "-chosen")
+            chip.disabled = True
+        self.post_message(QuickReplyChosen(text, self))
+
+
+class ReplyQuoteView(Widget):
+    """A `ReplyPart`: on top of a message, who wrote the message it answers, and its start."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"reply-quote--mark", "reply-quote--who"}
+
+    def __init__(self, part: ReplyPart) -> None:
+        super().__init__(classes="reply-quote")
+        self.part = part
+
+    def render(self) -> Content:
+        """`↱ Agent: the start of its text…` as plain text (never markup)."""
+        role = self.part.role
+        who = _("You") if role == "user" else _("Agent") if role == "assistant" else ""
+        preview = " ".join(clean_text(self.part.preview).split()) or _("(a message)")
+        parts: list[str | tuple[str, Style]] = [
+            (f"{QUOTE} ", self.get_visual_style("reply-quote--mark"))
+        ]
+        if who:
+            parts.append((f"{who}: ", self.get_visual_style("reply-quote--who")))
+        parts.append(preview)
+        return Content.assemble(*parts)
