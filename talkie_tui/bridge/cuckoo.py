@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -86,7 +87,7 @@ class _Stream:
         self.chars = skip
         self._buffer: list[str] = []
         self._wake = asyncio.Event()
-        self._closing = False
+        self._closing = asyncio.Event()
         self._task = asyncio.ensure_future(self._pump())
 
     def add(self, text: str) -> None:
@@ -113,13 +114,15 @@ class _Stream:
                     await self.link.wait_up()
                     self._wake.set()
                     continue
-            if self._closing and not self._buffer:
+            if self._closing.is_set() and not self._buffer:
                 return
-            await asyncio.sleep(self.interval)
+            # Paced: the next batch after `interval`, or at once when the reply ends.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), self.interval)
 
     async def end(self, buttons: list[list[render.Button]] | None = None) -> None:
         """Send what is buffered, then finish the message (with `buttons` at its end)."""
-        self._closing = True
+        self._closing.set()
         self._wake.set()
         await self._task
         if self.done or self.stopped:
