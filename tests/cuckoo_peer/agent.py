@@ -397,12 +397,14 @@ class WebhookReceiver:
         *,
         fail_first: int = 0,
         redirect: bool = False,
+        slow_first: float = 0.0,
         handler: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> None:
         self.secret: str | None = None  # known once the binding is made
         self.fail_first = fail_first  # answer 500 to the first N deliveries of each event
         self.redirect = redirect  # answer 307 to /elsewhere (which must never be reached)
         self.elsewhere: list[bytes] = []
+        self.slow_first = slow_first  # sleep this long before answering each first delivery
         self.handler = handler
         self.deliveries: list[Delivery] = []
         self.handled: set[str] = set()
@@ -434,6 +436,8 @@ class WebhookReceiver:
         with self._lock:
             attempt = self._attempts.get(event_id, 0) + 1
             self._attempts[event_id] = attempt
+        if attempt == 1 and self.slow_first:
+            await asyncio.sleep(self.slow_first)
         if attempt <= self.fail_first:
             delivery.status = 500
             return Response(status_code=500)

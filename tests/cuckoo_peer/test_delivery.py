@@ -91,3 +91,5 @@ async def test_an_acknowledged_event_is_not_sent_again(chat_with: Any) -> None:
     await backend.wait_until(lambda: event["id"] in backend.acked)
     await asyncio.sleep(LEASE + 5)
     assert [e["id"] for e in backend.received].count(event["id"]) == 1
+    # Answering pings (the library does) keeps the socket: still the first connection.
+    assert backend.connected and backend.connects == 1

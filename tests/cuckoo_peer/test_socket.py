@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import os
 import re
+import time
 from typing import Any
 
 from tests.cuckoo_peer.agent import echo, is_person_message
+from tests.cuckoo_peer.conftest import FAST, LEASE
 from tests.cuckoo_peer.person import error_of, new_id
 
 EVENT_TYPES = {"message.created", "conversation.joined", "conversation.left"}
@@ -320,3 +325,77 @@ async def test_the_hub_signature_is_the_same_wherever_the_message_appears(
     assert in_history["signature"] == event["data"]["message"]["signature"]
     assert "signature" not in sent  # the client API does not carry it
     assert re.fullmatch(r"[A-Za-z0-9_-]+", in_history["signature"])  # base64url
+
+
+async def test_events_leased_to_a_replaced_socket_reach_the_newer_one(
+    chat_with: Any, backends: Any
+) -> None:
+    chat = await chat_with(ack=False)
+    older = chat.backend
+    sent = await chat.person.say(chat.conversation_id, "who takes this?")
+    event = await older.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    newer = backends(chat.secret)
+    await newer.connect()
+    await older.wait_until(lambda: older.final == 4001)
+    got = await newer.wait_event(lambda e: e["id"] == event["id"], timeout=LEASE + 20)
+    assert got["data"]["message"]["body"]["text"] == "who takes this?"
+
+
+async def test_a_person_message_event_names_the_participants(chat_with: Any) -> None:
+    chat = await chat_with()
+    sent = await chat.person.say(chat.conversation_id, "who is here?")
+    event = await chat.backend.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    participants = {p["id"]: p for p in event["data"]["participants"]}
+    assert participants[chat.person.user_id]["kind"] == "user"
+    assert participants[chat.agent["id"]]["kind"] == "agent"
+    sender = event["data"]["message"]["sender"]
+    assert set(sender) == {"kind", "id", "display_name"}
+    assert sender["display_name"] == participants[chat.person.user_id]["display_name"]
+
+
+async def test_the_person_pages_forward_with_after(chat_with: Any) -> None:
+    chat = await chat_with()
+    first = await chat.person.say(chat.conversation_id, "a")
+    for text in ("b", "c"):
+        await chat.person.say(chat.conversation_id, text)
+    said = await chat.backend.send(chat.conversation_id, "d")
+    page = await chat.person.history(chat.conversation_id, after=first["id"])
+    assert [m["body"]["text"] for m in page["messages"]] == ["b", "c", "d"]  # oldest first
+    assert page["messages"][-1]["id"] == said["message"]["id"]
+    page = await chat.person.history(chat.conversation_id, after=said["message"]["id"])
+    assert page["messages"] == []
+    newest_first = await chat.person.history(chat.conversation_id)
+    assert [m["body"]["text"] for m in newest_first["messages"]] == ["d", "c", "b", "a"]
+
+
+async def test_a_backend_that_never_answers_pings_is_dropped(chat_with: Any) -> None:
+    """A raw socket that completes the upgrade and then never reads: no pong, so it is closed."""
+    chat = await chat_with(connect=False)
+    host, port = chat.hub.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            "GET /v1/agent/socket HTTP/1.1\r\n"
+            f"Host: {host}:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Authorization: Bearer {chat.secret}\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    status = await asyncio.wait_for(reader.readline(), 5)
+    assert b" 101 " in status, status
+    started = time.monotonic()
+    # Read raw bytes (pings, events, and at last a close or EOF) without ever answering.
+    with contextlib.suppress(ConnectionError):
+        while await asyncio.wait_for(reader.read(65536), 30):
+            pass
+    waited = time.monotonic() - started
+    writer.close()
+    # ping every 1 s (FAST), pong due within 5 s: dropped well before 30 s.
+    assert FAST["pong_timeout"] - 1 <= waited < FAST["ping_interval"] + FAST["pong_timeout"] + 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -194,3 +195,25 @@ async def test_a_stop_brings_the_agent_no_event_outside_the_three_types(chat_wit
         "conversation.joined",
         "conversation.left",
     }, [e["type"] for e in backend.received]
+
+
+@pytest.mark.hub(stream_max_seconds=2.0, stream_idle_seconds=60.0)
+async def test_a_stream_open_too_long_is_finished_from_its_buffer(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    started = await backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    sent: list[str] = []
+    for i in range(40):
+        answer = await backend.append(message_id, f"{i} ")
+        if answer.status_code != 204:
+            assert answer.status_code == 409, answer.text
+            assert error_of(answer)["code"] == "not_streaming"
+            break
+        sent.append(f"{i} ")
+        await asyncio.sleep(0.25)
+    else:
+        raise AssertionError("the stream stayed open for 10 s")
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert in_history["status"] == "complete"
+    assert in_history["body"]["text"].strip() == "".join(sent).strip()

@@ -231,3 +231,42 @@ async def test_switching_a_socket_binding_to_webhook(
         assert refused.status in (401, 403), refused
     else:
         raise AssertionError("an old secret opened the socket")
+
+
+@pytest.mark.hub(webhook_timeout=1.0)
+async def test_a_slow_answer_counts_as_a_failure(hub: str, people: Any, receivers: Any) -> None:
+    receiver = receivers(slow_first=2.0)
+    _agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+    await receiver.wait_until(lambda: len(receiver.handled) >= 2, timeout=15)
+    sent = await person.say(conversation_id, "take your time")
+    ok = await receiver.wait_until(
+        lambda: (
+            len(
+                [
+                    d
+                    for d in receiver.deliveries
+                    if d.event.get("data", {}).get("message", {}).get("id") == sent["id"]
+                ]
+            )
+            >= 2
+        ),
+        timeout=15,
+    )
+    assert ok
+
+
+async def test_a_webhook_backend_can_fill_a_gap_over_http(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    receiver = receivers()
+    agent, person, conversation_id = await _hooked_chat(hub, people, receiver)
+    sent = await person.say(conversation_id, "fill me in")
+    ok = await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=10)
+    async with httpx.AsyncClient(
+        base_url=hub, headers={"Authorization": f"Bearer {receiver.secret}"}, trust_env=False
+    ) as http:
+        answer = await http.get("/v1/agent/events")
+    assert answer.status_code == 200, answer.text
+    events = answer.json()["events"]
+    assert events[-1] == ok.event
+    assert all(e["agent_id"] == agent["id"] for e in events)
