@@ -71,16 +71,16 @@ def _add_client_protocol(parser: argparse.ArgumentParser) -> None:
     """`--protocol` of the commands that talk to a server: only the protocols a backend speaks
     (`talkie_tui.backends.PROTOCOLS`) are choices; without it, the server's own is used.
 
-    `ask` and `threads` pass it to `backends.connect`. `connect` (the TUI's connect screen) and
-    `login` (OAuth) still speak talkie/1 themselves: with `talkie` the one choice, there is
-    nothing to pass on to them until a second backend comes with its own sign-in.
+    `ask` and `threads` pass it to `backends.connect`, `login` to its sign-in (OAuth for a
+    Talkie server, a token for a Minara gateway, an e-mailed code for a Cuckoo hub), and
+    `connect` to the TUI's connect screen.
     """
     parser.add_argument(
         "--protocol",
         choices=CLIENT_PROTOCOLS,
         default=None,
-        help="the protocol the server speaks (default: found out from the server; Minara "
-        "gateways and Cuckoo hubs are not part of this version yet)",
+        help="the protocol the server speaks: talkie, minara or cuckoo (default: found out "
+        "from the server)",
     )
 
 
@@ -173,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="sign in to a server in the browser (OAuth); works over SSH too",
         description="Opens the server's sign-in page (or prints its address) and keeps the "
         "sign-in in the system keyring. Over SSH, open the address on any computer and paste "
-        "the address the browser ends on. Exit codes: 0 signed in, 1 failed, 3 not signed in.",
+        "the address the browser ends on. A Minara gateway asks for its token, a Cuckoo hub "
+        "for your e-mail address and the code it sends. Exit codes: 0 signed in, 1 failed, "
+        "3 not signed in.",
     )
     _add_server(login, token=False)
     _add_client_protocol(login)
@@ -188,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to keep the sign-in this time (default: the token_storage setting)",
     )
     logout = commands.add_parser(
-        "logout", help="sign out of a server: revoke the sign-in, then forget its tokens"
+        "logout",
+        help="sign out of a server: revoke the sign-in (a hub ends the session), then forget it",
     )
     _add_server(logout, token=False)
     commands.add_parser("servers", help="list known servers and whether you are signed in")

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_CLIENT_ID",
     "GATEWAY_TOKEN_ENV",
     "HOME_ENV",
+    "HUB_TOKEN_ENV",
     "TOKEN_ENV",
     "TOKEN_STORAGES",
     "KnownServer",
@@ -41,6 +42,7 @@ __all__ = [
     "development_token",
     "ensure_private_dir",
     "gateway_token",
+    "hub_token",
     "known_servers_path",
     "settings_path",
     "state_dir",
@@ -51,6 +53,7 @@ APP_NAME = "talkie"
 HOME_ENV = "TALKIE_HOME"
 TOKEN_ENV = "TALKIE_TOKEN"  # noqa: S105 (the variable's name, not a token)
 GATEWAY_TOKEN_ENV = "MINARA_TOKEN"  # noqa: S105 (the variable's name, not a token)
+HUB_TOKEN_ENV = "CUCKOO_TOKEN"  # noqa: S105 (the variable's name, not a token)
 SETTINGS_FILE = "config.toml"
 KNOWN_SERVERS_FILE = "servers.json"
 _KNOWN_SERVERS_VERSION = 1
@@ -73,6 +76,12 @@ def gateway_token(given: str | None = None) -> str | None:
     """A Minara gateway's token to use: `given` (`--token`) wins over $MINARA_TOKEN (the
     value the gateway was started with as GATEWAY_AUTH_TOKEN); None when neither gives one."""
     return _first_token(given, os.environ.get(GATEWAY_TOKEN_ENV))
+
+
+def hub_token(given: str | None = None) -> str | None:
+    """A Cuckoo hub's session token to use: `given` (`--token`) wins over $CUCKOO_TOKEN; None
+    when neither gives one (the sign-in kept for the hub is used then)."""
+    return _first_token(given, os.environ.get(HUB_TOKEN_ENV))
 
 
 def _first_token(*values: str | None) -> str | None:

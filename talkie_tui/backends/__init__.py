@@ -21,16 +21,17 @@ __all__ = [
     "NotAServer",
     "connect",
     "looked_like_a_gateway",
+    "looked_like_a_hub",
     "not_a_server",
     "what_answered",
 ]
 
-PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara")
-"""The protocols a backend exists for; Cuckoo hubs join with theirs."""
+PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara", "cuckoo")
+"""The protocols a backend exists for (the command line offers these for `--protocol`)."""
 
 
 class NotAServer(DiscoveryError):
-    """The address answers as neither a Talkie server nor a Minara gateway."""
+    """The address answers as none of a Talkie server, a Minara gateway or a Cuckoo hub."""
 
 
 async def connect(
@@ -39,20 +40,25 @@ async def connect(
     protocol: ProtocolName | None = None,
     tokens: TokenSource | None = None,
     gateway_tokens: TokenSource | None = None,
+    hub_tokens: TokenSource | None = None,
     kept: KeptSignIn | None = None,
     allow_private_http: bool = False,
 ) -> Backend:
     """The backend of the server at `address`, signed in with `tokens`, else with `kept`
-    (a Minara gateway with `gateway_tokens` when they are given: its own token variable).
+    (a Minara gateway with `gateway_tokens` and a Cuckoo hub with `hub_tokens` when they are
+    given: their own token variables).
 
     `protocol` forces the protocol. None finds it out: a Talkie manifest first, else a Minara
-    gateway (`GET /healthz` answering `{"ok": true}`), else `NotAServer` saying what was found
-    (or, when nothing answered at all, the TransportError saying so).
-    Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be reached, and
-    UnauthorizedError when a gateway wants a token it was not given.
+    gateway (`GET /healthz` answering `{"ok": true}` and its sessions route), else a Cuckoo
+    hub (`GET /healthz`, and `GET /v1/client/me` answering the person or the hub's 401), else
+    `NotAServer` saying what was found (or, when nothing answered at all, the TransportError
+    saying so). Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be
+    reached, UnauthorizedError when a gateway wants a token it was not given, and
+    `cuckoo.backend.HubSignInNeeded` (an UnauthorizedError) when a hub wants a person.
     """
     if protocol is not None and protocol not in PROTOCOLS:
         raise ValueError(f"no backend for the {protocol} protocol in this version")
+    from .cuckoo.backend import connect as connect_cuckoo
     from .minara.backend import connect as connect_minara
     from .talkie.backend import connect as connect_talkie
 
@@ -64,6 +70,10 @@ async def connect(
     if protocol == "minara":
         return await connect_minara(
             address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
+        )
+    if protocol == "cuckoo":
+        return await connect_cuckoo(
+            address, tokens=hub_tokens, kept=kept, allow_private_http=allow_private_http
         )
     try:
         return await connect_talkie(
@@ -77,35 +87,63 @@ async def connect(
                 address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
             )
         except TalkieError as minara_error:
-            found = what_answered(address, talkie_error, minara_error)
-            if found is minara_error:
+            if looked_like_a_gateway(minara_error):
                 raise
-            raise found from minara_error
+            try:
+                return await connect_cuckoo(
+                    address, tokens=hub_tokens, kept=kept, allow_private_http=allow_private_http
+                )
+            except TalkieError as cuckoo_error:
+                found = what_answered(address, talkie_error, minara_error, cuckoo_error)
+                if found is cuckoo_error or found is minara_error:
+                    raise
+                raise found from cuckoo_error
 
 
 def looked_like_a_gateway(error: TalkieError) -> bool:
     """True when the gateway answered as one and then refused (a token, a server error)."""
     from talkie_tui.core.errors import ServerError
 
+    if isinstance(error, ServerError) and error.code == "route_not_found":
+        return False  # a Cuckoo hub's answer to a gateway's route
     return isinstance(error, ServerError) and error.code != "not_found" and error.status != 404
 
 
-def what_answered(address: str, talkie: TalkieError, minara: TalkieError) -> TalkieError:
-    """The error to show when neither look found a server: the gateway's own refusal when one
-    answered as a gateway, the connection failure when nothing answered at all, else
+def looked_like_a_hub(error: TalkieError) -> bool:
+    """True when a hub answered as one and then refused (it wants a person signed in)."""
+    from .cuckoo.backend import HubSignInNeeded
+
+    return isinstance(error, HubSignInNeeded)
+
+
+def what_answered(
+    address: str, talkie: TalkieError, minara: TalkieError, cuckoo: TalkieError | None = None
+) -> TalkieError:
+    """The error to show when no look found a server: the gateway's or the hub's own refusal
+    when one answered as such, the connection failure when nothing answered at all, else
     `NotAServer` with what each look found."""
     if looked_like_a_gateway(minara):
         return minara
-    if isinstance(talkie, TransportError) and isinstance(minara, TransportError):
+    if cuckoo is not None and looked_like_a_hub(cuckoo):
+        return cuckoo
+    looks = [talkie, minara] + ([cuckoo] if cuckoo is not None else [])
+    if all(isinstance(error, TransportError) for error in looks):
         return talkie  # nothing answered: there is no protocol to tell apart
-    return not_a_server(address, talkie, minara)
+    return not_a_server(address, talkie, minara, cuckoo)
 
 
-def not_a_server(address: str, talkie: TalkieError, minara: TalkieError) -> NotAServer:
+def not_a_server(
+    address: str, talkie: TalkieError, minara: TalkieError, cuckoo: TalkieError | None = None
+) -> NotAServer:
     """The error saying what each protocol's look at the address found."""
-    return NotAServer(
-        _("{address} is not a Talkie or Minara server. Talkie: {talkie} Minara: {minara}").format(
-            address=address, talkie=talkie.message, minara=minara.message
-        ),
-        retryable=talkie.retryable or minara.retryable,
-    )
+    retryable = talkie.retryable or minara.retryable
+    if cuckoo is None:
+        text = _(
+            "{address} is not a Talkie, Minara or Cuckoo server. Talkie: {talkie} Minara: {minara}"
+        ).format(address=address, talkie=talkie.message, minara=minara.message)
+        return NotAServer(text, retryable=retryable)
+    text = _(
+        "{address} is not a Talkie, Minara or Cuckoo server. Talkie: {talkie} Minara: "
+        "{minara} Cuckoo: {cuckoo}"
+    ).format(address=address, talkie=talkie.message, minara=minara.message, cuckoo=cuckoo.message)
+    return NotAServer(text, retryable=retryable or cuckoo.retryable)

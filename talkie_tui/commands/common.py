@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 from talkie_tui import backends
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import KeptSignIn
-from talkie_tui.config import Settings, development_token, gateway_token
+from talkie_tui.config import Settings, development_token, gateway_token, hub_token
 from talkie_tui.core.errors import (
     DiscoveryError,
     ServerError,
@@ -51,13 +51,15 @@ async def connect(
     the sign-in kept for it (in the token store the settings name).
 
     The development token is `token` (`--token`), else $TALKIE_TOKEN (`config.development_token`);
-    a Minara gateway's is `token`, else $MINARA_TOKEN. `protocol` is `--protocol` (None: the
-    server's own, found out by the backends).
+    a Minara gateway's is `token`, else $MINARA_TOKEN; a Cuckoo hub's session token is `token`,
+    else $CUCKOO_TOKEN. `protocol` is `--protocol` (None: the server's own, found out by the
+    backends).
     """
     for_gateway = gateway_token(token)
+    for_hub = hub_token(token)
     token = development_token(token)
     kept = None
-    if token is None or for_gateway is None:
+    if token is None or for_gateway is None or for_hub is None:
         chosen = settings or Settings.load()
         kept = KeptSignIn(lambda: preferred_store(chosen), chosen.oauth_client_id, warn=_warn)
     return await backends.connect(
@@ -65,6 +67,7 @@ async def connect(
         protocol=protocol,
         tokens=StaticToken(token) if token else None,
         gateway_tokens=StaticToken(for_gateway) if for_gateway else None,
+        hub_tokens=StaticToken(for_hub) if for_hub else None,
         kept=kept,
         allow_private_http=allow_private_http,
     )
@@ -81,6 +84,8 @@ def refused_by(error: UnauthorizedError, protocol: ProtocolName | None) -> Proto
     the failed look for a Talkie manifest (it tries a gateway only then); None: unknown."""
     if protocol is not None:
         return protocol
+    if backends.looked_like_a_hub(error):
+        return "cuckoo"
     context = error.__context__
     return "minara" if isinstance(context, DiscoveryError | TransportError) else None
 
@@ -104,6 +109,12 @@ def report_error(
             hint = _(
                 "  Pass the gateway's token with --token or $MINARA_TOKEN, or enter it once "
                 "in `talkie connect {server}`, which keeps it."
+            )
+            print(hint.format(server=clean_text(server)), file=stream)
+        elif refused_by(error, protocol) == "cuckoo":
+            hint = _(
+                "  Sign in with `talkie login {server}` (your e-mail address, then the code "
+                "the hub sends), or pass a session token with --token or $CUCKOO_TOKEN."
             )
             print(hint.format(server=clean_text(server)), file=stream)
         else:

@@ -105,6 +105,8 @@ async def login(
         return await _login_gateway(
             server, settings, known, store_kind, allow_private_http, stdin, err
         )
+    if protocol == "cuckoo" or (protocol is None and known_hub(known, server)):
+        return await _login_hub(server, settings, known, store_kind, allow_private_http, stdin, err)
     try:
         client = await TalkieClient.connect(server, allow_private_http=allow_private_http)
     except AddressRefused as error:
@@ -112,6 +114,12 @@ async def login(
     except (DiscoveryError, TransportError) as error:
         if protocol == "talkie":
             return report_error(error, server, err)
+        from talkie_tui.backends.cuckoo.backend import probe_hub
+
+        if await probe_hub(server, allow_private_http=allow_private_http) is not None:
+            return await _login_hub(
+                server, settings, known, store_kind, allow_private_http, stdin, err
+            )
         return await _login_gateway(
             server, settings, known, store_kind, allow_private_http, stdin, err
         )
@@ -181,6 +189,138 @@ def known_gateway(known: KnownServers, server: str) -> bool:
     """True when `server` is a Minara gateway talkie connected to before."""
     entry = known.find(server)
     return entry is not None and entry.protocol == "minara"
+
+
+def known_hub(known: KnownServers, server: str) -> bool:
+    """True when `server` is a Cuckoo hub talkie connected to before."""
+    entry = known.find(server)
+    return entry is not None and entry.protocol == "cuckoo"
+
+
+CODE_TRIES = 5
+"""How many codes `talkie login` takes before it gives up (the hub allows five per code)."""
+
+
+async def _ask(prompt: str, stdin: TextIO, err: TextIO) -> str:
+    """One line typed at the terminal after `prompt` (on stderr); "" at the end of input."""
+    err.write(prompt)
+    err.flush()
+    return (await asyncio.to_thread(stdin.readline)).strip()
+
+
+async def _login_hub(
+    server: str,
+    settings: Settings,
+    known: KnownServers,
+    store_kind: str | None,
+    allow_private_http: bool,
+    stdin: TextIO,
+    err: TextIO,
+) -> int:
+    """Sign in to a Cuckoo hub: the e-mail address, then the code the hub mails, both typed
+    at the terminal; the session token is kept like every sign-in."""
+    from talkie_tui import backends
+    from talkie_tui.backends.cuckoo import sign_in
+    from talkie_tui.backends.cuckoo.backend import HubSignInNeeded, hub_name
+
+    try:
+        backend = await backends.connect(
+            server, protocol="cuckoo", allow_private_http=allow_private_http
+        )
+    except HubSignInNeeded as wanted:
+        base, name = wanted.base, wanted.name
+    except TalkieError as error:
+        return report_error(error, server, err, protocol="cuckoo")
+    else:
+        base, name = backend.info.server_id, backend.info.name
+        await backend.aclose()
+    if not _isatty(stdin):
+        err.write(
+            f"talkie: signing in to {clean_text(name)} asks for your e-mail address and the "
+            "code the hub sends, typed at a terminal; there is none here.\n"
+            "  Run `talkie login` in a terminal, or pass a session token with --token or "
+            "$CUCKOO_TOKEN.\n"
+        )
+        return ExitCode.SIGN_IN_NEEDED
+    store = _choose_store(settings, store_kind, stdin, err)
+    if store is None:
+        err.write("talkie: not signed in: there is nowhere to keep the sign-in.\n")
+        return ExitCode.SIGN_IN_NEEDED
+    err.write(f"Signing in to {clean_text(name)} with your e-mail address.\n")
+    email = await _ask("E-mail address: ", stdin, err)
+    if not email:
+        err.write("talkie: not signed in: no e-mail address was given.\n")
+        return ExitCode.SIGN_IN_NEEDED
+    try:
+        await sign_in.start(base, email, allow_private_http=allow_private_http)
+    except TalkieError as error:
+        return report_error(error, server, err, protocol="cuckoo")
+    err.write(
+        f"The hub sends a {sign_in.CODE_DIGITS}-digit code to {clean_text(email)} (valid for "
+        "ten minutes).\n"
+    )
+    signed: sign_in.SignedIn | None = None
+    for _try in range(CODE_TRIES):
+        code = await _ask("Code: ", stdin, err)
+        if not code:
+            err.write("talkie: not signed in: no code was given.\n")
+            return ExitCode.SIGN_IN_NEEDED
+        try:
+            signed = await sign_in.verify(base, email, code, allow_private_http=allow_private_http)
+            break
+        except UnauthorizedError as refused:
+            err.write(f"talkie: {clean_text(refused.message)} Type the code again.\n")
+        except TalkieError as error:
+            return report_error(error, server, err, protocol="cuckoo")
+    if signed is None:
+        err.write("talkie: not signed in: the code was not taken.\n")
+        return ExitCode.SIGN_IN_NEEDED
+    try:
+        await asyncio.to_thread(sign_in.keep, store, signed)
+    except TokenStoreError as error:
+        err.write(f"talkie: the sign-in could not be kept: {error.message}\n")
+        return ExitCode.FAILED
+    name = hub_name(signed.base)
+    with contextlib.suppress(OSError):
+        known.remember_server(
+            signed.hub_id, server, name=name, origin=signed.base, protocol="cuckoo"
+        )
+        known.set_signed_in(signed.hub_id, store.kind != "session")
+    who = clean_text(signed.display_name or signed.user_id)
+    err.write(
+        f"Signed in to {clean_text(name)} as {who}. The sign-in is kept in {store.describe()}.\n"
+    )
+    return ExitCode.OK
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+async def _logout_hub(
+    address: str, label: str, known: KnownServers, allow_private_http: bool, err: TextIO
+) -> int:
+    """End the session on the hub, then forget it (whatever the hub said)."""
+    from talkie_tui.backends.cuckoo import sign_in
+
+    try:
+        result = await sign_in.sign_out(address, allow_private_http=allow_private_http)
+    except TalkieError as error:
+        return report_error(error, address, err, protocol="cuckoo")
+    with contextlib.suppress(OSError):
+        known.set_signed_in(result.hub_id, False)
+    if result.ended:
+        said = "The hub ended the session."
+    elif result.problem:
+        said = f"The hub could not be told ({clean_text(result.problem)})."
+    else:
+        said = "No session was kept for it."
+    where = f" Forgotten in {', '.join(result.forgotten)}." if result.forgotten else ""
+    err.write(f"Signed out of {clean_text(label)}. {said}{where}\n")
+    return ExitCode.OK
 
 
 def _read_token(stdin: TextIO, err: TextIO) -> str:
@@ -259,6 +399,10 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     """Revoke and forget the sign-in of `server` (known by address, or discovered)."""
     known = KnownServers.load()
     entry = known.find(server)
+    if entry is not None and entry.protocol == "cuckoo":
+        return await _logout_hub(
+            entry.origin or entry.server_id, entry.label, known, allow_private_http, err
+        )
     server_id = entry.server_id if entry else None
     if server_id is None:
         try:
@@ -267,6 +411,11 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
             ) as client:
                 server_id = client.server.server_id
         except TalkieError as error:
+            from talkie_tui.backends.cuckoo.backend import hub_name, probe_hub
+
+            base = await probe_hub(server, allow_private_http=allow_private_http)
+            if base is not None:
+                return await _logout_hub(base, hub_name(base), known, allow_private_http, err)
             err.write(
                 f"talkie: {server} is not a known server and could not be reached "
                 f"({error.message}); nothing was changed.\n"
@@ -289,7 +438,7 @@ def list_servers(out: TextIO | None = None) -> int:
         return ExitCode.OK
     rows = []
     for entry in entries:
-        kind: GrantKind = "bearer" if entry.protocol == "minara" else "refresh"
+        kind: GrantKind = "bearer" if entry.protocol in ("minara", "cuckoo") else "refresh"
         found = find_grant(entry.server_id, kind=kind)
         state = f"signed in ({found[1].kind})" if found else "not signed in"
         rows.append(

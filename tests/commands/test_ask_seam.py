@@ -187,14 +187,20 @@ def test_minara_is_spoken(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["connect", "ask", "threads", "login"])
-@pytest.mark.parametrize("protocol", ["cuckoo"])
+def test_cuckoo_is_spoken(command: str) -> None:
+    args = {"connect": [], "ask": ["seam.invalid", "hi"], "threads": ["seam.invalid"]}
+    rest = args.get(command, ["seam.invalid"])
+    assert build_parser().parse_args([command, *rest, "--protocol", "cuckoo"]).protocol == "cuckoo"
+
+
+@pytest.mark.parametrize("command", ["connect", "ask", "threads", "login"])
 def test_a_protocol_without_a_backend_is_bad_usage(
-    command: str, protocol: str, capsys: pytest.CaptureFixture[str]
+    command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        build_parser().parse_args([command, "seam.invalid", "--protocol", protocol])
+        build_parser().parse_args([command, "seam.invalid", "--protocol", "matrix"])
     assert exit_info.value.code == 2
-    assert f"invalid choice: '{protocol}'" in capsys.readouterr().err
+    assert "invalid choice: 'matrix'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", [["ask", "seam.invalid", "hi"], ["threads", "seam.invalid"]])

@@ -86,7 +86,7 @@ async def test_an_address_that_is_neither_says_so(tmp_path: Path) -> None:
             screen = app.screen
             assert isinstance(screen, ConnectScreen)
             await wait_for(pilot, lambda: "✗" in screen.status_text)
-            assert "not a Talkie or Minara server" in screen.status_text
+            assert "not a Talkie, Minara or Cuckoo server" in screen.status_text
     finally:
         stub.stop()
 
@@ -98,4 +98,4 @@ async def test_an_address_where_nothing_answers_says_that(tmp_path: Path) -> Non
         assert isinstance(screen, ConnectScreen)
         await wait_for(pilot, lambda: "✗" in screen.status_text)
         assert "connection refused" in screen.status_text
-        assert "not a Talkie or Minara server" not in screen.status_text
+        assert "not a Talkie, Minara or Cuckoo server" not in screen.status_text

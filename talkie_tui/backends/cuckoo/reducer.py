@@ -199,6 +199,28 @@ class CuckooConversation(Conversation):
             self._tap(message.body.action.source_message_id, message.body.action.button_id)
         return turn
 
+    def adopt_sent(self, turn: Turn, message: Message) -> Turn:
+        """The person's turn shown before the hub answered (under a local id) becomes the
+        message the hub stored: keyed by its id, showing it as stored. When the hub's message
+        is here already (a retry the hub answered with the first send's message), that turn
+        stays and the local one goes."""
+        known = self._by_id.get(message.id)
+        if known is not None and known is not turn:
+            if turn in self.turns:
+                self.turns.remove(turn)
+            turn = known
+        else:
+            if turn in self.turns:
+                self.turns.remove(turn)
+            turn.id = message.id
+            self._place(turn)
+        self._fill(turn, message)
+        if message.delivery_status is not None:
+            self.delivery[message.id] = message.delivery_status
+        if message.body.action is not None:
+            self._tap(message.body.action.source_message_id, message.body.action.button_id)
+        return turn
+
     def _place(self, turn: Turn) -> Turn:
         """Put a new turn where its id orders it (the hub's ids grow with time)."""
         self._by_id[turn.id] = turn

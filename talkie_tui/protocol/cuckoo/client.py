@@ -132,6 +132,10 @@ class CuckooClient(RestClient):
                 continue
         return kept
 
+    async def healthz(self) -> None:
+        """`GET /healthz` (no sign-in): raises unless the hub answers it with a 2xx."""
+        await self._send("GET", self.url("healthz"), timeout=httpx.Timeout(10.0))
+
     # --- sign-in -------------------------------------------------------------------------
 
     async def start_email_sign_in(self, email: str) -> None:
@@ -266,6 +270,11 @@ class CuckooClient(RestClient):
                 continue
         return stopped
 
+    async def clear(self, conversation_id: str) -> None:
+        """`POST …/clear`: hide everything so far from this person (the agent keeps it)."""
+        route = f"v1/client/conversations/{path_segment(conversation_id)}/clear"
+        await self._send("POST", self.url(route))
+
     async def read(self, conversation_id: str, message_id: str) -> None:
         """`POST …/read`: the person has read up to `message_id`."""
         route = f"v1/client/conversations/{path_segment(conversation_id)}/read"
@@ -308,6 +317,23 @@ class CuckooClient(RestClient):
     ) -> AsyncIterator[httpx.Response]:
         """A streamed `GET /v1/client/media/{id}`, to read chunk by chunk."""
         response = await self._send("GET", self.media_url(media_id, variant), stream=True)
+        try:
+            with network_errors(self.origin):
+                yield response
+        finally:
+            await response.aclose()
+
+    @asynccontextmanager
+    async def open_file(self, url: str) -> AsyncIterator[httpx.Response]:
+        """A streamed GET of a file the hub named by a path or URL on its own origin (another
+        origin is refused: the session token goes nowhere else)."""
+        if not self.is_same_origin(url):
+            raise TalkieError(
+                _(
+                    "{url} is not on the hub's own address; talkie does not send it the sign-in."
+                ).format(url=clean_text(url)[:200])
+            )
+        response = await self._send("GET", self.resolve_url(url), stream=True)
         try:
             with network_errors(self.origin):
                 yield response

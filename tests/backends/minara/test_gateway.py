@@ -132,7 +132,7 @@ async def test_neither_talkie_nor_minara_is_said_clearly() -> None:
             await connect(stub.origin)
     finally:
         stub.stop()
-    assert "not a Talkie or Minara server" in caught.value.message
+    assert "not a Talkie, Minara or Cuckoo server" in caught.value.message
 
 
 async def test_an_address_where_nothing_answers_says_so_and_not_that_it_is_neither() -> None:

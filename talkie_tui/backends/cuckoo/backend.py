@@ -1,0 +1,554 @@
+"""The Cuckoo hub backend: a `CuckooClient` and one shared client socket behind the `Backend`
+interface, with what a hub offers (buttons, files, paging back, live news).
+
+A person signs in with an e-mailed code for a session token (`sign_in.py`), kept like every
+sign-in in the one token store: a bearer grant under the hub's id (`hub_id`, its base URL),
+sent to the hub's origin only. `connect` finds it there when no token is given, and raises
+`HubSignInNeeded` (an UnauthorizedError naming the hub) when there is none or the hub refused
+it, so the UI can ask for the e-mail address.
+
+Threads are the person's conversations (the title is the agent's name; `HubThread` adds the
+unread count and the agents' status). The talkie/1-only members (actions, decisions, voice
+calls) raise `NotOffered`, and a Minara gateway's questions are not asked here either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, cast
+
+import httpx
+
+from talkie_tui.chat.turns import QuestionPart
+from talkie_tui.core.errors import (
+    AddressRefused,
+    NotFoundError,
+    ServerError,
+    TalkieError,
+    TransportError,
+    UnauthorizedError,
+)
+from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.tokens import StaticToken, TokenSource
+from talkie_tui.i18n import _
+from talkie_tui.protocol.cuckoo.client import CuckooClient, hub_base
+from talkie_tui.protocol.cuckoo.files import probe_upload
+from talkie_tui.protocol.cuckoo.models import Conversation, Device, Storage
+from talkie_tui.protocol.cuckoo.models import User as UserModel
+from talkie_tui.protocol.cuckoo.pushes import AgentStatusPush, MessagePush
+from talkie_tui.protocol.cuckoo.socket import ClientSocket
+from talkie_tui.protocol.models import Thread, User
+
+from ..base import (
+    Account,
+    AnswerOutcome,
+    Answers,
+    Attaches,
+    Attachment,
+    AttachmentKind,
+    Backend,
+    Capabilities,
+    DecidedBy,
+    Decision,
+    KeptSignIn,
+    LiveUpdate,
+    LiveUpdates,
+    PagesBack,
+    ServerInfo,
+    Session,
+)
+from .feed import END, Feed
+from .session import CuckooOutgoing, CuckooSession
+
+if TYPE_CHECKING:
+    from talkie_tui.auth.store import TokenStore
+    from talkie_tui.protocol.models import Action, DecisionResult
+    from talkie_tui.voice.audio import AudioSink, AudioSource
+    from talkie_tui.voice.call import VoiceCall
+    from talkie_tui.voice.call_updates import Listener
+
+__all__ = [
+    "AWAY",
+    "CAPABILITIES",
+    "CuckooBackend",
+    "HubSignInNeeded",
+    "HubThread",
+    "NotAHub",
+    "NotOffered",
+    "connect",
+    "hub_id",
+    "hub_name",
+    "kept_token",
+    "looks_like_a_hub",
+    "probe_hub",
+]
+
+CAPABILITIES = Capabilities(
+    buttons=True,
+    attachments=True,
+    live=True,
+    devices=True,
+    stop=True,
+)
+MAX_MESSAGE_CHARS = 8000
+AWAY = "unreachable"
+"""An agent's status while the hub cannot reach it: what is sent waits for it ("away")."""
+
+
+class NotOffered(TalkieError):
+    """Something only another protocol's servers do (actions, decisions, voice calls)."""
+
+
+class NotAHub(TalkieError):
+    """The address answers, but not as a Cuckoo hub."""
+
+
+class HubSignInNeeded(UnauthorizedError):
+    """The hub wants a signed-in person: sign in with an e-mailed code (`sign_in.start`).
+
+    `base` is the hub's base URL, `hub_id` the key of its sign-in, `name` how it is shown.
+    """
+
+    def __init__(self, message: str, *, base: str, status: int = 401, code: str = "") -> None:
+        super().__init__(
+            message, status=status, code=code or "missing_credentials", retryable=False
+        )
+        self.base = base
+        self.hub_id = hub_id(base)
+        self.name = hub_name(base)
+
+
+class HubThread(Thread):
+    """A conversation in the thread list, with what a hub says beside it."""
+
+    unread: int = 0
+    agents: tuple[str, ...] = ()  # the agents' ids
+    agent_status: str | None = None  # the first agent's: idle, connected, unreachable
+
+    @property
+    def away(self) -> bool:
+        """The hub cannot reach the agent: what is sent is delivered when it is back."""
+        return self.agent_status == AWAY
+
+
+def hub_id(base: str) -> str:
+    """The key of a hub's sign-in, drafts and settings: its base URL without the final "/"
+    (its origin when it is served at the root)."""
+    return base.rstrip("/")
+
+
+def hub_name(base: str) -> str:
+    """A hub names itself nowhere: on screen it is "Cuckoo hub · host:port"."""
+    where = httpx.URL(base)
+    shown = where.host + (f":{where.port}" if where.port else "")
+    return _("Cuckoo hub · {where}").format(where=shown)
+
+
+def kept_token(store: TokenStore | None, base: str) -> StaticToken | None:
+    """The session token kept for the hub at `base` (in `store` first, then the others)."""
+    from talkie_tui.auth.bearer_grants import find_bearer
+
+    found = find_bearer(hub_id(base), base, store)
+    return StaticToken(found[0]) if found is not None else None
+
+
+HUB_REFUSALS = ("missing_credentials", "invalid_credentials", "user_required")
+"""The codes of a hub's 401 on its client routes: it is a hub, and wants a person signed in."""
+
+
+async def _probe(client: CuckooClient) -> UserModel:
+    """Who is signed in at `client`'s hub, checking on the way that it is one: `GET /healthz`
+    succeeds and `GET /v1/client/me` answers the person, or a 401 in the hub's envelope
+    (HubSignInNeeded). NotAHub when something else answers; TransportError when nothing
+    does."""
+    base = client.base_url
+    try:
+        await client.healthz()
+        return await client.me()
+    except UnauthorizedError as refused:
+        if refused.code not in HUB_REFUSALS:
+            raise _not_a_hub(client, refused) from None
+        raise _sign_in_needed(base, refused, client.tokens is not None) from None
+    except (TransportError, AddressRefused):
+        raise
+    except TalkieError as error:  # another status, or a 2xx that is not the hub's answer
+        raise _not_a_hub(client, error) from None
+
+
+def _not_a_hub(client: CuckooClient, error: TalkieError) -> NotAHub:
+    return NotAHub(
+        _("{origin} answers, but not as a Cuckoo hub ({error})").format(
+            origin=client.origin, error=error.message.rstrip(".")
+        )
+        + ".",
+        retryable=error.retryable and isinstance(error, ServerError) and error.status >= 500,
+    )
+
+
+async def looks_like_a_hub(client: CuckooClient) -> bool:
+    """True when `client`'s address answers as a Cuckoo hub does (signed in or not)."""
+    try:
+        await _probe(client)
+    except HubSignInNeeded:
+        return True
+    except NotAHub:
+        return False
+    return True
+
+
+async def connect(
+    address: str,
+    *,
+    tokens: TokenSource | None = None,
+    kept: KeptSignIn | None = None,
+    allow_private_http: bool = False,
+    http: httpx.AsyncClient | None = None,
+    socket_options: dict[str, Any] | None = None,
+    session_options: dict[str, Any] | None = None,
+) -> CuckooBackend:
+    """The hub at `address`, signed in with `tokens`, else with the session kept for it.
+
+    Checks that it is a hub (`GET /healthz`, `GET /v1/client/me`: else NotAHub) and that the
+    session is taken: HubSignInNeeded when there is none or the hub refused it.
+    """
+    base = hub_base(address, allow_private_http=allow_private_http)
+    client = CuckooClient(base, tokens=tokens, http=http, allow_private_http=allow_private_http)
+    try:
+        if tokens is None and kept is not None:
+            # Keyring look-ups may block on D-Bus: off the event loop.
+            client.tokens = await asyncio.to_thread(lambda: kept_token(kept.store(), base))
+        user = await _probe(client)
+    except BaseException:
+        await client.aclose()
+        raise
+    backend = CuckooBackend(
+        client,
+        socket_options=socket_options,
+        allow_private_http=allow_private_http,
+        session_options=session_options,
+    )
+    backend.user = User(id=user.id, name=user.display_name)
+    return backend
+
+
+def _sign_in_needed(base: str, refused: UnauthorizedError, had_token: bool) -> HubSignInNeeded:
+    name = hub_name(base)
+    if had_token:
+        text = _("{hub} did not take the sign-in kept for it ({reason}); sign in again.")
+    else:
+        text = _("{hub} wants you signed in: your e-mail address, then the code it sends.")
+    return HubSignInNeeded(
+        text.format(hub=name, reason=clean_text(refused.message)),
+        base=base,
+        code=refused.code or "",
+    )
+
+
+class CuckooBackend:
+    """A Cuckoo hub reached through one client and one shared client socket."""
+
+    def __init__(
+        self,
+        client: CuckooClient,
+        *,
+        socket_options: dict[str, Any] | None = None,
+        session_options: dict[str, Any] | None = None,
+        allow_private_http: bool = False,
+    ) -> None:
+        self.client = client
+        self.user: User | None = None
+        self._socket_options = {"allow_plain": allow_private_http, **(socket_options or {})}
+        self._session_options = dict(session_options or {})
+        self.feed = Feed(self._make_socket)
+        self._agents_of: dict[str, set[str]] = {}  # agent id -> conversations with it
+
+    def _make_socket(self) -> ClientSocket:
+        return ClientSocket(self.client.socket_url(), self.client.tokens, **self._socket_options)
+
+    @property
+    def base(self) -> str:
+        """The hub's base URL (ending in "/")."""
+        return self.client.base_url
+
+    @property
+    def info(self) -> ServerInfo:
+        """The hub as the UI shows it: "Cuckoo hub · host:port"."""
+        return ServerInfo(
+            server_id=hub_id(self.base),
+            origin=self.client.origin,
+            protocol="cuckoo",
+            name=hub_name(self.base),
+            max_message_chars=MAX_MESSAGE_CHARS,
+            sign_in="email_code",
+            capabilities=CAPABILITIES,
+        )
+
+    async def use_tokens(self, tokens: TokenSource | None) -> None:
+        """Sign in with another session token (after the e-mail sign-in): the routes and the
+        socket (reopened with it when next needed)."""
+        self.client.tokens = tokens
+        await self.feed.reset()
+
+    def new_session(self, thread_id: str | None = None) -> CuckooSession:
+        """A session for `thread_id` (load it to see its messages); without one, the first
+        message goes to the person's conversation with an agent (the most recent)."""
+        return CuckooSession(self.client, self.feed, thread_id, **self._session_options)
+
+    async def account(self) -> Account:
+        """`GET /v1/client/me`: the person (a hub tells no usage)."""
+        user = await self.client.me()
+        self.user = User(id=user.id, name=user.display_name)
+        return Account(self.user)
+
+    async def threads(self) -> list[Thread]:
+        """The person's conversations, most recent first: titled by the agent's name, with
+        the unread count and the agent's status (`HubThread`)."""
+        conversations = await self.client.conversations()
+        self._agents_of.clear()
+        threads: list[HubThread] = []
+        for conversation in conversations:
+            for agent in conversation.agents():
+                self._agents_of.setdefault(agent.id, set()).add(conversation.id)
+            threads.append(_thread(conversation))
+        threads.sort(key=_recency, reverse=True)
+        return list(threads)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Hide the conversation's messages so far for this person (`POST …/clear`); the hub
+        deletes nothing for the agent. A hub without it: a clear refusal."""
+        try:
+            await self.client.clear(thread_id)
+        except NotFoundError as error:
+            if error.code != "route_not_found":
+                raise
+            raise NotOffered(
+                _(
+                    "A conversation on a hub cannot be deleted; this hub cannot clear it for "
+                    "you either."
+                )
+            ) from None
+
+    async def stop(self, run_id: str) -> None:
+        """`POST …/stop`: the agents' replies in progress end where they stand (`run_id` is
+        the conversation)."""
+        await self.client.stop(run_id)
+
+    async def action(self, action_id: str) -> Action:
+        """Actions are talkie/1's: a hub's agents send buttons."""
+        _not_offered(_("actions"))
+
+    async def decide(self, action: Action, decision: Decision, method: DecidedBy) -> DecisionResult:
+        """Actions are talkie/1's: a hub's agents send buttons."""
+        _not_offered(_("actions"))
+
+    def is_same_origin(self, url: str) -> bool:
+        """True when `url` is on the hub's origin."""
+        return self.client.is_same_origin(url)
+
+    def resolve_url(self, url: str) -> str:
+        """`url` made absolute against the hub (a file's path is relative to its base)."""
+        return self.client.resolve_url(url)
+
+    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
+        """A streamed GET of a file of the hub (its media route, or a same-origin URL), with
+        the session token; another origin is refused."""
+        return self.client.open_file(url)
+
+    async def logo(self) -> bytes | None:
+        """A hub has no logo of its own."""
+        return None
+
+    def voice_call(
+        self,
+        *,
+        microphone: AudioSource,
+        speaker: AudioSink,
+        listener: Listener,
+        thread_id: str | None,
+        allow_http_signaling: bool = False,
+    ) -> VoiceCall:
+        """Real-time calls are talkie/1's."""
+        _not_offered(_("voice calls"))
+
+    async def aclose(self) -> None:
+        """Close the socket and the HTTP connections."""
+        await self.feed.aclose()
+        await self.client.aclose()
+
+    # --- the person's devices and storage ------------------------------------------------
+
+    async def devices(self) -> list[Device]:
+        """Every signed-in device of the person (`current`: this one)."""
+        return await self.client.devices()
+
+    async def end_device(self, device_id: str) -> None:
+        """Sign one device out."""
+        await self.client.end_device(device_id)
+
+    async def end_other_devices(self) -> None:
+        """Sign out every device but this one."""
+        await self.client.end_other_devices()
+
+    async def storage(self) -> Storage:
+        """The media budget used, and how long messages are kept."""
+        return await self.client.storage()
+
+    async def mark_read(self, session: Session[Any]) -> None:
+        """The person has read the conversation up to its newest message."""
+        conversation_id = session.thread_id
+        turns = [t for t in session.conversation.turns if t.id.startswith("msg_")]
+        if conversation_id is None or not turns:
+            return
+        await self.client.read(conversation_id, turns[-1].id)
+
+    async def sign_out(self) -> None:
+        """End this device's session on the hub (`POST /v1/auth/logout`); forgetting the
+        kept token is the caller's (`sign_in.forget`)."""
+        await self.client.logout()
+
+    # --- PagesBack -----------------------------------------------------------------------
+
+    async def load_earlier(self, session: Session[Any]) -> bool:
+        """Put the previous page before the session's messages; False when there is none
+        (then a notice stands first where retention cut the history)."""
+        cuckoo = _cuckoo_session(session)
+        conversation = cuckoo.conversation
+        before = conversation.next_before
+        conversation_id = cuckoo.thread_id
+        if before is None or conversation_id is None:
+            cuckoo.mark_trimmed()
+            return False
+        page = await self.client.messages(conversation_id, before=before)
+        conversation.load_page(page)
+        cuckoo.mark_trimmed()
+        return bool(page.messages)
+
+    # --- Answers -------------------------------------------------------------------------
+
+    async def answer(self, question: QuestionPart, answers: list[list[str]]) -> AnswerOutcome:
+        """A hub's agents ask no questions (they send buttons)."""
+        _not_offered(_("questions"))
+
+    async def provide_secret(self, question: QuestionPart, value: str | None) -> AnswerOutcome:
+        """A hub's agents ask no questions (they send buttons)."""
+        _not_offered(_("questions"))
+
+    async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
+        """Tap a button of the agent's message `message_id`: the hub sends its label as the
+        person's message and marks the button taken (the reply comes live: `follow()`, or
+        use `session.prepare_tap` with `send` to follow it)."""
+        cuckoo = _cuckoo_session(session)
+        conversation_id = cuckoo.thread_id
+        if conversation_id is None:
+            raise TalkieError(_("There is no conversation to tap a button in."))
+        message = await self.client.tap(conversation_id, button_id, message_id)
+        cuckoo.conversation.apply_message(message)
+
+    # --- Attaches ------------------------------------------------------------------------
+
+    async def upload(
+        self, path: Path, *, progress: Callable[[int, int], None] | None = None
+    ) -> Attachment:
+        """`POST /v1/client/media`, its kind and size checked first (FileRefused)."""
+        probed = await asyncio.to_thread(probe_upload, path)
+        media = await self.client.upload(path, progress=progress, probed=probed)
+        # The hub's kinds (image, audio, video, file) are not Minara's: the part keeps the
+        # hub's word, which is what the transcript shows.
+        kind = cast(AttachmentKind, media.kind or probed.kind)
+        return Attachment(
+            key=media.id,
+            filename=media.file_name or probed.filename,
+            media_type=media.mime_type or probed.media_type,
+            size=media.byte_size or probed.size,
+            kind=kind,
+            url=self.client.media_url(media.id),
+        )
+
+    # --- LiveUpdates ---------------------------------------------------------------------
+
+    async def live(self) -> AsyncIterator[LiveUpdate]:
+        """What happens outside the conversation a session follows: an agent's status
+        (`agent_status`, one update per conversation with it), a message in a conversation
+        no session follows (`message_elsewhere`), until the backend closes."""
+        subscription = self.feed.subscribe()
+        try:
+            while True:
+                item = await subscription.get()
+                if item is END:
+                    return
+                if isinstance(item, TalkieError):
+                    raise item
+                if isinstance(item, AgentStatusPush):
+                    with_agent: list[str | None] = [*sorted(self._agents_of.get(item.agent_id, ()))]
+                    for conversation_id in with_agent or [None]:
+                        yield LiveUpdate("agent_status", conversation_id, item.status)
+                elif (
+                    isinstance(item, MessagePush)
+                    and item.type != "message.started"
+                    and not self.feed.is_watched(item.conversation_id)
+                ):
+                    yield LiveUpdate("message_elsewhere", item.conversation_id, item.message.id)
+        finally:
+            subscription.close()
+
+
+def _thread(conversation: Conversation) -> HubThread:
+    agents = conversation.agents()
+    names = [a.display_name or a.handle or a.id for a in agents]
+    if not names:
+        names = [p.display_name for p in conversation.participants if p.display_name]
+    last = conversation.last_message
+    return HubThread(
+        id=conversation.id,
+        title=", ".join(names),
+        channel="chat",
+        created_at=conversation.created_at,
+        updated_at=(last.created_at if last else None) or conversation.created_at,
+        unread=conversation.unread_count,
+        agents=tuple(a.id for a in agents),
+        agent_status=agents[0].status if agents else None,
+    )
+
+
+def _recency(thread: Thread) -> float:
+    when = thread.updated_at or thread.created_at
+    return when.timestamp() if when is not None else 0.0
+
+
+def _cuckoo_session(session: Session[Any]) -> CuckooSession:
+    if not isinstance(session, CuckooSession):
+        raise TypeError("a session of another backend")
+    return session
+
+
+def _not_offered(what: str) -> NoReturn:
+    raise NotOffered(_("A Cuckoo hub has no {what}.").format(what=what))
+
+
+def _implements_backend(backend: CuckooBackend) -> Backend:
+    """Checked by mypy only: the Cuckoo backend has every member of the interface."""
+    return backend
+
+
+def _implements_session(session: CuckooSession) -> Session[CuckooOutgoing]:
+    """Checked by mypy only: the Cuckoo session has every member of the interface."""
+    return session
+
+
+def _implements_extras(backend: CuckooBackend) -> tuple[PagesBack, Answers, Attaches, LiveUpdates]:
+    """Checked by mypy only: the optional protocols the capabilities promise."""
+    return backend, backend, backend, backend
+
+
+async def probe_hub(address: str, *, allow_private_http: bool = False) -> str | None:
+    """The base URL of the hub at `address` when a Cuckoo hub answers there (signed in or
+    not), else None (also when nothing answers)."""
+    try:
+        base = hub_base(address, allow_private_http=allow_private_http)
+        async with CuckooClient(base, allow_private_http=allow_private_http) as client:
+            return base if await looks_like_a_hub(client) else None
+    except TalkieError:
+        return None
