@@ -64,9 +64,12 @@ async def test_buttons_and_a_tap(chat_with: Any) -> None:
     assert body["action"] == {"button_id": "raise", "source_message_id": offer["id"]}
     assert event["data"]["message"]["sender"]["id"] == person.user_id
 
-    # The source gains selected_button_id.
+    # The source gains selected_button_id, for the person and for the agent.
     source = await person.message(chat.conversation_id, offer["id"])
     assert source["body"]["selected_button_id"] == "raise"
+    answer = await backend.http.get(f"/v1/agent/conversations/{chat.conversation_id}/messages")
+    agent_view = next(m for m in answer.json()["messages"] if m["id"] == offer["id"])
+    assert agent_view["body"]["selected_button_id"] == "raise"
 
     # A button cannot be taken twice: neither the same one nor its neighbour.
     for button_id in ("raise", "later"):

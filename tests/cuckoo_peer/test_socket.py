@@ -399,3 +399,51 @@ async def test_a_backend_that_never_answers_pings_is_dropped(chat_with: Any) -> 
     writer.close()
     # ping every 1 s (FAST), pong due within 5 s: dropped well before 30 s.
     assert FAST["pong_timeout"] - 1 <= waited < FAST["ping_interval"] + FAST["pong_timeout"] + 5
+
+
+async def test_a_reply_has_the_documented_shape(chat_with: Any) -> None:
+    chat = await chat_with()
+    reply = await chat.backend.send(chat.conversation_id, "shape")
+    assert set(reply) <= {"reply_to_cid", "ok", "message", "message_id"}, reply
+    assert reply["ok"] is True
+    refused = await chat.backend.send(chat.conversation_id, "")
+    assert refused["ok"] is False
+    assert set(refused) <= {"reply_to_cid", "ok", "error", "message_id"}, refused
+    assert refused["error"]["code"] == "invalid_text"
+    assert isinstance(refused["error"]["message"], str) and refused["error"]["message"]
+
+
+async def test_an_agent_message_shows_on_the_client_socket(chat_with: Any) -> None:
+    chat = await chat_with()
+    watch = await chat.person.socket()
+    try:
+        await watch.wait_frame(lambda f: f.get("type") == "ready")
+        said = await chat.backend.send(
+            chat.conversation_id, "live!", quick_replies=[{"label": "Ok"}]
+        )
+        frame = await watch.wait_frame(
+            lambda f: (
+                f.get("type") == "message.created"
+                and f["data"]["message"]["id"] == said["message"]["id"]
+            )
+        )
+    finally:
+        await watch.close()
+    assert frame["data"]["conversation_id"] == chat.conversation_id
+    message = frame["data"]["message"]
+    assert message["body"] == {"text": "live!", "quick_replies": [{"label": "Ok"}]}
+    assert message["status"] == "complete"
+    assert "signature" not in message  # the client API does not carry it
+
+
+async def test_agent_history_pages_back_newest_first(chat_with: Any) -> None:
+    chat = await chat_with()
+    ids = [(await chat.backend.send(chat.conversation_id, t))["message"]["id"] for t in "abcde"]
+    path = f"/v1/agent/conversations/{chat.conversation_id}/messages"
+    first = (await chat.backend.http.get(path, params={"limit": 2})).json()
+    assert [m["id"] for m in first["messages"]] == ids[::-1][:2]
+    assert first["next_before"]
+    second = (
+        await chat.backend.http.get(path, params={"limit": 2, "before": first["next_before"]})
+    ).json()
+    assert [m["id"] for m in second["messages"]] == ids[::-1][2:4]

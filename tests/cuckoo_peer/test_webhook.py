@@ -103,6 +103,14 @@ async def test_webhook_delivery_is_signed_and_the_receiver_answers(
     hooked = [m for m in page["messages"] if m["body"].get("text") == "hooked: via the hook"]
     assert len(hooked) == 1 and hooked[0]["reply_to"]["id"] == sent["id"]
     assert len(replies) == 1
+    # The agent's own reply is never posted back to it.
+    await asyncio.sleep(0.5)
+    senders = [
+        d.event["data"]["message"]["sender"]["kind"]
+        for d in receiver.deliveries
+        if d.event.get("type") == "message.created"
+    ]
+    assert senders == ["user"], senders
 
 
 async def test_a_failed_webhook_delivery_is_retried_after_about_a_second(
