@@ -12,7 +12,7 @@ attachments and models, a Cuckoo hub buttons and devices).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,7 +46,6 @@ __all__ = [
     "ChoosesModel",
     "DecidedBy",
     "Decision",
-    "DeviceList",
     "Devices",
     "Dictates",
     "Failure",
@@ -535,20 +534,16 @@ class StorageUse:
     kept_since: datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceList:
-    """The person's signed-in devices and their storage, read together."""
-
-    devices: tuple[SignedInDevice, ...]
-    storage: StorageUse | None = None
-
-
 @runtime_checkable
 class Devices(Protocol):
     """The person's signed-in devices, listed and signed out (`capabilities.devices`)."""
 
-    async def devices(self) -> DeviceList:
-        """Every signed-in device (and the storage, where the server tells it)."""
+    async def devices(self) -> Sequence[SignedInDevice]:
+        """Every signed-in device of the person (`current`: this one)."""
+        ...
+
+    async def storage(self) -> StorageUse:
+        """How much of the person's file budget is used, and how long messages are kept."""
         ...
 
     async def end_device(self, device_id: str) -> None:

@@ -24,7 +24,6 @@ from talkie_tui.backends.base import (
     Account,
     AnswerOutcome,
     Capabilities,
-    DeviceList,
     ServerInfo,
     SignedInDevice,
     StorageUse,
@@ -274,22 +273,22 @@ def _label(conversation: CuckooConversation, message_id: str, button_id: str) ->
     return button_id
 
 
-def sample_devices(now: datetime | None = None) -> DeviceList:
-    """Three devices (this one used just now) and the storage of a person."""
+def sample_devices(now: datetime | None = None) -> list[SignedInDevice]:
+    """Three devices of a person, this one used just now."""
     now = now or datetime.now(UTC)
-    return DeviceList(
-        (
-            SignedInDevice("ses_phone", "Pixel 8", now - timedelta(hours=3)),
-            SignedInDevice("ses_here", "talkie on laptop", now - timedelta(seconds=5), True),
-            SignedInDevice("ses_tablet", "iPad", now - timedelta(days=12, hours=2)),
-        ),
-        StorageUse(
-            used_bytes=12_400_000,
-            budget_bytes=100_000_000,
-            kept_days=90,
-            kept_since=datetime(2026, 3, 2, 12, 0, tzinfo=UTC),
-        ),
-    )
+    return [
+        SignedInDevice("ses_phone", "Pixel 8", now - timedelta(hours=3)),
+        SignedInDevice("ses_here", "talkie on laptop", now - timedelta(seconds=5), True),
+        SignedInDevice("ses_tablet", "iPad", now - timedelta(days=12, hours=2)),
+    ]
+
+
+SAMPLE_STORAGE = StorageUse(
+    used_bytes=12_400_000,
+    budget_bytes=100_000_000,
+    kept_days=90,
+    kept_since=datetime(2026, 3, 2, 12, 0, tzinfo=UTC),
+)
 
 
 @dataclass
@@ -305,7 +304,8 @@ class FakeCuckooBackend:
     taps_by_session: bool = True
     live: FakeSession | None = None
     sessions: list[FakeSession] = field(default_factory=list)
-    device_list: DeviceList = field(default_factory=sample_devices)
+    device_list: list[Any] = field(default_factory=sample_devices)
+    storage_use: Any = SAMPLE_STORAGE
     ended: list[str | None] = field(default_factory=list)
     device_failure: TalkieError | None = None
 
@@ -365,20 +365,23 @@ class FakeCuckooBackend:
 
     # --- Devices ---------------------------------------------------------------------------
 
-    async def devices(self) -> DeviceList:
+    async def devices(self) -> list[Any]:
         if self.device_failure is not None:
             raise self.device_failure
-        return self.device_list
+        return list(self.device_list)
+
+    async def storage(self) -> Any:
+        return self.storage_use
 
     async def end_device(self, device_id: str) -> None:
+        if self.device_failure is not None:
+            raise self.device_failure
         self.ended.append(device_id)
-        kept = tuple(d for d in self.device_list.devices if d.id != device_id)
-        self.device_list = DeviceList(kept, self.device_list.storage)
+        self.device_list = [d for d in self.device_list if d.id != device_id]
 
     async def end_other_devices(self) -> None:
         self.ended.append(None)
-        kept = tuple(d for d in self.device_list.devices if d.current)
-        self.device_list = DeviceList(kept, self.device_list.storage)
+        self.device_list = [d for d in self.device_list if d.current]
 
 
 @dataclass

@@ -11,7 +11,7 @@ a failure shows the server's words, and `r` reads the list again.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from talkie_tui.backends.base import DeviceList, Devices, SignedInDevice, StorageUse
+from talkie_tui.backends.base import Devices, SignedInDevice, StorageUse
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
@@ -33,9 +33,46 @@ from ..localized import LocalizedBindings
 from ..widgets.card import human_size
 from .confirm import ConfirmScreen
 
-__all__ = ["DevicesScreen", "last_used_words", "storage_words"]
+__all__ = ["DevicesScreen", "as_device", "as_storage", "last_used_words", "storage_words"]
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+
+
+def _moment(value: object) -> datetime | None:
+    return value if isinstance(value, datetime) else None
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def as_device(device: object) -> SignedInDevice:
+    """A device as the backend gave it: `SignedInDevice`, or one of the same fields (a hub's
+    own device record calls the last use `last_seen_at`)."""
+    if isinstance(device, SignedInDevice):
+        return device
+    used = getattr(device, "last_used", None) or getattr(device, "last_seen_at", None)
+    return SignedInDevice(
+        str(getattr(device, "id", "")),
+        str(getattr(device, "name", "") or ""),
+        _moment(used),
+        bool(getattr(device, "current", False)),
+    )
+
+
+def as_storage(storage: object) -> StorageUse:
+    """The storage as the backend gave it: `StorageUse`, or a hub's record (`media` with its
+    bytes, `messages` with how long they are kept)."""
+    if isinstance(storage, StorageUse):
+        return storage
+    media = getattr(storage, "media", None)
+    messages = getattr(storage, "messages", None)
+    return StorageUse(
+        _count(getattr(media, "used_bytes", 0)),
+        _count(getattr(media, "budget_bytes", 0)),
+        _count(getattr(messages, "kept_days", 0)),
+        _moment(getattr(messages, "kept_since", None)),
+    )
 
 
 def last_used_words(moment: datetime | None, now: float) -> str:
@@ -150,8 +187,13 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
             return
         self._show(listed)
         self._set_status("")
+        try:
+            storage = as_storage(await self._backend.storage())
+        except TalkieError:
+            return  # the devices are what this screen is for; the line stays empty
+        self.query_one("#devices-storage", Static).update(Content(storage_words(storage)))
 
-    def _show(self, listed: DeviceList) -> None:
+    def _show(self, listed: Sequence[object]) -> None:
         def order(device: SignedInDevice) -> tuple[bool, float]:
             """This device first, then the most recently used."""
             used = device.last_used
@@ -160,7 +202,7 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
             stamp = (used if used.tzinfo else used.replace(tzinfo=UTC)).timestamp()
             return (not device.current, -stamp)
 
-        self.devices = tuple(sorted(listed.devices, key=order))
+        self.devices = tuple(sorted((as_device(device) for device in listed), key=order))
         options = self.query_one("#devices-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()
@@ -170,10 +212,6 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
         )
         if self.devices:
             options.highlighted = min(highlighted or 0, len(self.devices) - 1)
-        storage = listed.storage
-        self.query_one("#devices-storage", Static).update(
-            Content(storage_words(storage) if storage is not None else "")
-        )
         others = sum(1 for device in self.devices if not device.current)
         self.query_one("#devices-end-others", Button).disabled = others == 0
 

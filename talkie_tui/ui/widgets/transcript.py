@@ -148,6 +148,18 @@ class TurnView(Vertical):
         self.mount(view, before=before or self._state_note)
         return view
 
+    def sync_parts(self) -> None:
+        """Mount the views of parts without one, each in its place among the others, and
+        unmount those of parts the turn no longer holds."""
+        if self._state_note.parent is None:
+            return  # not composed yet: compose() renders every part of the turn
+        self._drop_gone_parts()
+        parts = self.turn.parts
+        for index, part in enumerate(parts):
+            if id(part) not in self.views:
+                after = (self.views.get(id(later)) for later in parts[index + 1 :])
+                self.add_part(part, before=next((v for v in after if v is not None), None))
+
     def _drop_gone_parts(self) -> None:
         """Unmount the views of parts the turn no longer holds (its message came again)."""
         held = {id(part) for part in self.turn.parts}
@@ -161,13 +173,7 @@ class TurnView(Vertical):
         One event may both add a part and end the turn (RUN_ERROR adds its notice), and the
         reducer then reports only the turn: parts without a view are mounted here.
         """
-        if self._state_note.parent is not None:
-            self._drop_gone_parts()
-        parts = self.turn.parts
-        for index, part in enumerate(parts):
-            if id(part) not in self.views:
-                after = (self.views.get(id(later)) for later in parts[index + 1 :])
-                self.add_part(part, before=next((v for v in after if v is not None), None))
+        self.sync_parts()
         state = self.turn.state
         for name in ("streaming", "cancelled", "truncated", "failed", "error"):
             self.set_class(state == name, f"-{name}")
@@ -380,7 +386,7 @@ class Transcript(VerticalScroll):
         view = self.turn_view(turn) or self.add_turn(turn)
         part_view = view.view_for(change)
         if part_view is None:
-            view.add_part(change)
+            view.sync_parts()  # in its place (a hub's message may have replaced the others)
         elif isinstance(part_view, MarkdownView):
             if delta:
                 part_view.append(delta)
