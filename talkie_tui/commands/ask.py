@@ -18,10 +18,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from talkie_tui.chat.block_text import block_lines, link_line, question_outcome, todo_lines
 from talkie_tui.chat.turns import (
     ActionPart,
+    AttachmentPart,
+    ButtonsPart,
     CardPart,
     InterjectionPart,
     LinkPart,
+    NoticePart,
     QuestionPart,
+    QuickRepliesPart,
     TextPart,
     TodoPart,
     ToolPart,
@@ -143,6 +147,39 @@ class _TextPrinter:
             self._question(change)
         elif isinstance(change, InterjectionPart):
             self.line(_("(you, while the agent worked) {text}").format(text=change.text))
+        elif isinstance(change, ButtonsPart | QuickRepliesPart | AttachmentPart):
+            self._hub_part(change)
+        elif isinstance(change, NoticePart) and change.code in ("stopped", "truncated"):
+            if not self.at_line_start:
+                self.write("\n")
+            self.err.write(_("talkie: {reason}").format(reason=change.text) + "\n")
+
+    def _hub_part(self, part: ButtonsPart | QuickRepliesPart | AttachmentPart) -> None:
+        """A hub's buttons, quick replies and files, each a line (once per message)."""
+        if isinstance(part, ButtonsPart):
+            key = f"buttons {part.source_message_id}"
+            rows = []
+            for row in part.rows:
+                labels = []
+                for button in row:
+                    label = button.label + (f" <{button.url}>" if button.url else "")
+                    if button.button_id is not None and button.button_id == part.selected_button_id:
+                        label += " ✓"
+                    labels.append(label)
+                rows.append(" · ".join(labels))
+            lines = [f"[buttons] {row}" for row in rows]
+        elif isinstance(part, QuickRepliesPart):
+            key = "replies " + "\n".join(part.labels)
+            lines = ["[replies] " + " · ".join(part.labels)]
+        else:
+            key = f"file {part.key}"
+            size = f"{part.size / 1024:.0f} KiB" if part.size >= 1024 else f"{part.size} B"
+            lines = [f"[file] {part.filename} ({part.kind}, {size})"]
+        if key in self._blocks:
+            return
+        self._blocks[key] = True
+        for text in lines:
+            self.line(text)
 
     def _block(self, part: UiBlockPart) -> None:
         """A UI block's lines; the same block sent again with new data is printed again (the
@@ -409,7 +446,7 @@ def _print_recovered(session: Session[Any], printer: _TextPrinter) -> None:
     printed = printer.printed.rstrip("\n")
     if text.startswith(printed):
         printer.write(text[len(printed) :])
-    else:
+    elif text not in printed:  # shown whole already (a hub's reply read from the record)
         printer.line(text)
     for part in answer.parts:
         if not isinstance(part, TextPart):

@@ -15,7 +15,7 @@ calls) raise `NotOffered`, and a Minara gateway's questions are not asked here e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, cast
@@ -469,7 +469,7 @@ class CuckooBackend:
 
     # --- LiveUpdates ---------------------------------------------------------------------
 
-    async def live(self) -> AsyncIterator[LiveUpdate]:
+    async def live(self) -> AsyncGenerator[LiveUpdate, None]:
         """What happens outside the conversation a session follows: an agent's status
         (`agent_status`, one update per conversation with it), a message in a conversation
         no session follows (`message_elsewhere`), until the backend closes."""

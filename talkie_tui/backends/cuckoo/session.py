@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -194,16 +194,16 @@ class CuckooSession:
         feed: Feed,
         conversation_id: str | None = None,
         *,
-        quiet_seconds: float = QUIET_SECONDS,
-        poll_seconds: float = POLL_SECONDS,
-        ready_seconds: float = READY_SECONDS,
+        quiet_seconds: float | None = None,
+        poll_seconds: float | None = None,
+        ready_seconds: float | None = None,
     ) -> None:
         self.client = client
         self.feed = feed
         self.conversation = CuckooConversation(conversation_id)
-        self.quiet_seconds = quiet_seconds
-        self.poll_seconds = poll_seconds
-        self.ready_seconds = ready_seconds
+        self.quiet_seconds = QUIET_SECONDS if quiet_seconds is None else quiet_seconds
+        self.poll_seconds = POLL_SECONDS if poll_seconds is None else poll_seconds
+        self.ready_seconds = READY_SECONDS if ready_seconds is None else ready_seconds
         self._sent_ids: dict[str, str] = {}  # idempotency key -> the hub's message id
         self._lost = False
         self._stop_requested = False
@@ -349,7 +349,7 @@ class CuckooSession:
 
     # --- outside a send ------------------------------------------------------------------
 
-    async def follow(self) -> AsyncIterator[CuckooUpdate]:
+    async def follow(self) -> AsyncGenerator[CuckooUpdate, None]:
         """The conversation live outside a send (a reply that came late, a message from
         another device of the person, an agent writing on its own), until the backend closes
         or the iteration is left. Pushes that arrive while a send runs are the send's."""
