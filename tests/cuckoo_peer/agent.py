@@ -262,12 +262,14 @@ class AgentBackend:
         for task in list(self._tasks):
             task.cancel()
 
-    async def close(self) -> None:
+    async def disconnect(self) -> None:
+        """Close the socket cleanly (1000); the HTTP client stays usable."""
         self.reconnect = False
         if self._runner is not None:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._runner
+            self._runner = None
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
@@ -276,6 +278,9 @@ class AgentBackend:
                 await asyncio.wait_for(self._reader, 5)
         for task in list(self._tasks):
             task.cancel()
+
+    async def close(self) -> None:
+        await self.disconnect()
         await self.http.aclose()
 
     # --- waiting --------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from tests.cuckoo_peer.agent import is_person_message
@@ -121,5 +122,90 @@ async def test_another_agents_file_cannot_be_read(chat_with: Any) -> None:
     theirs = await chat_with(connect=False)
     media = await agent_upload(theirs.backend, b"private", "secret.txt")
     answer = await mine.backend.http.get(f"/v1/agent/media/{media['id']}")
+    assert answer.status_code in (403, 404), answer.text
+    error_of(answer)
+
+
+def mp4_header() -> bytes:
+    """The start of an MP4 container (an `ftyp` box), enough for a sniffer."""
+    ftyp = b"ftypisom" + b"\x00\x00\x02\x00" + b"isomiso2avc1mp41"
+    box = len(ftyp) + 4
+    return box.to_bytes(4, "big") + ftyp + b"\x00\x00\x00\x08free" + b"\x00" * 64
+
+
+async def test_kind_audio_marks_a_container_as_a_recording(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    plain = await agent_upload(chat.backend, mp4_header(), "clip.mp4")
+    answer = await chat.backend.http.post(
+        "/v1/agent/media",
+        params={"name": "note.m4a", "kind": "audio", "duration_ms": 1500, "waveform": "3,9,40"},
+        content=mp4_header(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert answer.status_code in (200, 201), answer.text
+    voice = answer.json()["media"]
+    assert plain["kind"] == "video", plain
+    assert voice["kind"] == "audio", voice
+    sent = await chat.backend.post_message(chat.conversation_id, attachments=[voice["id"]])
+    assert sent.status_code == 201, sent.text
+    [attachment] = sent.json()["message"]["body"]["attachments"]
+    assert attachment["duration_ms"] == 1500
+    assert attachment["waveform"] == [3, 9, 40]
+    # The claim does not turn a picture into a recording.
+    picture = await chat.backend.http.post(
+        "/v1/agent/media",
+        params={"name": "x.png", "kind": "audio"},
+        content=png(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert picture.status_code in (200, 201, 422), picture.text
+    if picture.status_code != 422:
+        assert picture.json()["media"]["kind"] == "image"
+
+
+async def test_a_picture_has_a_small_copy(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    media = await agent_upload(chat.backend, png(1200, 900), "big.png")
+    assert media["has_thumbnail"] is True
+    thumb = await chat.backend.http.get(
+        f"/v1/agent/media/{media['id']}", params={"variant": "thumb"}
+    )
+    assert thumb.status_code == 200, thumb.text
+    small = Image.open(io.BytesIO(thumb.content))
+    assert max(small.size) < 1200
+    full = await chat.backend.http.get(f"/v1/agent/media/{media['id']}")
+    assert Image.open(io.BytesIO(full.content)).size == (1200, 900)
+
+
+async def test_a_multipart_upload(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    answer = await chat.backend.http.post(
+        "/v1/agent/media", files={"file": ("report.txt", b"numbers", "text/plain")}
+    )
+    assert answer.status_code in (200, 201), answer.text
+    media = answer.json()["media"]
+    assert media["file_name"] == "report.txt" and media["byte_size"] == 7
+
+
+@pytest.mark.hub(file_max_bytes=1000)
+async def test_an_oversized_file_is_422_file_too_large(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    answer = await chat.backend.http.post(
+        "/v1/agent/media",
+        params={"name": "big.bin"},
+        content=b"\x01" * 2000,
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert error_of(answer)["code"] == "file_too_large"
+
+
+async def test_an_unsent_upload_of_the_person_is_not_the_agents_to_read(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    upload = await chat.person.http.post(
+        "/v1/client/media", files={"file": ("draft.txt", b"not yet", "text/plain")}
+    )
+    media_id = upload.json()["media"]["id"]
+    answer = await chat.backend.http.get(f"/v1/agent/media/{media_id}")
     assert answer.status_code in (403, 404), answer.text
     error_of(answer)

@@ -10,7 +10,7 @@ import re
 import time
 from typing import Any
 
-from tests.cuckoo_peer.agent import echo, is_person_message
+from tests.cuckoo_peer.agent import SocketRefused, echo, is_person_message
 from tests.cuckoo_peer.conftest import FAST, LEASE
 from tests.cuckoo_peer.person import error_of, new_id
 
@@ -447,3 +447,61 @@ async def test_agent_history_pages_back_newest_first(chat_with: Any) -> None:
         await chat.backend.http.get(path, params={"limit": 2, "before": first["next_before"]})
     ).json()
     assert [m["id"] for m in second["messages"]] == ids[::-1][2:4]
+
+
+async def test_a_revoked_binding_closes_with_4002_and_then_there_is_no_binding(
+    chat_with: Any, backends: Any
+) -> None:
+    chat = await chat_with(reconnect=True)
+    backend = chat.backend
+    revoked = await chat.owner.http.delete(f"/v1/mgmt/agents/{chat.agent['id']}/binding")
+    assert revoked.status_code in (200, 204), revoked.text
+    await backend.wait_until(lambda: backend.final == 4002, timeout=30)
+    await asyncio.sleep(1.0)
+    assert backend.connects == 1  # 4002 is final
+    again = backends(chat.secret)
+    try:
+        await again.connect()
+    except SocketRefused as refused:
+        assert refused.status in (401, 403), refused
+        if refused.status == 403:
+            assert refused.error["code"] == "no_binding", refused.error
+    else:
+        raise AssertionError("a revoked secret opened the socket")
+
+
+async def test_an_acknowledged_event_does_not_come_back_on_reconnect(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    sent = await chat.person.say(chat.conversation_id, "done with this")
+    event = await backend.wait_event(
+        lambda e: is_person_message(e) and e["data"]["message"]["id"] == sent["id"]
+    )
+    await backend.wait_until(lambda: event["id"] in backend.acked)
+    await asyncio.sleep(0.3)  # the ack has no reply; give it time to land
+    await backend.disconnect()
+    await backend.connect()
+    await asyncio.sleep(LEASE + 2)
+    assert [e["id"] for e in backend.received].count(event["id"]) == 1
+
+
+def _empty_fields(body: dict[str, Any]) -> list[str]:
+    return [key for key, value in body.items() if value in (None, "", [], {})]
+
+
+async def test_empty_body_fields_are_omitted_not_null(chat_with: Any) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    await backend.send(chat.conversation_id, "plain")
+    await backend.send(chat.conversation_id, "with buttons", buttons=[[{"id": "a", "label": "A"}]])
+    started = await backend.stream_start(chat.conversation_id)
+    await backend.stream_end(started["message"]["id"])  # an empty stream
+    await chat.person.say(chat.conversation_id, "from the person")
+    await backend.wait_until(lambda: len(backend.events_of("message.created")) >= 1)
+    bodies = [e["data"]["message"]["body"] for e in backend.events_of("message.created")]
+    answer = await backend.http.get(f"/v1/agent/conversations/{chat.conversation_id}/messages")
+    bodies += [m["body"] for m in answer.json()["messages"]]
+    page = await chat.person.history(chat.conversation_id)
+    bodies += [m["body"] for m in page["messages"]]
+    for body in bodies:
+        assert _empty_fields(body) == [], body

@@ -217,3 +217,18 @@ async def test_a_stream_open_too_long_is_finished_from_its_buffer(chat_with: Any
     in_history = await chat.person.message(chat.conversation_id, message_id)
     assert in_history["status"] == "complete"
     assert in_history["body"]["text"].strip() == "".join(sent).strip()
+
+
+async def test_finishing_a_stream_that_is_not_yours_is_404_stream_not_found(
+    chat_with: Any,
+) -> None:
+    mine = await chat_with(connect=False)
+    theirs = await chat_with(connect=False)
+    started = await theirs.backend.post_message(theirs.conversation_id, stream=True)
+    answer = await mine.backend.finish(started.json()["message"]["id"])
+    assert answer.status_code == 404, answer.text
+    assert error_of(answer)["code"] == "stream_not_found"
+    in_history = await theirs.person.message(
+        theirs.conversation_id, started.json()["message"]["id"]
+    )
+    assert in_history["status"] == "streaming"
