@@ -279,7 +279,7 @@ def sample_devices(now: datetime | None = None) -> list[SignedInDevice]:
     return [
         SignedInDevice("ses_phone", "Pixel 8", now - timedelta(hours=3)),
         SignedInDevice("ses_here", "talkie on laptop", now - timedelta(seconds=5), True),
-        SignedInDevice("ses_tablet", "iPad", now - timedelta(days=12, hours=2)),
+        SignedInDevice("ses_tablet", "iPad", now - timedelta(days=5, hours=2)),
     ]
 
 

@@ -119,6 +119,7 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
     """The person's signed-in devices: looked at, one ended, or all but this one."""
 
     HELP_GROUP = N_("Devices screen")
+    AUTO_FOCUS = "#devices-list"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", N_("Back")),
         Binding("e", "end_one", N_("Sign out the device")),

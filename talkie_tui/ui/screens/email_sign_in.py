@@ -59,6 +59,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
     """Sign in to a hub with an e-mailed code; dismisses with the sign-in, or None on Esc."""
 
     HELP_GROUP = N_("E-mail sign-in")
+    AUTO_FOCUS = "#email-address"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", N_("Cancel")),
         Binding("ctrl+r", "send_again", N_("Send a new code")),

@@ -240,7 +240,7 @@ class ButtonsView(Widget):
 class QuickRepliesView(Widget):
     """A `QuickRepliesPart`: a row of chips; choosing one sends its words as the next message.
 
-    Only the newest turn's chips are offered: once the conversation moved on they are
+    The chips are offered until the person says something after them: then they are
     `retire`d (hidden), as the words would answer something no longer asked.
     """
 

@@ -414,14 +414,18 @@ class Transcript(VerticalScroll):
                     view.refresh_part()
 
     def _retire_quick_replies(self) -> None:
-        """Only the newest turn offers its quick replies: older ones answer what is past."""
-        if self._conversation is None or not self._conversation.turns:
+        """Quick replies are offered until the person says something after them: then they
+        answer what is past, and go."""
+        if self._conversation is None:
             return
-        newest = self._conversation.turns[-1]
-        for turn_view in self._turn_views.values():
-            for view in turn_view.views.values():
-                if isinstance(view, QuickRepliesView):
-                    view.retire(turn_view.turn is not newest)
+        answered = False  # a message of the person comes later than the turn looked at
+        for turn in reversed(self._conversation.turns):
+            view = self._turn_views.get(id(turn))
+            if view is not None:
+                for part_view in view.views.values():
+                    if isinstance(part_view, QuickRepliesView):
+                        part_view.retire(answered)
+            answered = answered or turn.role == "user"
 
     def view_of_part(self, part: Part) -> Widget | None:
         """The mounted widget showing `part`, if any."""
