@@ -282,8 +282,15 @@ class Samples:
         return span >= IDLE_WINDOW and window[-1] - window[0] <= IDLE_TICKS / CLK_TCK
 
 
+VARIANTS: dict[str, str] = {}
+"""Other talkie_tui trees to run as clients `talkie@NAME` (before/after in one run)."""
+
+
 def client_command(client: str, url: str) -> list[str]:
     """The command line of a client."""
+    if client.startswith("talkie@"):
+        tree = VARIANTS[client.removeprefix("talkie@")]
+        return ["/usr/bin/env", f"PYTHONPATH={tree}", *client_command("talkie", url)]
     if client == "talkie":
         return [str(BIN / "talkie"), "connect", url, "--token", TOKEN]
     return [sys.executable, str(ROOT / "benchmarks" / "stock_client.py"), url, TOKEN]
@@ -324,7 +331,7 @@ def _measure(
     last_line: str,
     keys: bool,
 ) -> dict[str, Any]:
-    ready = "0 / 4,000" if client == "talkie" else "Message"
+    ready = "0 / 4,000" if client.startswith("talkie") else "Message"
     wait_for(lambda: ready in terminal.screen(), 30, f"{client} did not start")
     samples = Samples()
     # Settle: the client's start-up work (status, thread list) is not the stream's.
@@ -462,7 +469,17 @@ def main() -> None:
     parser.add_argument("--clients", nargs="*", default=["talkie", "stock"])
     parser.add_argument("--repeat", type=int, default=1, help="runs per case (medians printed)")
     parser.add_argument("--no-keys", action="store_true", help="skip the typing measurement")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="also run DIR/talkie_tui as client talkie@NAME (add it to --clients)",
+    )
     args = parser.parse_args()
+    for variant in args.variant:
+        name, _, tree = variant.partition("=")
+        VARIANTS[name] = tree
     if shutil.which("tmux") is None:
         print(json.dumps({"skipped": "terminal_stream", "missing": "tmux"}))
         return
@@ -471,18 +488,27 @@ def main() -> None:
     results: dict[tuple[str, int, int], dict[str, Any]] = {}
     for tokens in sizes:
         for rate in rates:
+            # Clients take turns within each repeat, so a change in the machine's load falls on
+            # all of them.
+            runs: dict[str, list[dict[str, Any]]] = {client: [] for client in args.clients}
+            for _ in range(args.repeat):
+                for client in args.clients:
+                    runs[client].append(measure(client, tokens, rate))
             for client in args.clients:
-                runs = [measure(client, tokens, rate) for _ in range(args.repeat)]
-                record = median_record(runs)
+                record = median_record(runs[client])
                 results[client, tokens, rate] = record
                 print(json.dumps(_rounded(record)), flush=True)
     keys: dict[str, Any] = {}
-    if not args.no_keys and "talkie" in args.clients:
+    for client in args.clients if not args.no_keys else []:
+        if not client.startswith("talkie"):
+            continue
         key_tokens = 3000 if args.quick else 10_000
-        runs = [measure("talkie", key_tokens, 500, keys=True) for _ in range(args.repeat)]
-        keys = median_record(runs)
-        keys["phase"] = "keys_while_streaming"
-        print(json.dumps(_rounded(keys)), flush=True)
+        typed = [measure(client, key_tokens, 500, keys=True) for _ in range(args.repeat)]
+        record = median_record(typed)
+        record["phase"] = "keys_while_streaming"
+        print(json.dumps(_rounded(record)), flush=True)
+        if client == "talkie":
+            keys = record
     print(json.dumps(_rounded(summary(results, keys, sizes, rates))), flush=True)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from talkie_tui.ui.markdown import parse_blocks
@@ -15,9 +16,11 @@ from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
 
 @pytest.fixture
 def instant(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Flush and grow on the next turn of the loop instead of at most 30 and 10 times a second."""
+    """Flush and grow on the next turn of the loop instead of at most 30 and 10 times a second,
+    without blank room below fast text."""
     monkeypatch.setattr(markdown_view, "FRAME_INTERVAL", 0.0)
     monkeypatch.setattr(markdown_view, "GROW_INTERVAL", 0.0)
+    monkeypatch.setattr(markdown_view, "RESERVE_PERIOD", 0.0)
 
 
 def painted(view: MarkdownView) -> list[list[tuple[str, object]]]:
@@ -273,3 +276,94 @@ def test_snapshot_answer_while_streaming(snap_compare) -> None:  # type: ignore[
         await pilot.pause()
 
     assert snap_compare(MarkdownApp(view), terminal_size=(80, 36), run_before=half_way)
+
+
+class FakeClock:
+    """`monotonic` for the view: time moves only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(markdown_view, "monotonic", fake)
+    return fake
+
+
+def text_lines(view: MarkdownView) -> int:
+    return view.frozen_line_count + view.live_line_count
+
+
+async def stream_lines(
+    pilot: Pilot[None], view: MarkdownView, clock: FakeClock, lines: int, per_second: float
+) -> list[int]:
+    """Append `lines` one-line paragraphs at `per_second` (fake time); the heights seen."""
+    heights = []
+    for number in range(lines):
+        clock.now += 1 / per_second
+        view.append(f"line {number}\n\n")
+        view._flush()
+        await pilot.pause()
+        heights.append(view.size.height)
+    return heights
+
+
+async def test_fast_text_grows_in_steps_into_blank_room(clock: FakeClock) -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test(size=(60, 40)) as pilot:
+        heights = await stream_lines(pilot, view, clock, 60, per_second=20)  # 40 lines/s
+        # Past the first measure, the view grows by the lines of ~RESERVE_PERIOD at once…
+        assert view.size.height > text_lines(view)
+        assert view.size.height - text_lines(view) <= 40 * markdown_view.RESERVE_PERIOD + 2
+        grows = sum(1 for a, b in itertools.pairwise(heights) if b != a)
+        assert grows < len(heights) / 3
+        # …the room is blank, and every line that arrived is painted at once.
+        assert painted_text(view)[text_lines(view) :] == [""] * (
+            view.size.height - text_lines(view)
+        )
+        assert painted_text(view)[text_lines(view) - 1] == "line 59"
+        view.finish()
+        await pilot.pause()
+        assert view.size.height == text_lines(view)
+        whole = MarkdownView(view.text)
+        await pilot.app.mount(whole)
+        await pilot.pause()
+        assert painted(view) == painted(whole)
+
+
+async def test_slow_text_gets_no_room_and_a_pause_gives_the_room_back(clock: FakeClock) -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test(size=(60, 40)) as pilot:
+        heights = await stream_lines(pilot, view, clock, 8, per_second=1)  # 2 lines/s
+        assert heights[-1] == text_lines(view)
+        await stream_lines(pilot, view, clock, 30, per_second=20)
+        assert view.size.height > text_lines(view)
+        clock.now += markdown_view.RESERVE_RELEASE  # no text for a while: a tool runs
+        view._release()
+        await pilot.pause()
+        assert view.streaming and view.size.height == text_lines(view)
+
+
+async def test_a_growing_line_repaints_only_the_lines_that_changed(instant: None) -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test(size=(40, 30)) as pilot:
+        view.append("# Title\n\n" + "word " * 30)  # a paragraph of four lines
+        await pilot.pause()
+        dirty: list[Region] = []
+        original = view.refresh
+
+        def recording(*regions: Region, **kwargs: bool) -> MarkdownView:
+            dirty.extend(regions)
+            return original(*regions, **kwargs)
+
+        view.refresh = recording  # type: ignore[method-assign]
+        view.append("more")
+        view._flush()
+        last = text_lines(view) - 1
+        assert dirty == [Region(0, last, view.size.width, 1)]
+        assert painted_text(view)[last].endswith("word more")

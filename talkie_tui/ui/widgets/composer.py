@@ -51,13 +51,20 @@ class Composer(TextArea):
         self.max_chars = max_chars
         self._newline_keys = NEWLINE_KEYS | {newline_key}
         self.border_title = _("Message")
+        self._note_title = _("Message")
         self._update_counter()
 
     def set_note(self, note: str) -> None:
         """Name what goes with the next message in the title (the model chosen), or nothing."""
         title = _("Message")
+        text = f"{title} · {note}" if note else title
+        # Setting a title repaints the whole composer; it is asked for after every streamed
+        # delta, so only a title that changed is set.
+        if text == self._note_title:
+            return
+        self._note_title = text
         # Content, not a str: a str title is read as markup, and a model's name is server text.
-        self.border_title = Content(f"{title} · {note}" if note else title)
+        self.border_title = Content(text)
 
     def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one, unless prevented.

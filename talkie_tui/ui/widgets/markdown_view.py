@@ -50,6 +50,24 @@ messages that frame costs ~10x an in-place repaint. So new lines are revealed at
 a second, while text within the visible lines still updates at the frame rate.
 """
 
+RESERVE_PERIOD = 1 / 4
+"""Seconds of new lines kept as blank room below fast streaming text.
+
+Every height change lays out and repaints the whole transcript (in a terminal that frame costs
+~10x an in-place repaint, mostly Textual's compositor). When lines arrive faster than a few a
+second, the view grows by the lines expected in this period at once, and the next lines are
+painted in place in that room: the transcript moves ~4 times a second instead of 10, and new
+lines show at the frame rate instead of at the next growth. Slow streams get no room (0 lines).
+"""
+
+RESERVE_RELEASE = 0.5
+"""Seconds without new text after which the blank room goes (text paused: a tool runs)."""
+
+# Most blank room, as a part of the screen's height: the text stays in the lower half.
+_RESERVE_SCREEN_SHARE = 0.5
+# A rate is measured over at least this many seconds of growth.
+_RATE_WINDOW = 0.2
+
 # Textual's one-shot timer cannot wait for (almost) nothing; such flushes run next instead.
 _MIN_TIMER = 0.002
 # Painted frozen lines kept as Strips: a few screens' worth. A Strip costs ~10 objects, and
@@ -145,6 +163,11 @@ class MarkdownView(Widget):
         self._height = 0
         self._grow_scheduled = False
         self._last_grow = 0.0
+        # Lines a second while streaming (measured at growths), and where that measure began.
+        self._line_rate = 0.0
+        self._rate_mark: tuple[float, int] | None = None
+        self._last_append = 0.0
+        self._release_scheduled = False
         self._palette: MarkdownPalette | None = None
         self._styles = StyleSource(self._component_style)
         self._base_style = Style.null()
@@ -181,6 +204,16 @@ class MarkdownView(Widget):
         return len(self._frozen.blocks)
 
     @property
+    def frozen_line_count(self) -> int:
+        """How many wrapped lines the frozen blocks have."""
+        return len(self._frozen.lines)
+
+    @property
+    def live_line_count(self) -> int:
+        """How many wrapped lines the open tail has."""
+        return len(self._live.lines)
+
+    @property
     def live_block_count(self) -> int:
         """How many top-level blocks are re-rendered on each flush (the open tail)."""
         return len(self._live.blocks)
@@ -193,6 +226,7 @@ class MarkdownView(Widget):
             return
         self._tail_chunks.append(delta)
         self._pending = True
+        self._last_append = monotonic()
         if not self._flush_scheduled and self.is_mounted:
             self._flush_scheduled = True
             delay = self._last_flush + FRAME_INTERVAL - monotonic()
@@ -226,36 +260,100 @@ class MarkdownView(Widget):
             self._update(final=False)
 
     def _update(self, *, final: bool) -> None:
-        """Parse the tail, freeze what is final, and repaint only from the old tail down."""
+        """Parse the tail, freeze what is final, and repaint only the lines that changed."""
         old_frozen = len(self._frozen.lines)
+        old_tail = self._live.lines
         self._parse(final=final)
-        self._live_strips.clear()
         if not self.is_mounted:
+            self._live_strips.clear()
             self._height = self._line_count()
             return
         if self._width <= 0:
+            self._live_strips.clear()
             self.refresh(layout=True)
             return
+        # A growing tail mostly changes its last line or two: the lines before the first one
+        # that differs keep their Strips and are not painted again.
+        first = self._first_changed(old_frozen, old_tail)
+        frozen = len(self._frozen.lines)
+        self._live_strips = {y: s for y, s in self._live_strips.items() if frozen <= y < first}
         old_height = self._height
         self._grow()
-        # Lines above the old tail did not change: only the tail and below are repainted.
-        dirty = Region(
-            0, old_frozen, self._width, max(0, max(old_height, self._height) - old_frozen)
-        )
-        self.refresh(dirty, layout=self._height != old_height)
+        end = min(max(old_frozen + len(old_tail), self._line_count()), self._height)
+        layout = self._height != old_height
+        if layout or end > first:
+            self.refresh(Region(0, first, self._width, max(0, end - first)), layout=layout)
+
+    def _first_changed(self, start: int, old_tail: list[Text]) -> int:
+        """The first line from `start` on that differs from `old_tail` (the lines from `start`
+        before the parse)."""
+        frozen, live = self._frozen.lines, self._live.lines
+        count = len(frozen) + len(live)
+        for y, old in enumerate(old_tail, start):
+            if y >= count:
+                return y
+            new = frozen[y] if y < len(frozen) else live[y - len(frozen)]
+            if new.plain != old.plain or new.spans != old.spans or new.style != old.style:
+                return y
+        return start + len(old_tail)
 
     def _grow(self) -> None:
-        """Show every line now, or schedule it if the height changed too recently."""
+        """Show every line now, or schedule it if the height changed too recently.
+
+        While streaming the height only grows, by the lines that arrived plus blank room for
+        those expected soon (`reserve`); lines that fit in the room need no new layout.
+        """
         lines = self._line_count()
-        if lines == self._height:
-            return
-        wait = self._last_grow + GROW_INTERVAL - monotonic()
-        if not self._streaming or wait <= _MIN_TIMER or lines < self._height:
+        if not self._streaming:
             self._height = lines
-            self._last_grow = monotonic()
+            return
+        if lines <= self._height:
+            return
+        now = monotonic()
+        wait = self._last_grow + GROW_INTERVAL - now
+        if wait <= _MIN_TIMER:
+            self._height = lines + self._reserve(now, lines)
+            self._last_grow = now
+            self._schedule_release()
         elif not self._grow_scheduled:
             self._grow_scheduled = True
             self.set_timer(wait, self._scheduled_grow, name="markdown-grow")
+
+    def _reserve(self, now: float, lines: int) -> int:
+        """Blank lines to keep below the text: the lines expected in RESERVE_PERIOD."""
+        mark = self._rate_mark
+        if mark is None or lines < mark[1]:
+            self._rate_mark = (now, lines)
+        elif now - mark[0] >= _RATE_WINDOW:
+            rate = (lines - mark[1]) / (now - mark[0])
+            self._line_rate = rate if not self._line_rate else (self._line_rate + rate) / 2
+            self._rate_mark = (now, lines)
+        room = int(self._line_rate * RESERVE_PERIOD)
+        if room < 2:
+            return 0  # a slow stream: every new line shows as it comes, as ever
+        return min(room, max(2, int(self.screen.size.height * _RESERVE_SCREEN_SHARE)))
+
+    def _schedule_release(self) -> None:
+        if not self._release_scheduled and self._height > self._line_count():
+            self._release_scheduled = True
+            self.set_timer(RESERVE_RELEASE, self._release, name="markdown-release")
+
+    def _release(self) -> None:
+        """Text stopped coming for a while: drop the blank room (it comes back if it flows)."""
+        self._release_scheduled = False
+        idle = monotonic() - self._last_append
+        if not self._streaming:
+            return
+        if idle < RESERVE_RELEASE:
+            self._release_scheduled = True
+            self.set_timer(RESERVE_RELEASE - idle, self._release, name="markdown-release")
+            return
+        lines = self._line_count()
+        if self._height > lines:
+            self._height = lines
+            self._line_rate = 0.0
+            self._rate_mark = None
+            self.refresh(layout=True)
 
     def _scheduled_grow(self) -> None:
         self._grow_scheduled = False
@@ -340,13 +438,13 @@ class MarkdownView(Widget):
                 strip = self._strip(frozen[y])
                 self._frozen_strips.set(y, strip)
             return strip
-        y -= len(frozen)
         live = self._live.lines
-        if y >= len(live):
+        if y - len(frozen) >= len(live):
             return Strip.blank(self.size.width, self._base_style)
+        # Tail Strips are kept by line number while the line stays the same (see _update).
         strip = self._live_strips.get(y)
         if strip is None:
-            strip = self._live_strips[y] = self._strip(live[y])
+            strip = self._live_strips[y] = self._strip(live[y - len(frozen)])
         return strip
 
     def _strip(self, line: Text) -> Strip:
