@@ -129,3 +129,38 @@ async def test_events_page_by_at_most_100_oldest_first(chat_with: Any) -> None:
         e["data"]["message"]["body"]["text"] for e in chat.backend.events_of("message.created")
     ]
     assert on_socket[:120] == texts
+
+
+async def test_limits_count_characters_not_bytes(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    backend = chat.backend
+    for label in ("é" * 40, "日" * 40):
+        answer = await backend.post_message(
+            chat.conversation_id, text="pick", buttons=[[{"id": "a", "label": label}]]
+        )
+        assert answer.status_code == 201, answer.text
+    answer = await backend.post_message(chat.conversation_id, text="日" * 8000)
+    assert answer.status_code == 201, answer.text
+    started = await backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    assert (await backend.append(message_id, "é" * 8000)).status_code == 204
+    done = (await backend.finish(message_id)).json()["message"]
+    assert done["body"]["text"] == "é" * 8000
+    assert done["truncated"] is False
+
+
+@pytest.mark.hub(agent_send_rate=(1.0, 2))
+async def test_an_agent_too_fast_is_429_over_http_and_refused_on_the_socket(
+    chat_with: Any,
+) -> None:
+    chat = await chat_with()
+    backend = chat.backend
+    for i in range(2):
+        answer = await backend.post_message(chat.conversation_id, text=f"{i}")
+        assert answer.status_code == 201, answer.text
+    answer = await backend.post_message(chat.conversation_id, text="too fast")
+    assert answer.status_code == 429, answer.text
+    assert error_of(answer)["code"] == "rate_limited"
+    assert float(answer.headers["Retry-After"]) > 0
+    reply = await backend.send(chat.conversation_id, "too fast again")
+    assert reply["ok"] is False and reply["error"]["code"] == "rate_limited", reply

@@ -131,6 +131,8 @@ async def test_a_failed_webhook_delivery_is_retried_after_about_a_second(
         _check_headers(d, agent["id"])
     assert attempts[0].event == attempts[1].event  # the same event again
     assert ok.event["id"] in receiver.handled
+    await asyncio.sleep(2)  # answered: no more posts of it
+    assert len(receiver.for_event(ok.event["id"])) == 2
     joins = [d for d in receiver.deliveries if d.event.get("type") == "conversation.joined"]
     for event_id in {d.event["id"] for d in joins}:
         tries = receiver.for_event(event_id)
@@ -278,3 +280,18 @@ async def test_a_webhook_backend_can_fill_a_gap_over_http(
     events = answer.json()["events"]
     assert events[-1] == ok.event
     assert all(e["agent_id"] == agent["id"] for e in events)
+
+
+@pytest.mark.hub(give_up_seconds=3.0)
+async def test_the_hub_gives_up_after_the_deadline(hub: str, people: Any, receivers: Any) -> None:
+    receiver = receivers(fail_first=1000)
+    await _hooked_chat(hub, people, receiver)
+    await receiver.wait_until(lambda: len(receiver.deliveries) >= 1)
+    await asyncio.sleep(9)  # attempts at 0 s and 1 s; the next (at 6 s) is past the deadline
+    by_event: dict[str, list[Delivery]] = {}
+    for d in receiver.deliveries:
+        by_event.setdefault(d.event["id"], []).append(d)
+    for attempts in by_event.values():
+        first = attempts[0].at
+        assert all(d.at - first < 4.0 for d in attempts), [d.at - first for d in attempts]
+        assert len(attempts) == 2, [round(d.at - first, 2) for d in attempts]
