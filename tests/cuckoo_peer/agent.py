@@ -251,6 +251,11 @@ class AgentBackend:
             {"op": "typing", "conversation_id": conversation_id, "state": state}
         )
 
+    async def drop(self) -> None:
+        """Lose the connection (no close frame) but keep the reconnect policy."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+
     async def kill(self) -> None:
         """Drop the connection as a crash would: no close frame, nothing acknowledged."""
         self.reconnect = False

@@ -93,3 +93,33 @@ async def test_an_acknowledged_event_is_not_sent_again(chat_with: Any) -> None:
     assert [e["id"] for e in backend.received].count(event["id"]) == 1
     # Answering pings (the library does) keeps the socket: still the first connection.
     assert backend.connected and backend.connects == 1
+
+
+async def test_a_dropped_socket_reconnects_and_nothing_is_lost(chat_with: Any) -> None:
+    chat = await chat_with(echo, reconnect=True)
+    backend = chat.backend
+    await backend.wait_until(lambda: len(backend.acked) >= 2)  # both joins
+    await backend.drop()
+    for text in ("while", "reconnecting"):
+        await chat.person.say(chat.conversation_id, text)
+    await backend.wait_until(lambda: backend.connects >= 2, timeout=10)
+    await backend.wait_until(
+        lambda: (
+            {"while", "reconnecting"}
+            <= {e["data"]["message"]["body"]["text"] for e in backend.events_of("message.created")}
+        ),
+        timeout=AGAIN,
+    )
+    assert backend.close_codes[0] not in (4001, 4002) and backend.final is None
+
+    async def echoed() -> list[Any]:
+        page = await chat.person.history(chat.conversation_id)
+        return [m for m in page["messages"] if m["body"].get("text", "").startswith("echo: ")]
+
+    deadline = asyncio.get_running_loop().time() + 10
+    while len(await echoed()) < 2 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.1)
+    assert sorted(m["body"]["text"] for m in await echoed()) == [
+        "echo: reconnecting",
+        "echo: while",
+    ]
