@@ -181,6 +181,8 @@ class FakeSession:
         self.conversation = CuckooConversation(CONVERSATION)
         self.waiting = False
         self.frames: asyncio.Queue[Frame] = asyncio.Queue()
+        self.outside: asyncio.Queue[Frame] = asyncio.Queue()  # pushed between answers
+        self.following = 0  # how many times `follow` was started
         self._auto: dict[str, str] = {}
         if backend.taps_by_session:
             self.prepare_tap = self._prepare_tap
@@ -235,6 +237,12 @@ class FakeSession:
                 hub_message(outgoing.message_id, text, sender="user", action=action)
             )
         )
+
+    async def follow(self) -> AsyncIterator[Step]:
+        """The conversation live between answers: the frames pushed with `push_outside`."""
+        self.following += 1
+        while (pushed := await self.outside.get()) is not END:
+            yield self.fold(pushed)
 
     async def send(self, outgoing: Outgoing) -> AsyncIterator[Step]:
         backend = self._backend
@@ -319,6 +327,11 @@ class FakeCuckooBackend:
         assert self.live is not None, "no answer is being followed"
         for frame in frames:
             self.live.frames.put_nowait(frame)
+
+    def push_outside(self, *frames: Frame) -> None:
+        """Frames the hub pushes between answers (followed by the session's `follow`)."""
+        for frame in frames:
+            self.sessions[-1].outside.put_nowait(frame)
 
     async def account(self) -> Account:
         return Account(User(name="Hub Tester"))

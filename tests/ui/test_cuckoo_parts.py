@@ -315,9 +315,9 @@ async def test_activity_shows_under_the_conversation_and_expires(tmp_path: Path)
         backend.push(activity("thinking"))
         await until(pilot, lambda: line.text == "thinking…")
         assert "thinking…" in screen_text(app)
-        backend.push(activity("working", "Checking flights", seconds=0.6))
+        backend.push(activity("working", "Checking flights", seconds=2.5))
         await until(pilot, lambda: line.text == "working: Checking flights")
-        await until(pilot, lambda: line.text == "", timeout=5)  # lapsed by itself
+        await until(pilot, lambda: line.text == "", timeout=8)  # lapsed by itself
         assert line.has_class("-empty")
         backend.push(END)
 
@@ -360,3 +360,47 @@ async def test_a_stopped_or_truncated_reply_says_so_once(
         assert text.count("Once upon a time") == 1
         assert text.count(said) == 1
         assert "Stopped." not in text
+
+
+async def test_between_answers_the_conversation_is_followed_live(tmp_path: Path) -> None:
+    """After an answer, what the hub pushes still shows: the agent's activity, a late reply,
+    a tap made on another device."""
+    backend = FakeCuckooBackend()
+    booking(backend)
+    app = cuckoo_app(backend, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat(app, pilot)
+        await say(pilot, screen, "Book my trip")
+        session = backend.sessions[-1]
+        await until(pilot, lambda: session.following == 1)
+        view = await buttons_view(pilot, screen)
+        line = screen.query_one(ActivityLine)
+        backend.push_outside(activity("thinking"))
+        await until(pilot, lambda: line.text == "thinking…")
+        action = {"button_id": "later", "source_message_id": view.part.source_message_id}
+        backend.push_outside(
+            created(hub_message(next_id(), "Not now", sender="user", action=action))
+        )
+        await until(pilot, lambda: button(view, "Not now").has_class("-chosen"))
+        backend.push_outside(*reply("Fine, I will ask again tomorrow."))
+        await until(pilot, lambda: "ask again tomorrow" in screen_text(app))
+        assert session.following == 1  # one follower for the session
+        backend.push_outside(END)
+
+
+async def test_ctrl_o_reaches_the_buttons_and_the_quick_replies(tmp_path: Path) -> None:
+    backend = FakeCuckooBackend()
+    backend.scripts["Book my trip"] = reply(
+        "Shall I book it?", buttons=BOOKING_BUTTONS, quick_replies=["Tell me more"]
+    )
+    app = cuckoo_app(backend, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat(app, pilot)
+        await say(pilot, screen, "Book my trip")
+        view = await buttons_view(pilot, screen)
+        assert screen.focused is screen.composer  # nothing took the focus by itself
+        await pilot.press("ctrl+o")
+        assert screen.focused is button(view, "Book it")
+        await pilot.press("ctrl+o")
+        chips = screen.transcript.query_one(QuickRepliesView)
+        assert screen.focused is chips.first_control()

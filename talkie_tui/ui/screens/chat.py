@@ -138,6 +138,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._request: Outgoing | None = None  # the run in flight, or the last failed one
         self._request_files: list[Pending] = []  # the files that went with it
         self._reattached: str | None = None  # the session whose running turn is followed
+        self._following: object | None = None  # the session followed live between answers
 
     @property
     def client(self) -> Any:
@@ -209,8 +210,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         background work is reported, and the app keeps running."""
         if event.worker.group == "run" and event.worker.name == "send" and event.worker.is_finished:
             self.steering.answer_ended(self.session.conversation)
+            self.follow_live()
         elif event.worker.name == "open_thread" and event.worker.is_finished:
             self.steering.send_next()  # what waited for a reattached turn to end
+            self.follow_live()
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
@@ -302,6 +305,32 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             self._waiting.end()
             self.show_state()
         self.steering.answer_ended(self.session.conversation)  # its late interjections
+
+    def follow_live(self) -> None:
+        """Follow the thread on screen live between answers, where its session can (a hub's:
+        a reply that came late, a tap or a message from another device, the agent's activity
+        and status); once per session, until another thread is shown."""
+        session = self.session
+        follow = getattr(session, "follow", None)
+        if follow is None or session.thread_id is None or self._following is session:
+            return
+        self._following = session
+        self._follow(session, follow)
+
+    @work(exit_on_error=False, exclusive=True, group="follow")
+    async def _follow(self, session: Any, follow: Any) -> None:
+        try:
+            async for update in follow():
+                if self.session is not session:
+                    return
+                self._show_update(update)
+                self.show_state()
+        except TalkieError as error:
+            if not self.sign_in_needed(error):
+                self.notify(error.message, severity="warning", markup=False)
+        finally:
+            if self._following is session:
+                self._following = None
 
     @on(ThreadList.Selected)
     def _thread_selected(self, event: ThreadList.Selected) -> None:
@@ -644,6 +673,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return
         self.session = self.backend.new_session()
         self._request = None
+        self._following = None
+        self.workers.cancel_group(self, "follow")  # the thread left is followed no more
         self.transcript.show(self.session.conversation)
         self.drafts.switch(NEW)
         self.dictation.forget()
