@@ -60,6 +60,7 @@ bench: setup
 	$(BIN)/python benchmarks/terminal_stream.py
 	$(BIN)/python benchmarks/voice_call.py
 	$(BIN)/python benchmarks/bridge_latency.py
+	$(BIN)/python benchmarks/cuckoo_hub.py
 	$(BIN)/python benchmarks/soak.py
 
 screenshots: setup
