@@ -167,7 +167,9 @@ async def test_bad_buttons_are_422_invalid_buttons(chat_with: Any, case: str) ->
         chat.conversation_id, text="pick", buttons=BAD_BUTTONS[case]
     )
     assert answer.status_code == 422, answer.text
-    assert error_of(answer)["code"] == "invalid_buttons"
+    error = error_of(answer)
+    assert error["code"] == "invalid_buttons"
+    assert error.get("field") == "buttons", error  # one field is at fault
 
 
 async def test_good_buttons_at_the_limits_are_accepted(chat_with: Any) -> None:

@@ -39,6 +39,9 @@ async def test_echo_over_the_socket(chat_with: Any) -> None:
     assert message["body"]["text"] == "hello there"
     assert message["sender"]["id"] == chat.person.user_id
     assert message["status"] == "complete"
+    assert message["truncated"] is False
+    assert {"id", "sender", "body", "status", "truncated", "created_at"} <= set(message)
+    assert "conversation_id" not in message  # the conversation is beside it, in data
     assert isinstance(message.get("signature"), str) and message["signature"]
     assert "attachments" not in message["body"]  # empty fields are omitted, not null
     assert event["data"]["conversation"]["id"] == chat.conversation_id

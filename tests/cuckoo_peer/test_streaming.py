@@ -232,3 +232,23 @@ async def test_finishing_a_stream_that_is_not_yours_is_404_stream_not_found(
         theirs.conversation_id, started.json()["message"]["id"]
     )
     assert in_history["status"] == "streaming"
+
+
+async def test_files_cannot_be_attached_to_a_stream_at_its_end(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    backend = chat.backend
+    upload = await backend.http.post(
+        "/v1/agent/media",
+        params={"name": "a.txt"},
+        content=b"words",
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    media_id = upload.json()["media"]["id"]
+    started = await backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    assert (await backend.append(message_id, "text")).status_code == 204
+    refused = await backend.finish(message_id, attachments=[media_id])
+    assert refused.status_code == 422, refused.text
+    error_of(refused)
+    in_history = await chat.person.message(chat.conversation_id, message_id)
+    assert "attachments" not in in_history["body"]

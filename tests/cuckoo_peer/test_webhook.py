@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from typing import Any
 
@@ -295,3 +296,16 @@ async def test_the_hub_gives_up_after_the_deadline(hub: str, people: Any, receiv
         first = attempts[0].at
         assert all(d.at - first < 4.0 for d in attempts), [d.at - first for d in attempts]
         assert len(attempts) == 2, [round(d.at - first, 2) for d in attempts]
+
+
+async def test_the_second_retry_comes_about_five_seconds_after_the_first(
+    hub: str, people: Any, receivers: Any
+) -> None:
+    receiver = receivers(fail_first=2)
+    _agent, _person, _conversation_id = await _hooked_chat(hub, people, receiver)
+    await receiver.wait_until(lambda: len(receiver.handled) >= 2, timeout=20)
+    for event_id in receiver.handled:
+        tries = [d.at for d in receiver.for_event(event_id)]
+        assert len(tries) == 3, tries
+        gaps = [round(b - a, 2) for a, b in itertools.pairwise(tries)]
+        assert 0.8 <= gaps[0] < 3.0 and 4.0 <= gaps[1] < 8.0, gaps
