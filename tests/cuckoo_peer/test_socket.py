@@ -508,3 +508,14 @@ async def test_empty_body_fields_are_omitted_not_null(chat_with: Any) -> None:
     bodies += [m["body"] for m in page["messages"]]
     for body in bodies:
         assert _empty_fields(body) == [], body
+
+
+async def test_many_sends_in_flight_each_reply_matches_its_cid(chat_with: Any) -> None:
+    chat = await chat_with()
+    texts = [f"n{i:02}" for i in range(40)]
+    replies = await asyncio.gather(*(chat.backend.send(chat.conversation_id, t) for t in texts))
+    assert [r["message"]["body"]["text"] for r in replies] == texts
+    assert len({r["reply_to_cid"] for r in replies}) == 40
+    assert len({r["message"]["id"] for r in replies}) == 40
+    page = await chat.person.history(chat.conversation_id, limit=100)
+    assert sorted(m["body"]["text"] for m in page["messages"]) == texts
