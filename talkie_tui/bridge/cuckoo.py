@@ -217,6 +217,7 @@ class _Reply:
             skip=len(already),
             done=message.get("status") == "complete",
         )
+        self.bridge._keep(self.stream._task)
 
     async def end_stream(self, buttons: list[list[render.Button]] | None = None) -> None:
         stream, self.stream = self.stream, None
@@ -374,7 +375,10 @@ class CuckooBridge:
     # --- events in ----------------------------------------------------------------------
 
     def _spawn(self, coroutine: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(coroutine)
+        self._keep(asyncio.ensure_future(coroutine))
+
+    def _keep(self, task: asyncio.Task[None]) -> None:
+        """A task the bridge cancels when it stops."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

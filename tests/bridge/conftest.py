@@ -196,7 +196,7 @@ class RunningBridge:
         """Cancel it (a kill: nothing more is acknowledged); the exception it ended with."""
         self.task.cancel()
         try:
-            await self.task
+            await asyncio.wait_for(self.task, 15)
         except asyncio.CancelledError:
             return None
         except BaseException as error:

@@ -1,0 +1,132 @@
+"""What Talkie cards, actions and tool labels become on a hub (pure functions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from talkie_tui.bridge import render
+from talkie_tui.bridge.state import BridgeState
+from talkie_tui.protocol.models import Action, Card
+
+ORIGIN = "https://crm.example.com"
+
+
+def resolve(url: str) -> str:
+    return ORIGIN + url if url.startswith("/") else url
+
+
+def card(**fields: Any) -> Card:
+    return Card.model_validate({"fallbackText": "Alfa s.r.o. – client in Brno", **fields})
+
+
+def action(**fields: Any) -> Action:
+    base = {"id": "a_77", "summary": "Send offer N-1", "status": "pending", "paramsHash": "h"}
+    return Action.model_validate({**base, **fields})
+
+
+def test_a_card_is_its_fallback_text_and_fields() -> None:
+    made = card(
+        title="Alfa",
+        blocks=[
+            {"type": "badge", "text": "Active"},
+            {
+                "type": "fields",
+                "fields": [{"label": "IČO", "value": 123}, {"label": "City", "value": "Brno"}],
+            },
+        ],
+    )
+    assert render.card_text(made) == "Alfa s.r.o. – client in Brno\n\nIČO: 123\nCity: Brno"
+
+
+def test_card_links_become_https_url_buttons_only() -> None:
+    made = card(
+        title="Alfa s.r.o.",
+        url="/crm/companies/alfa",
+        blocks=[
+            {"type": "link", "label": "Open the calendar", "url": "/crm/calendar"},
+            {"type": "link", "label": "Plain", "url": "http://elsewhere.example.com/x"},
+            {"type": "link", "label": "Script", "url": "javascript:alert(1)"},
+            {"type": "link", "label": "Same again", "url": "/crm/companies/alfa"},
+        ],
+    )
+    rows = render.card_buttons(made, resolve)
+    assert rows == [
+        [{"label": "Alfa s.r.o.", "url": ORIGIN + "/crm/companies/alfa"}],
+        [{"label": "Open the calendar", "url": ORIGIN + "/crm/calendar"}],
+    ]
+
+
+def test_many_links_make_at_most_three_rows_of_three_with_short_labels() -> None:
+    items = [{"title": f"Meeting number {n} " + "x" * 50, "url": f"/m/{n}"} for n in range(12)]
+    rows = render.card_buttons(card(blocks=[{"type": "list", "items": items}]), resolve)
+    assert len(rows) == 3 and all(len(row) == 3 for row in rows)
+    assert all(1 <= len(b["label"]) <= 40 and b["label"].endswith("…") for r in rows for b in r)
+
+
+def test_an_action_offers_confirm_and_cancel() -> None:
+    low = render.action_buttons(action(riskLevel="low"), "a_77")
+    assert low == [
+        [
+            {"id": "act:a_77:confirm", "label": "Confirm", "style": "primary"},
+            {"id": "act:a_77:cancel", "label": "Cancel", "style": "default"},
+        ]
+    ]
+    high = render.action_buttons(action(riskLevel="high"), "a_77")
+    assert high[0][1]["style"] == "danger"
+    assert "Send offer N-1" in render.action_text(action(riskLevel="high"))
+    # A server that does not let a button decide gets no buttons.
+    assert render.action_buttons(action(confirm={"methods": ["voice"]}), "a_77") == []
+
+
+def test_action_keys_fit_button_ids_and_parse_back() -> None:
+    assert render.action_key("a_77") == "a_77"
+    odd = render.action_key("action/with spaces:and:colons")
+    assert odd.startswith("h") and len(odd) == 33
+    assert render.parse_action_button(f"act:{odd}:cancel") == (odd, "cancel")
+    assert render.parse_action_button("act:a_77:confirm") == ("a_77", "confirm")
+    for other in ("raise", "act:a_77:maybe", "act::confirm", None, 7, "act:a b:confirm"):
+        assert render.parse_action_button(other) is None
+
+
+def test_tool_labels_as_activity_labels() -> None:
+    assert render.activity_label("Searching contacts…") == "Searching contacts…"
+    assert render.activity_label("a\nb") == "a b"
+    assert len(render.activity_label("x" * 80) or "") == 40
+    assert render.activity_label("see https://example.com") is None
+    assert render.activity_label("www.example.com") is None
+    assert render.activity_label("\x1b[31m") is None
+
+
+def test_decision_results_and_their_cards() -> None:
+    done = action(status="done")
+    assert render.decided_text(done, "confirm") == "Confirmed: Send offer N-1 — done."
+    events = [
+        {"type": "CUSTOM", "name": "talkie.card", "value": {"fallbackText": "Sent."}},
+        {"type": "CUSTOM", "name": "talkie.card", "value": {"title": "no fallback"}},
+        {"type": "TEXT_MESSAGE_CONTENT", "delta": "x"},
+    ]
+    assert [c.fallback_text for c in render.cards_of(events)] == ["Sent."]
+
+
+def test_the_state_file_keeps_what_was_handled(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    state = BridgeState(path)
+    state.mark_handled("evt_1")
+    state.set_cursor("agt_1", "evt_1")
+    state.set_thread("cnv_1", "t_1")
+    state.mark_told_private("cnv_2")
+    state.mark_left("cnv_3")
+    state.keep_action("a_1", "a_1", "cnv_1")
+    state.close()
+    again = BridgeState(path)
+    assert again.is_handled("evt_1") and not again.is_handled("evt_2")
+    assert again.cursor("agt_1") == "evt_1" and again.cursor("agt_2") is None
+    assert again.thread_of("cnv_1") == "t_1" and again.thread_of("cnv_9") is None
+    assert again.told_private("cnv_2") and not again.told_private("cnv_1")
+    assert again.has_left("cnv_3")
+    again.mark_joined("cnv_3")
+    assert not again.has_left("cnv_3")
+    kept = again.action("a_1")
+    assert kept is not None and kept.conversation_id == "cnv_1"
+    again.close()
