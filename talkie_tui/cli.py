@@ -422,13 +422,14 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return run_demo(protocol=args.protocol)
     if command == "connect":
-        from talkie_tui.config import development_token, gateway_token
+        from talkie_tui.config import development_token, gateway_token, hub_token
         from talkie_tui.ui.app import TalkieApp
 
         app = TalkieApp(
             args.server,
             token=development_token(args.token),
             gateway_token=gateway_token(args.token),
+            hub_token=hub_token(args.token),
             thread_id=args.thread,
             allow_private_http=args.allow_private_http,
             protocol=args.protocol,

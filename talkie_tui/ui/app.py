@@ -20,6 +20,7 @@ from talkie_tui.auth.signin import SignOutResult, sign_out
 from talkie_tui.auth.store import ForgetIncomplete, TokenStoreError, forget_everywhere
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
+from talkie_tui.backends.cuckoo.backend import CuckooBackend
 from talkie_tui.backends.minara.backend import MinaraBackend
 from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
@@ -31,6 +32,7 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 from .commands import TalkieCommands
 from .crash import CrashGuard
 from .gateway_sign_in import GatewaySignIn
+from .hub_signing import HubSignIn
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
 from .screens.chat import ChatScreen
@@ -87,6 +89,7 @@ class TalkieApp(CrashGuard):
         *,
         token: str | None = None,
         gateway_token: str | None = None,
+        hub_token: str | None = None,
         thread_id: str | None = None,
         settings: Settings | None = None,
         known: KnownServers | None = None,
@@ -106,6 +109,7 @@ class TalkieApp(CrashGuard):
         self._address = address
         self._token = token
         self._gateway_token = gateway_token
+        self._hub_token = hub_token
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
         self._demo = demo  # started by `talkie demo`: its voice provider is on this computer
@@ -156,6 +160,7 @@ class TalkieApp(CrashGuard):
             address,
             token=self._token,
             gateway_token=self._gateway_token,
+            hub_token=self._hub_token,
             known=self.known,
             allow_private_http=self._allow_private_http,
             connect=self._connect_fn,
@@ -283,8 +288,10 @@ class TalkieApp(CrashGuard):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Sign in and sign out only while connected (sign in where the server offers it)."""
-        if action in ("sign_out", "sign_in") and isinstance(self.backend, MinaraBackend):
-            return True  # the gateway's token: given again, or forgotten
+        if action in ("sign_out", "sign_in") and isinstance(
+            self.backend, MinaraBackend | CuckooBackend
+        ):
+            return True  # the gateway's token or the hub's session: given again, or forgotten
         if action == "sign_out":
             return self.client is not None
         if action == "devices":
@@ -309,7 +316,9 @@ class TalkieApp(CrashGuard):
     @on(ChatScreen.SignInRequired)
     def _sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
         event.stop()
-        if isinstance(event.chat, ChatScreen) and event.chat.client is self.client:
+        # The chat of the server connected now (the client is talkie/1's; a gateway's or a
+        # hub's backend has a wire client of its own, which the app does not hold).
+        if isinstance(event.chat, ChatScreen) and event.chat.backend is self.backend:
             self._offer_sign_in(event.chat, event.message, asked=False)
 
     def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
@@ -320,6 +329,14 @@ class TalkieApp(CrashGuard):
             self._signing_in = True
             self.run_worker(
                 self._token_again(chat, chat.backend, message),
+                group="sign-in",
+                exit_on_error=False,
+            )
+            return
+        if isinstance(chat.backend, CuckooBackend):
+            self._signing_in = True
+            self.run_worker(
+                self._hub_again(chat, chat.backend, message),
                 group="sign-in",
                 exit_on_error=False,
             )
@@ -427,6 +444,60 @@ class TalkieApp(CrashGuard):
             _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
         )
 
+    def _hub_signing(self) -> HubSignIn:
+        return HubSignIn(
+            self, self.settings, self.known, allow_private_http=self._allow_private_http
+        )
+
+    async def _hub_again(self, chat: ChatScreen, backend: CuckooBackend, message: str) -> None:
+        """Sign in to the hub again (it refused the session in use, or the person asked)."""
+        name = clean_text(backend.info.name)
+        reason = (
+            _(
+                "{name} did not accept your sign-in: {message} Sign in again to go on; the "
+                "conversation and what you typed are kept."
+            ).format(name=name, message=message)
+            if message
+            else ""
+        )
+        try:
+            taken = await self._hub_signing().again(backend, reason)
+        except Exception as error:  # a store that failed: words, never a crash
+            message = getattr(error, "message", None) or str(error)
+            notify_plain(
+                self, _("Could not sign in: {error}").format(error=message), severity="error"
+            )
+            return
+        finally:
+            self._signing_in = False
+        if not taken:
+            notify_plain(
+                self,
+                _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
+                    name=name
+                ),
+                severity="warning",
+            )
+            return
+        if chat.is_attached:
+            chat.signed_in_again()
+        notify_plain(
+            self,
+            _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
+        )
+
+    async def _hub_sign_out(self, backend: CuckooBackend, screen: ConnectScreen) -> None:
+        """End the session on the hub, then forget it (the backend is closed already)."""
+        try:
+            text, ok = await self._hub_signing().sign_out(backend)
+        except Exception as error:  # a store that failed: words, never a crash
+            message = getattr(error, "message", None) or str(error)
+            text, ok = _("Could not sign out: {error}").format(error=message), False
+        notify_plain(self, text, severity="information" if ok else "warning")
+        if screen.is_attached:
+            screen.refresh_known()
+            screen.show_status(text, kind="info" if ok else "warning")
+
     async def _forget_token(self, backend: MinaraBackend) -> None:
         """Sign out of a gateway: its kept token is forgotten everywhere (nothing to revoke)."""
         server_id, name = backend.info.server_id, clean_text(backend.info.name)
@@ -460,6 +531,21 @@ class TalkieApp(CrashGuard):
             await self._disconnect()
             await self.switch_screen(self._connect_screen(None))
             await self._forget_token(gateway)
+            return
+        if isinstance(self.backend, CuckooBackend):
+            hub = self.backend
+            self._hub_token = None
+            await self._disconnect()
+            hub_screen = self._connect_screen(None)
+            await self.switch_screen(hub_screen)
+            hub_screen.show_status(
+                _("Signing out of {name}…").format(name=clean_text(hub.info.name)),
+                kind="busy",
+                busy=True,
+            )
+            self.run_worker(
+                self._hub_sign_out(hub, hub_screen), group="sign-out", exit_on_error=False
+            )
             return
         client = self.client
         tokens = client.tokens if client is not None else None

@@ -5,6 +5,8 @@ says the address is neither (`--protocol` forces one; a known server keeps its o
 Talkie discovery the screen attaches a sign-in: the development token given on the command
 line, else the stored OAuth sign-in, else it asks (the sign-in screen, see `..signing`). A
 gateway that answers 401 gets its kept token, else the token screen (`..gateway_sign_in`).
+Neither: perhaps a Cuckoo hub, which wants a person (`HubSignInNeeded`): its kept session, else
+the e-mail sign-in screen (`..hub_signing`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from textual.worker import Worker
 from talkie_tui import backends
 from talkie_tui.auth.store import TokenStoreError
 from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
+from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
 from talkie_tui.backends.talkie import DiscoveredServer, TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import (
@@ -39,8 +42,11 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
+from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
+from talkie_tui.ui import hub_signing
 from talkie_tui.ui.gateway_sign_in import GatewayConnect, GatewaySignIn, gateway_identity
+from talkie_tui.ui.hub_signing import HubConnect, HubSignIn
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
@@ -106,10 +112,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         *,
         token: str | None,
         gateway_token: str | None = None,
+        hub_token: str | None = None,
         known: KnownServers,
         allow_private_http: bool,
         connect: ConnectFunction | None = None,
         connect_gateway: GatewayConnect | None = None,
+        connect_hub: HubConnect | None = None,
         protocol: ProtocolName | None = None,
         settings: Settings | None = None,
         name: str | None = None,
@@ -120,6 +128,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self.initial_address = address
         self.token = token
         self.gateway_token = gateway_token or token  # --token, else $MINARA_TOKEN
+        self.hub_token = hub_token  # --token, else $CUCKOO_TOKEN
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
@@ -127,6 +136,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._connect_gateway: GatewayConnect = connect_gateway or partial(
             backends.connect, protocol="minara"
         )
+        self._connect_hub: HubConnect = connect_hub or hub_signing.connect_hub
         self.protocol = protocol
         """What `--protocol` forces (None: found out, or what a known server speaks)."""
         self._worker: Worker[None] | None = None
@@ -284,14 +294,17 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if self.protocol is not None:
             return self.protocol
         entry = self.known.find(address)
-        if entry is not None and entry.protocol == "minara":
-            return "minara"
+        if entry is not None and entry.protocol in ("minara", "cuckoo"):
+            return "minara" if entry.protocol == "minara" else "cuckoo"
         return None
 
     async def _connect(self, address: str) -> None:
         protocol = self._protocol_for(address)
         if protocol == "minara":
             await self._connect_to_gateway(address, None)
+            return
+        if protocol == "cuckoo":
+            await self._connect_to_hub(address)
             return
         try:
             # No accepted origins yet: they belong to a serverId, known only after discovery
@@ -369,8 +382,9 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 return
             backend = signed_in
         except TalkieError as error:
-            if not_talkie is not None:
-                error = backends.what_answered(address, not_talkie, error)
+            if not_talkie is not None and not backends.looked_like_a_gateway(error):
+                await self._connect_to_hub(address, (not_talkie, error))  # perhaps a hub
+                return
             self._show_error(error)
             return
         except Exception as error:
@@ -380,6 +394,66 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._remember_gateway(info, address)
         self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
         self.post_message(self.Connected(backend))
+
+    async def _connect_to_hub(
+        self, address: str, not_others: tuple[TalkieError, TalkieError] | None = None
+    ) -> None:
+        """Reach the Cuckoo hub at `address` and sign in to it (`not_others`: what the looks
+        for a Talkie manifest and a Minara gateway found, when they were made)."""
+        self._set_status(
+            _("Looking for a Cuckoo hub at {address}…").format(address=address),
+            kind="busy",
+            busy=True,
+        )
+        tokens = StaticToken(self.hub_token) if self.hub_token else None
+        try:
+            backend = await self._connect_hub(
+                address, tokens=tokens, allow_private_http=self.allow_private_http
+            )
+        except HubSignInNeeded as wanted:
+            if self.hub_token:  # the token given on the command line: say so, ask nothing
+                self._show_error(wanted)
+                return
+            self._set_status(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
+            origin = origin_of(wanted.base)
+            self._remember_hub(ServerInfo(wanted.hub_id, origin, "cuckoo", wanted.name), address)
+            signing = HubSignIn(
+                self.app, self.settings, self.known, allow_private_http=self.allow_private_http
+            )
+            try:
+                signed_in = await signing.open(address, wanted, self._connect_hub)
+            except Exception as error:  # a store or the hub that failed: words, never a crash
+                self._show_error(error)
+                return
+            if signed_in is None:
+                self._set_status(_("Sign-in cancelled."), kind="info")
+                self._refresh_known()
+                return
+            backend = signed_in
+        except TalkieError as error:
+            if not_others is not None:
+                error = backends.what_answered(address, *not_others, error)
+            self._show_error(error)
+            return
+        except Exception as error:
+            self._show_error(error)
+            return
+        info = backend.info
+        self._remember_hub(info, address)
+        self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
+        self.post_message(self.Connected(backend))
+
+    def _remember_hub(self, info: ServerInfo, address: str) -> None:
+        self._remember_with(
+            partial(
+                self.known.remember_server,
+                info.server_id,
+                address,
+                name=info.name,
+                origin=info.origin,
+                protocol="cuckoo",
+            )
+        )
 
     def _remember_gateway(self, info: ServerInfo, address: str) -> None:
         self._remember_with(
