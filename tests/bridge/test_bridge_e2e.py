@@ -4,10 +4,12 @@ and the bridge in-process; the person speaks plain HTTP and watches the client s
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 
 from talkie_tui.bridge.hub import LinkEnded
 from tests.bridge.conftest import Agent, Person, StartBridge
@@ -259,3 +261,64 @@ async def test_conversation_left_stops_replies(
     await asyncio.sleep(0.3)
     assert await owner.agent_messages(agent.dm) == []
     assert any("left" in line for line in running.lines)
+
+
+async def test_a_failed_run_is_told_in_the_servers_words(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    running = await start_bridge(agent)
+    await owner.say(agent.dm, "talkie-test:error")
+    found = await owner.wait_agent_messages(agent.dm, lambda found: _complete(found))
+    [said] = found
+    assert said["body"]["text"].startswith("The agent could not answer: ")
+    assert "(upstream_unavailable)" in said["body"]["text"]
+    deadline = asyncio.get_running_loop().time() + 5
+    while not any("upstream_unavailable" in line for line in running.warnings):
+        assert asyncio.get_running_loop().time() < deadline, running.warnings
+        await asyncio.sleep(0.05)
+
+
+async def test_one_conversation_is_one_talkie_thread(
+    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
+) -> None:
+    await start_bridge(agent)
+    first = await owner.say(agent.dm, "talkie-test:echo one")
+    await owner.wait_agent_messages(agent.dm, lambda found: "one" in _texts(found))
+    second = await owner.say(agent.dm, "talkie-test:echo two")
+    await owner.wait_agent_messages(agent.dm, lambda found: "two" in _texts(found))
+    async with httpx.AsyncClient(timeout=10) as http:
+        threads = (await http.get(f"{server_url}/api/talkie/threads", headers=AUTH)).json()
+        [thread] = [t for t in threads["threads"] if t["title"].startswith("talkie-test:echo")]
+        history = (
+            await http.get(f"{server_url}/api/talkie/threads/{thread['id']}", headers=AUTH)
+        ).json()
+    asked = [m["id"] for m in history["messages"] if m["role"] == "user"]
+    # The hub's message ids are the run's message ids.
+    assert asked == [first["id"], second["id"]]
+
+
+async def test_a_gap_is_filled_from_the_events_since_the_last_handled(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    """An event the hub no longer pushes (here acknowledged by another socket, as a lost
+    backend might have) is found by `GET /events?since=` when the bridge connects again."""
+    first = await start_bridge(agent)
+    await owner.say(agent.dm, "talkie-test:echo handled")
+    await owner.wait_agent_messages(agent.dm, lambda found: "handled" in _texts(found))
+    deadline = asyncio.get_running_loop().time() + 5
+    while first.bridge.handled_count < 2:  # the DM's join and the message
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    await first.stop()
+    await owner.say(agent.dm, "talkie-test:echo in the gap")
+    url = agent.hub.replace("http://", "ws://") + "/v1/agent/socket"
+    async with connect(
+        url, additional_headers={"Authorization": f"Bearer {agent.secret}"}, proxy=None
+    ) as ws:
+        event = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert event["type"] == "message.created"
+        await ws.send(json.dumps({"ack": event["id"]}))
+        await asyncio.sleep(0.2)
+    second = await start_bridge(agent)
+    await owner.wait_agent_messages(agent.dm, lambda found: "in the gap" in _texts(found))
+    assert any("caught up on 1 event" in line for line in second.lines), second.lines
