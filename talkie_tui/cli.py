@@ -49,11 +49,10 @@ def _add_server(
     )
 
 
-# The reference servers `serve` can start. `demo` opens the TUI on its server, so it offers only
-# the protocols a backend speaks; a Cuckoo hub joins its choices when the Cuckoo backend exists
-# (until then argparse refuses it: exit 2, naming the choices).
+# The reference servers `serve` can start; `demo` opens the TUI on each (a hub's demo adds the
+# Talkie server and the bridge).
 SERVER_PROTOCOLS = ("talkie", "minara", "cuckoo")
-DEMO_PROTOCOLS = ("talkie", "minara")
+DEMO_PROTOCOLS = ("talkie", "minara", "cuckoo")
 
 
 def _add_server_protocol(

@@ -23,6 +23,7 @@ __all__ = ["DEMO_SCRIPTS", "run_demo"]
 DEMO_SCRIPTS: dict[ProtocolName, tuple[str, ...]] = {
     "talkie": ("help", "Show me the contact Alfa", "talkie-test:card", "talkie-test:action"),
     "minara": ("help", "portfolio", "plan my week"),
+    "cuckoo": ("show me Alfa", "send the offer to Alfa"),
 }
 """What the demo says to its server when there is no terminal to open the TUI in."""
 
@@ -31,7 +32,11 @@ def run_demo(
     *, protocol: ProtocolName = "talkie", script: tuple[str, ...] | None = None, stay: bool = True
 ) -> int:
     """Start the demo server of `protocol` and open the TUI on it (a scripted conversation
-    without a TTY)."""
+    without a TTY). A Cuckoo hub's demo adds the Talkie server and the bridge (`demo_cuckoo`)."""
+    if protocol == "cuckoo":
+        from .demo_cuckoo import run_cuckoo_demo
+
+        return run_cuckoo_demo(script=script or DEMO_SCRIPTS["cuckoo"], stay=stay)
     token = secrets.token_urlsafe(16)
     with (
         tempfile.TemporaryDirectory(prefix="talkie-demo-") as folder,

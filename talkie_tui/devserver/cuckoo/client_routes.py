@@ -39,6 +39,20 @@ async def me(request: Request) -> JSONResponse:
     return JSONResponse({"user": shapes.user_json(user)})
 
 
+async def update_me(request: Request) -> JSONResponse:
+    """PATCH /v1/client/me {display_name?} → the person (what the app changes about itself)."""
+    hub = hub_of(request)
+    user_id = user_of(request)
+    body = await read_json(request, {"display_name"})
+    if "display_name" in body:
+        name = req_str(body, "display_name", "invalid_display_name")
+        name = one_line(name, "display_name", "invalid_display_name", 1, 64)
+        hub.storage.set_display_name(user_id, name, clock.iso(clock.now()))
+    user = hub.storage.get_user(user_id)
+    assert user is not None
+    return JSONResponse({"user": shapes.user_json(user)})
+
+
 async def storage(request: Request) -> JSONResponse:
     """GET /v1/client/me/storage: media used and budget, how long messages are kept."""
     hub = hub_of(request)
@@ -272,6 +286,7 @@ async def delete_api_key(request: Request) -> Response:
 CONVERSATION = "/v1/client/conversations/{conversation_id}"
 CLIENT_ROUTES = [
     Route("/v1/client/me", me, methods=["GET"]),
+    Route("/v1/client/me", update_me, methods=["PATCH"]),
     Route("/v1/client/me/storage", storage, methods=["GET"]),
     Route("/v1/client/conversations", list_conversations, methods=["GET"]),
     Route(CONVERSATION, get_conversation, methods=["GET"]),

@@ -40,6 +40,14 @@ class PeopleStore(Database):
         assert row is not None
         return row
 
+    def set_display_name(self, user_id: str, display_name: str, now: str) -> None:
+        """Rename a user."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE users SET display_name = ?, updated_at = ? WHERE id = ?",
+                (display_name, now, user_id),
+            )
+
     # sign-in codes
 
     def put_code(self, email: str, code_hash: str, expires_at: str) -> None:
