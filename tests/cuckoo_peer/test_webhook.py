@@ -307,3 +307,7 @@ async def test_the_second_retry_comes_about_five_seconds_after_the_first(
         assert len(tries) == 3, tries
         gaps = [round(b - a, 2) for a, b in itertools.pairwise(tries)]
         assert 0.8 <= gaps[0] < 3.0 and 4.0 <= gaps[1] < 8.0, gaps
+        # Each post carries the time it was sent, so a receiver that rejects stale
+        # timestamps still accepts a retry.
+        stamps = [int(d.headers["x-cuckoo-timestamp"]) for d in receiver.for_event(event_id)]
+        assert stamps[2] - stamps[0] >= 5, stamps
