@@ -152,6 +152,7 @@ GOOD_BUTTONS = {
     "three rows of three": [[_button(id=f"b{r}{c}") for c in range(3)] for r in range(3)],
     "label of 40": [[_button(label="x" * 40)]],
     "id of 64 with every allowed char": [[_button(id=("Az09_.:-" * 8))]],
+    "plain http": [[{"url": "http://example.com/", "label": "Site"}]],
     "upi and tel": [
         [{"url": "upi://pay?pa=x@y", "label": "Pay"}, {"url": "tel:+911234", "label": "Call"}]
     ],

@@ -164,3 +164,18 @@ async def test_an_agent_too_fast_is_429_over_http_and_refused_on_the_socket(
     assert float(answer.headers["Retry-After"]) > 0
     reply = await backend.send(chat.conversation_id, "too fast again")
     assert reply["ok"] is False and reply["error"]["code"] == "rate_limited", reply
+
+
+@pytest.mark.hub(stream_idle_seconds=1.0)
+async def test_a_stream_that_keeps_talking_is_not_idle(chat_with: Any) -> None:
+    chat = await chat_with(connect=False)
+    started = await chat.backend.post_message(chat.conversation_id, stream=True)
+    message_id = started.json()["message"]["id"]
+    for i in range(8):  # 3.2 s in all, never 1 s quiet
+        answer = await chat.backend.append(message_id, f"{i}")
+        assert answer.status_code == 204, (i, answer.text)
+        await asyncio.sleep(0.4)
+    done = await chat.backend.finish(message_id)
+    assert done.status_code == 200, done.text
+    assert done.json()["message"]["body"]["text"] == "01234567"
+    assert done.json()["message"]["truncated"] is False

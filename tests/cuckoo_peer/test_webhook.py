@@ -226,13 +226,18 @@ async def test_a_webhook_binding_refuses_the_socket(hub: str, people: Any, recei
 async def test_switching_a_socket_binding_to_webhook(
     hub: str, people: Any, receivers: Any, backends: Any
 ) -> None:
-    """Replacing the binding with a webhook one: the old socket's secret no longer works."""
-    owner = people()
+    """Replacing the binding with a webhook one: the open socket gets 4002, its secret is dead,
+    and events now go to the hook."""
+    owner, person = people(), people()
     agent = await owner.create_agent(handle(), "Switcher")
     _binding, socket_secret = await owner.bind(agent["id"], "socket")
+    conversation_id = await open_conversation(person, owner, agent["id"])
+    live = backends(socket_secret, reconnect=True)
+    await live.connect()
     receiver = receivers()
     _binding, hook_secret = await owner.bind(agent["id"], "webhook", receiver.url)
     receiver.secret = hook_secret
+    await live.wait_until(lambda: live.final == 4002, timeout=30)
     old = backends(socket_secret)
     try:
         await old.connect()
@@ -240,6 +245,9 @@ async def test_switching_a_socket_binding_to_webhook(
         assert refused.status in (401, 403), refused
     else:
         raise AssertionError("an old secret opened the socket")
+    sent = await person.say(conversation_id, "to the hook now")
+    await receiver.wait_until(lambda: _delivered(receiver, sent["id"]), timeout=10)
+    assert all(d.valid for d in receiver.deliveries)
 
 
 @pytest.mark.hub(webhook_timeout=1.0)
