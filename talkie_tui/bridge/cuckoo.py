@@ -84,15 +84,21 @@ class _Stream:
         self.skip = skip  # characters the hub already has (a replay of a cut-off reply)
         self.done = done  # the hub has it complete: a replay sends nothing more
         self.stopped = False
+        self.closed_early = False  # finished by the hub (idle, too long), not by the bridge
         self.chars = skip
+        self.whole: list[str] = []  # every text given, as the hub should hold it
         self._buffer: list[str] = []
         self._wake = asyncio.Event()
         self._closing = asyncio.Event()
         self._task = asyncio.ensure_future(self._pump())
 
     def add(self, text: str) -> None:
+        if self.closed_early:
+            self.whole.append(text)  # kept for the message that carries on (`_carry_on`)
+            return
         if self.done or self.stopped:
             return
+        self.whole.append(text)
         self.chars += len(text)
         if self.skip:
             cut = min(self.skip, len(text))
@@ -131,9 +137,20 @@ class _Stream:
         if buttons:
             frame["buttons"] = buttons
         try:
-            await self.link.request(frame)
+            message = await self.link.request(frame)
+            body = message.get("body") if isinstance(message.get("body"), dict) else {}
+            held = body.get("text") if isinstance(body, dict) else None
+            if message.get("stopped") is True:
+                self.stopped = True
+            elif isinstance(held, str) and len(held) < len("".join(self.whole)):
+                # The hub had finished it (idle) and answered the end with it as it was.
+                self.closed_early = True
         except OpFailed as error:
-            if error.code not in ("not_streaming", "stopped"):
+            if error.code == "stopped":
+                self.stopped = True
+            elif error.code == "not_streaming":
+                self.closed_early = True  # finished by the hub before the bridge did
+            else:
                 raise
         self.done = True
 
@@ -197,6 +214,9 @@ class _Reply:
                 await self._start_stream()
             stream = self.stream
             assert stream is not None
+            if stream.closed_early:  # the hub finished it meanwhile: a new message carries on
+                await self._carry_on(stream)
+                continue
             room = STREAM_CHARS - stream.chars
             if room <= 0:
                 await self.end_stream()
@@ -220,9 +240,29 @@ class _Reply:
         self.bridge._keep(self.stream._task)
 
     async def end_stream(self, buttons: list[list[render.Button]] | None = None) -> None:
-        stream, self.stream = self.stream, None
-        if stream is not None:
-            await stream.end(buttons)
+        for _attempt in range(5):
+            stream = self.stream
+            if stream is None:
+                return
+            if not stream.closed_early:
+                await stream.end(buttons)
+                if not stream.closed_early:
+                    self.stream = None
+                    return
+            await self._carry_on(stream)  # the hub had finished it: the rest goes on anew
+        self.stream = None
+
+    async def _carry_on(self, stream: _Stream) -> None:
+        """The hub finished `stream` early: what it did not take starts a new message."""
+        await stream.end()  # lets the pacing task go; nothing more is sent to it
+        self.stream = None
+        stored = await self.bridge.api.message_text(self.conversation_id, stream.message_id)
+        whole = "".join(stream.whole)
+        carry = whole[len(stored) :] if stored is not None and whole.startswith(stored) else ""
+        if carry:
+            await self._start_stream()
+            assert self.stream is not None
+            self.stream.add(carry)
 
     async def send(self, text: str, buttons: list[list[render.Button]] | None = None) -> None:
         """A whole message (after the streaming one, which ends first)."""
@@ -491,13 +531,22 @@ class CuckooBridge:
             self.say(_("caught up on {count} event(s) from the hub").format(count=caught))
 
     def _delta_failed(self, message_id: str, code: str) -> None:
-        for conversation_id, run in self._runs.items():
+        for conversation_id, run in list(self._runs.items()):
             stream = run.reply.stream
-            if stream is not None and stream.message_id == message_id:
-                if code in ("stopped", "not_streaming"):
-                    self._stop_run(conversation_id)
-                else:
-                    self.warn(_("hub refused a part of a reply ({code})").format(code=code))
+            if stream is None or stream.message_id != message_id:
+                continue
+            if code == "stopped":
+                self._stop_run(conversation_id)
+            elif code == "not_streaming":
+                # The hub finished it (idle, or open too long): the text goes on in a new one.
+                stream.done = stream.closed_early = True
+                self.warn(
+                    _(
+                        "{conversation}: the hub closed a reply early; it goes on in a new message"
+                    ).format(conversation=conversation_id)
+                )
+            else:
+                self.warn(_("hub refused a part of a reply ({code})").format(code=code))
 
     # --- the work -----------------------------------------------------------------------
 
@@ -607,6 +656,9 @@ class CuckooBridge:
                 if isinstance(change, TextPart) and delta:
                     await reply.text(delta)
                 elif isinstance(change, ToolPart) and change.state == "running":
+                    # The text so far is one message: a tool may take longer than the hub
+                    # keeps a quiet stream open (30 s), and what follows is a new message.
+                    await reply.end_stream()
                     label = render.activity_label(change.label)
                     await reply.activity("working", label)
                 elif isinstance(change, CardPart):

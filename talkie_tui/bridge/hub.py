@@ -31,7 +31,7 @@ from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.errors import error_for
-from talkie_tui.protocol.rest import RestClient
+from talkie_tui.protocol.rest import RestClient, path_segment
 
 __all__ = ["AgentApi", "AgentLink", "HubRefused", "LinkEnded", "OpFailed"]
 
@@ -112,10 +112,19 @@ class AgentApi(RestClient):
             raise self._unreadable("/v1/agent/events", "no events")
         return [event for event in events if isinstance(event, dict)]
 
+    async def message_text(self, conversation_id: str, message_id: str) -> str | None:
+        """The text the hub holds for one of the newest messages of a conversation."""
+        route = f"v1/agent/conversations/{path_segment(conversation_id)}/messages"
+        body = await self._json("GET", route, params={"limit": "50"})
+        messages = body.get("messages") if isinstance(body, dict) else None
+        for message in messages if isinstance(messages, list) else []:
+            if isinstance(message, dict) and message.get("id") == message_id:
+                found = (message.get("body") or {}).get("text")
+                return found if isinstance(found, str) else ""
+        return None
+
     async def conversation(self, conversation_id: str) -> dict[str, Any]:
         """`GET /v1/agent/conversations/{id}`: the conversation and its participants."""
-        from talkie_tui.protocol.rest import path_segment
-
         body = await self._json("GET", f"v1/agent/conversations/{path_segment(conversation_id)}")
         found = body.get("conversation") if isinstance(body, dict) else None
         return found if isinstance(found, dict) else {}

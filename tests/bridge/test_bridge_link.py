@@ -4,6 +4,9 @@ what it does not retry (4001, a webhook binding)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -61,3 +64,58 @@ async def test_a_webhook_binding_is_refused_before_the_upgrade(
     with pytest.raises(LinkEnded) as refused:
         await start_bridge(agent)
     assert "binding_not_socket" in refused.value.message and "HTTP 403" in refused.value.message
+
+
+async def test_a_stream_the_hub_finished_early_goes_on_in_a_new_message(
+    cuckoo_hub: Callable[..., str], devserver: Callable[..., str], tmp_path: Path
+) -> None:
+    """The hub finishes a quiet stream (here after 0.1 s; 30 s by the spec): the rest of the
+    answer comes in a new message instead of being dropped, and the run is not stopped."""
+    from talkie_tui import backends
+    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.bridge.state import BridgeState
+    from talkie_tui.core.tokens import StaticToken
+    from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
+    from tests.bridge.conftest import FAST, make_agent
+    from tests.helpers import TEST_TOKEN
+
+    hub = cuckoo_hub(**{**FAST, "stream_idle_seconds": 0.1})
+    talkie = devserver(test_mode=True, dev_token=TEST_TOKEN, slow_seconds=2.0)
+    owner = Person(hub)
+    agent = await make_agent(hub, owner)
+    backend = await backends.connect(talkie, protocol="talkie", tokens=StaticToken(TEST_TOKEN))
+    state = BridgeState(tmp_path / "b.sqlite3")
+    warnings: list[str] = []
+    bridge = CuckooBridge(
+        backend=backend,
+        hub_url=hub + "/",
+        secret=agent.secret,
+        open_state=lambda _agent: state,
+        say=lambda _line: None,
+        warn=warnings.append,
+    )
+    task = asyncio.ensure_future(bridge.run())
+    try:
+        await asyncio.wait_for(bridge.ready.wait(), 10)
+        await owner.say(agent.dm, "talkie-test:slow")
+        try:
+            found = await owner.wait_agent_messages(
+                agent.dm,
+                lambda found: (
+                    len(found) >= 2
+                    and all(m["status"] == "complete" for m in found)
+                    and "".join(m["body"].get("text", "") for m in found) == SLOW_TEXT
+                ),
+                timeout=20,
+            )
+        except AssertionError as error:
+            raise AssertionError(f"{error} warnings={warnings}") from None
+        assert found[0]["truncated"]
+        assert any("goes on in a new message" in line for line in warnings), warnings
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await backend.aclose()
+        await owner.aclose()
+        state.close()
