@@ -9,6 +9,9 @@ through the talkie/1 backend, measured from the send to the first text delta and
 RUN_FINISHED. Their difference is the bridge's added latency (it includes the hub's two hops,
 person → agent and agent → person, which a person on a hub pays anyway).
 
+The prompt must be answered with text only (`talkie-test:echo …`, `help`): a reply is found by
+the `reply_to` its first message carries, and its streamed message's completion ends it.
+
 The two kinds alternate message by message, so a noisy moment of the machine hits both.
 Prints one JSON line per measurement kind (median and p99, milliseconds), then a summary line.
 
