@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.errors import ForbiddenError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
@@ -85,7 +85,11 @@ async def bridge_cuckoo(
             served = await bridge.start()
         except TalkieError as error:
             await bridge.api.aclose()
-            warn(_("the hub refused the binding secret: {words}").format(words=error))
+            if isinstance(error, UnauthorizedError | ForbiddenError):
+                warn(_("the hub refused the binding secret: {words}").format(words=error))
+            else:
+                warn(_("could not ask the hub who the agent is: {words}").format(words=error))
+                warn("  " + error.retry_hint)
             return ExitCode.FAILED
         state = bridge.state
         if not served.allowed:

@@ -322,3 +322,31 @@ async def test_a_gap_is_filled_from_the_events_since_the_last_handled(
     second = await start_bridge(agent)
     await owner.wait_agent_messages(agent.dm, lambda found: "in the gap" in _texts(found))
     assert any("caught up on 1 event" in line for line in second.lines), second.lines
+
+
+async def test_a_sent_offer_can_be_undone_with_its_button(
+    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
+) -> None:
+    await start_bridge(agent)
+    await owner.say(agent.dm, "send the offer to Alfa")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    [[confirm, _cancel]] = offer["body"]["buttons"]
+    await owner.tap(agent.dm, offer["id"], confirm["id"])
+    after = await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Confirmed") for t in _texts(found))
+    )
+    said = next(m for m in after if m["body"]["text"].startswith("Confirmed"))
+    assert "running" in said["body"]["text"] and "undo it until" in said["body"]["text"]
+    [[undo]] = said["body"]["buttons"]
+    assert undo["label"] == "Undo" and undo["style"] == "danger"
+    await owner.tap(agent.dm, said["id"], undo["id"])
+    await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Cancelled") for t in _texts(found))
+    )
+    action_id = confirm["id"].split(":")[1]
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
+    assert answer.json()["status"] == "cancelled"

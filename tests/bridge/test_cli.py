@@ -169,3 +169,17 @@ async def test_a_refused_talkie_token_exits_3(
     assert await asyncio.wait_for(process.wait(), 20) == 3
     assert process.stderr is not None
     assert "sign-in needed" in (await process.stderr.read()).decode()
+
+
+@pytest.mark.slow
+async def test_a_hub_that_does_not_answer_ends_with_1(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from talkie_tui.commands.bridge import bridge_cuckoo
+
+    code = await bridge_cuckoo(
+        server_url, hub="http://127.0.0.1:9", secret=SECRET, token=TEST_TOKEN
+    )
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "could not ask the hub who the agent is" in err and "Trying again may help" in err
