@@ -28,8 +28,10 @@ __all__ = ["bridge_cuckoo"]
 
 def _printer(stream: TextIO) -> Callable[[str], None]:
     def write(line: str) -> None:
+        # Ids and names come from the hub: whatever the bridge says is cleaned of control
+        # sequences before it reaches the terminal.
         with contextlib.suppress(OSError, ValueError):
-            stream.write(f"talkie bridge: {line}\n")
+            stream.write(f"talkie bridge: {clean_text(line)}\n")
             stream.flush()
 
     return write
