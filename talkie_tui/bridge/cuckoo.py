@@ -55,6 +55,9 @@ FLUSH_INTERVAL = 0.06
 """Seconds between two `stream.delta` frames of one reply (the first goes at once)."""
 STREAM_CHARS = 7800
 """A reply's text past this goes on in a new message (the hub clamps a stream at 8000)."""
+WORKER_IDLE = 300.0
+"""Seconds a conversation's worker waits for its next event before it ends (a new one starts
+with the next event)."""
 PRIVATE_TEXT = (
     "Sorry, this agent is private: it answers only the people its operator named. "
     "Nothing you write here is passed on."
@@ -453,12 +456,19 @@ class CuckooBridge:
         worker = self._workers.get(conversation_id)
         if worker is None or worker.task is None or worker.task.done():
             worker = self._workers[conversation_id] = _Worker()
-            worker.task = asyncio.ensure_future(self._work(worker))
+            worker.task = asyncio.ensure_future(self._work(conversation_id, worker))
         worker.queue.put_nowait(event)
 
-    async def _work(self, worker: _Worker) -> None:
+    async def _work(self, conversation_id: str, worker: _Worker) -> None:
+        """Handle one conversation's events in order; end after a while without any."""
         while True:
-            event = await worker.queue.get()
+            try:
+                event = await asyncio.wait_for(worker.queue.get(), WORKER_IDLE)
+            except TimeoutError:
+                if worker.queue.empty() and self._workers.get(conversation_id) is worker:
+                    del self._workers[conversation_id]
+                    return
+                continue
             await self._handled(event, self._handle(event))
 
     async def _handled(self, event: dict[str, Any], work: Awaitable[None]) -> None:

@@ -119,3 +119,23 @@ async def test_a_stream_the_hub_finished_early_goes_on_in_a_new_message(
         await backend.aclose()
         await owner.aclose()
         state.close()
+
+
+async def test_a_quiet_conversation_lets_its_worker_go_and_gets_a_new_one(
+    agent: Agent, owner: Person, start_bridge: StartBridge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from talkie_tui.bridge import cuckoo
+
+    monkeypatch.setattr(cuckoo, "WORKER_IDLE", 0.2)
+    running = await start_bridge(agent)
+    await owner.say(agent.dm, "talkie-test:echo first")
+    await owner.wait_agent_messages(agent.dm, lambda found: len(found) == 1)
+    deadline = asyncio.get_running_loop().time() + 5
+    while running.bridge._workers:
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    await owner.say(agent.dm, "talkie-test:echo second")
+    found = await owner.wait_agent_messages(
+        agent.dm, lambda found: len(found) == 2 and found[1]["status"] == "complete"
+    )
+    assert found[1]["body"]["text"] == "second"
