@@ -34,12 +34,15 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -58,6 +61,7 @@ GOAL_P99_MS = 50.0  # at the paced rate
 GOAL_RATE = 100.0
 RATE_OVERRIDE = (100_000.0, 100_000)
 REPLY_TIMEOUT = 10.0
+IDLE_REUSE = 2.0
 
 
 def _pct(ordered: list[float], q: float) -> float:
@@ -66,31 +70,73 @@ def _pct(ordered: list[float], q: float) -> float:
 
 def _ms(values: list[float]) -> dict[str, float | None]:
     if not values:
-        return {"p50_ms": None, "p99_ms": None, "max_ms": None}
+        return {"p50_ms": None, "p90_ms": None, "p99_ms": None, "max_ms": None}
     ordered = sorted(values)
     return {
         "p50_ms": round(_pct(ordered, 0.5) * 1000, 2),
+        "p90_ms": round(_pct(ordered, 0.9) * 1000, 2),
         "p99_ms": round(_pct(ordered, 0.99) * 1000, 2),
         "max_ms": round(ordered[-1] * 1000, 2),
     }
 
 
-def _thread_cpu(native_id: int | None) -> float:
-    """CPU seconds of one thread of this process (Linux), or 0."""
-    if native_id is None:
+def _thread_cpu(where: tuple[int, int] | None) -> float:
+    """CPU seconds of one thread (pid, native thread id) on Linux, or 0."""
+    if where is None:
         return 0.0
     try:
-        fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+        stat = Path(f"/proc/{where[0]}/task/{where[1]}/stat").read_text()
     except OSError:
         return 0.0
+    fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _hub_thread_id() -> int | None:
+def _hub_thread() -> tuple[int, int] | None:
     for thread in threading.enumerate():
-        if thread.name == "talkie-devserver":
-            return thread.native_id
+        if thread.name == "talkie-devserver" and thread.native_id is not None:
+            return os.getpid(), thread.native_id
     return None
+
+
+def _hub_config(folder: str) -> HubConfig:
+    return HubConfig(
+        dev=True,
+        db_path=Path(folder) / "hub.sqlite3",
+        person_send_rate=RATE_OVERRIDE,
+        agent_send_rate=RATE_OVERRIDE,
+    )
+
+
+def _hub_child(folder: str, pipe: Connection) -> None:
+    """The hub in a process of its own (`--hub process`): its URL and thread, then wait."""
+    with serve_in_thread(_hub_config(folder)) as url:
+        pipe.send((url, _hub_thread()))
+        pipe.recv()  # anything, or the parent gone: stop
+
+
+@contextlib.contextmanager
+def running_hub(folder: str, where: str) -> Iterator[tuple[str, tuple[int, int] | None]]:
+    """The hub's URL and (pid, thread id): in a thread of this process, or in a child."""
+    if where == "thread":
+        with serve_in_thread(_hub_config(folder)) as url:
+            yield url, _hub_thread()
+        return
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_hub_child, args=(folder, child), daemon=True)
+    process.start()
+    try:
+        if not parent.poll(30):
+            raise RuntimeError("the hub process did not start")
+        url, thread = parent.recv()
+        yield url, thread
+    finally:
+        with contextlib.suppress(OSError):
+            parent.send("stop")
+        process.join(15)
+        if process.is_alive():
+            process.kill()
 
 
 class Poster:
@@ -102,9 +148,18 @@ class Poster:
         self.port = parts.port or 80
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._used = 0.0
 
     async def post(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> int:
-        """POST and return the status (the body is read and dropped)."""
+        """POST and return the status (the body is read and dropped).
+
+        The server closes a connection idle for 5 s (uvicorn's keep-alive): one idle for 2 s
+        is not reused.
+        """
+        now = time.monotonic()
+        if self._writer is not None and now - self._used > IDLE_REUSE:
+            await self.close()
+        self._used = now
         if self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         assert self._reader is not None
@@ -118,6 +173,8 @@ class Poster:
         ]
         self._writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         status_line = await self._reader.readline()
+        if not status_line:
+            raise ConnectionError("the hub closed the connection")
         length = 0
         while True:
             line = await self._reader.readline()
@@ -131,10 +188,11 @@ class Poster:
         return int(status_line.split()[1])
 
     async def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
             with contextlib.suppress(Exception):
-                await self._writer.wait_closed()
+                await writer.wait_closed()
 
 
 @dataclass
@@ -267,7 +325,11 @@ async def setup(http: httpx.AsyncClient, persons: int) -> tuple[str, list[Person
 async def one_trip(poster: Poster, person: Person, ledger: Ledger, text: str) -> Trip:
     trip = Trip(posted=time.perf_counter())
     ledger.trips[text] = trip
-    trip.status = await poster.post(person.path, person.headers, {"text": text})
+    try:
+        trip.status = await poster.post(person.path, person.headers, {"text": text})
+    except (ConnectionError, OSError, asyncio.IncompleteReadError):
+        await poster.close()  # counted as refused (no status) and lost
+        return trip
     if trip.status in (200, 201):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(trip.done.wait(), REPLY_TIMEOUT)
@@ -349,110 +411,107 @@ async def load(
 
 
 def _rate_in(times: list[float], start: float, end: float) -> float:
+    if end <= start:
+        return 0.0
     return round(sum(1 for t in times if start <= t <= end) / (end - start), 1)
 
 
 async def main(options: argparse.Namespace) -> None:
     base = {"benchmark": "cuckoo_hub"}
     lines: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        config = HubConfig(
-            dev=True,
-            db_path=Path(folder) / "hub.sqlite3",
-            person_send_rate=RATE_OVERRIDE,
-            agent_send_rate=RATE_OVERRIDE,
-        )
-        with serve_in_thread(config) as url:
-            hub_thread = _hub_thread_id()
-            ws_base = "ws://" + url.removeprefix("http://")
-            async with httpx.AsyncClient(base_url=url, timeout=30, trust_env=False) as http:
-                secret, people = await setup(http, options.persons)
-            ledger = Ledger()
-            backend = AgentBackend(ledger)
-            async with contextlib.AsyncExitStack() as stack:
-                agent_ws = await stack.enter_async_context(
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_hub(folder, options.hub) as (url, hub_thread),
+    ):
+        ws_base = "ws://" + url.removeprefix("http://")
+        async with httpx.AsyncClient(base_url=url, timeout=30, trust_env=False) as http:
+            secret, people = await setup(http, options.persons)
+        ledger = Ledger()
+        backend = AgentBackend(ledger)
+        async with contextlib.AsyncExitStack() as stack:
+            agent_ws = await stack.enter_async_context(
+                connect(
+                    ws_base + "/v1/agent/socket",
+                    additional_headers={"Authorization": f"Bearer {secret}"},
+                    proxy=None,
+                    max_queue=None,
+                )
+            )
+            watchers = []
+            for person in people:
+                ws = await stack.enter_async_context(
                     connect(
-                        ws_base + "/v1/agent/socket",
-                        additional_headers={"Authorization": f"Bearer {secret}"},
+                        ws_base + "/v1/client/socket",
+                        additional_headers=person.headers,
                         proxy=None,
                         max_queue=None,
                     )
                 )
-                watchers = []
-                for person in people:
-                    ws = await stack.enter_async_context(
-                        connect(
-                            ws_base + "/v1/client/socket",
-                            additional_headers=person.headers,
-                            proxy=None,
-                            max_queue=None,
-                        )
-                    )
-                    watchers.append(asyncio.ensure_future(watch_person(ws, ledger)))
-                running = asyncio.ensure_future(backend.run(agent_ws))
-                await asyncio.wait_for(backend.ready.wait(), 10)
+                watchers.append(asyncio.ensure_future(watch_person(ws, ledger)))
+            running = asyncio.ensure_future(backend.run(agent_ws))
+            await asyncio.wait_for(backend.ready.wait(), 10)
 
-                # 1. paced
-                cpu0, hub0 = time.process_time(), _thread_cpu(hub_thread)
-                trips, elapsed, connections = await paced(
-                    url, people[0], ledger, options.rate, options.seconds
-                )
-                cpu1, hub1 = time.process_time(), _thread_cpu(hub_thread)
-                paced_line = {
-                    **base,
-                    "phase": "paced",
-                    "rate_per_s": options.rate,
-                    "seconds": round(elapsed, 2),
-                    "connections": connections,
-                    **_legs(trips),
-                    "hub_cpu_s": round(hub1 - hub0, 2),
-                    "process_cpu_s": round(cpu1 - cpu0, 2),
-                }
-                lines.append(paced_line)
-                print(json.dumps(paced_line), flush=True)
+            # 1. paced
+            cpu0, hub0 = time.process_time(), _thread_cpu(hub_thread)
+            trips, elapsed, connections = await paced(
+                url, people[0], ledger, options.rate, options.seconds
+            )
+            cpu1, hub1 = time.process_time(), _thread_cpu(hub_thread)
+            paced_line = {
+                **base,
+                "phase": "paced",
+                "rate_per_s": options.rate,
+                "seconds": round(elapsed, 2),
+                "connections": connections,
+                **_legs(trips),
+                "hub_cpu_s": round(hub1 - hub0, 2),
+                "process_cpu_s": round(cpu1 - cpu0, 2),
+            }
+            lines.append(paced_line)
+            print(json.dumps(paced_line), flush=True)
 
-                # 2. throughput
-                await asyncio.sleep(0.5)
-                events_before = len(ledger.events)
-                cpu0, hub0 = time.process_time(), _thread_cpu(hub_thread)
-                trips, started, ended = await load(
-                    url, people, ledger, options.senders, options.load_seconds
-                )
-                cpu1, hub1 = time.process_time(), _thread_cpu(hub_thread)
-                elapsed = ended - started
-                answered = [t for t in trips if t.replied is not None]
-                # Steady state: the window in which every sender was still sending.
-                window_end = started + options.load_seconds
-                load_line = {
-                    **base,
-                    "phase": "throughput",
-                    "persons": len(people),
-                    "senders_per_person": options.senders,
-                    "in_flight": len(people) * options.senders,
-                    "seconds": round(elapsed, 2),
-                    **_legs(trips),
-                    "round_trips_per_s": _rate_in(
-                        [t.replied for t in answered if t.replied is not None],
-                        started,
-                        window_end,
-                    ),
-                    "agent_events_acked_per_s": _rate_in(
-                        ledger.events[events_before:], started, window_end
-                    ),
-                    "deliveries_confirmed_per_s": _rate_in(ledger.delivered, started, window_end),
-                    "hub_cpu_s": round(hub1 - hub0, 2),
-                    "process_cpu_s": round(cpu1 - cpu0, 2),
-                    "hub_cpu_ms_per_round_trip": (
-                        round((hub1 - hub0) * 1000 / len(answered), 3) if answered else None
-                    ),
-                }
-                lines.append(load_line)
-                print(json.dumps(load_line), flush=True)
+            # 2. throughput
+            await asyncio.sleep(0.5)
+            events_before = len(ledger.events)
+            cpu0, hub0 = time.process_time(), _thread_cpu(hub_thread)
+            trips, started, ended = await load(
+                url, people, ledger, options.senders, options.load_seconds
+            )
+            cpu1, hub1 = time.process_time(), _thread_cpu(hub_thread)
+            elapsed = ended - started
+            answered = [t for t in trips if t.replied is not None]
+            # Steady state: the window in which every sender was still sending.
+            window_end = started + options.load_seconds
+            load_line = {
+                **base,
+                "phase": "throughput",
+                "persons": len(people),
+                "senders_per_person": options.senders,
+                "in_flight": len(people) * options.senders,
+                "seconds": round(elapsed, 2),
+                **_legs(trips),
+                "round_trips_per_s": _rate_in(
+                    [t.replied for t in answered if t.replied is not None],
+                    started,
+                    window_end,
+                ),
+                "agent_events_acked_per_s": _rate_in(
+                    ledger.events[events_before:], started, window_end
+                ),
+                "deliveries_confirmed_per_s": _rate_in(ledger.delivered, started, window_end),
+                "hub_cpu_s": round(hub1 - hub0, 2),
+                "process_cpu_s": round(cpu1 - cpu0, 2),
+                "hub_cpu_ms_per_round_trip": (
+                    round((hub1 - hub0) * 1000 / len(answered), 3) if answered else None
+                ),
+            }
+            lines.append(load_line)
+            print(json.dumps(load_line), flush=True)
 
-                running.cancel()
-                for watcher in watchers:
-                    watcher.cancel()
-                await asyncio.gather(running, *watchers, return_exceptions=True)
+            running.cancel()
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(running, *watchers, return_exceptions=True)
 
     p99 = paced_line["round_trip"]["p99_ms"]
     throughput = load_line["round_trips_per_s"]
@@ -479,6 +538,7 @@ async def main(options: argparse.Namespace) -> None:
         and options.rate >= GOAL_RATE
         and paced_line["lost"] == 0,
         "meets_throughput_goal": throughput >= GOAL_THROUGHPUT and load_line["lost"] == 0,
+        "hub_in": options.hub,
         "cpus": os.cpu_count(),
     }
     print(json.dumps(summary), flush=True)
@@ -491,4 +551,10 @@ if __name__ == "__main__":
     parser.add_argument("--persons", type=int, default=4, help="persons in the throughput run")
     parser.add_argument("--senders", type=int, default=8, help="concurrent senders per person")
     parser.add_argument("--load-seconds", type=float, default=10.0, help="throughput run length")
+    parser.add_argument(
+        "--hub",
+        choices=("thread", "process"),
+        default="thread",
+        help="the hub in a thread of this process (sharing its interpreter), or its own process",
+    )
     asyncio.run(main(parser.parse_args()))

@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from .services import Hub
 
 MAX_ATTACHMENTS = 10
+
+
+class Unread:
+    """A lookup not made yet (the caller had nothing to hand over)."""
+
+
+UNREAD = Unread()
 KEY_CHARS = 200
 ACTIVITY_STATES = ("thinking", "working", "idle")
 
@@ -62,19 +69,31 @@ class Chat:
 
     # forms
 
-    def client_form(self, row: Row) -> dict[str, Any]:
-        """A message as people's apps see it."""
-        reply = self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
+    def _reply_of(self, row: Row) -> Row | None:
+        return self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
+
+    def client_form(
+        self, row: Row, *, reply: Row | Unread | None = UNREAD, undelivered: bool = False
+    ) -> dict[str, Any]:
+        """A message as people's apps see it (`reply`: its `reply_to` message if the caller
+        has it; `undelivered`: a message just made, which no event carries yet)."""
+        if isinstance(reply, Unread):
+            reply = self._reply_of(row)
         delivery = None
-        if row["sender_kind"] == "user":
+        if row["sender_kind"] == "user" and not undelivered:
             delivery = self.hub.storage.delivery_status(row["id"])
         return shapes.client_message(row, reply, delivery)
 
-    def agent_form(self, row: Row) -> dict[str, Any]:
-        """A message as agents see it (signed)."""
-        reply = self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
-        name = self.hub.conversations.name_of(row["sender_kind"], row["sender_id"])
-        return shapes.agent_message(row, name, reply)
+    def agent_form(
+        self, row: Row, *, reply: Row | Unread | None = UNREAD, sender_name: str | None = None
+    ) -> dict[str, Any]:
+        """A message as agents see it (signed); `reply` and `sender_name` if the caller has
+        them."""
+        if isinstance(reply, Unread):
+            reply = self._reply_of(row)
+        if sender_name is None:
+            sender_name = self.hub.conversations.name_of(row["sender_kind"], row["sender_id"])
+        return shapes.agent_message(row, sender_name, reply)
 
     # checks shared by people and agents
 
@@ -188,7 +207,12 @@ class Chat:
             self.hub.storage.attach_media(
                 [item["id"] for item in media], conversation["id"], stored["id"]
             )
-        self._announce(stored, "message.started" if streaming else "message.created")
+        self._announce(
+            stored,
+            "message.started" if streaming else "message.created",
+            conversation=conversation,
+            new=True,
+        )
         return stored
 
     def people_of(self, conversation_id: str) -> list[str]:
@@ -199,30 +223,57 @@ class Chat:
             if part["kind"] == "user"
         ]
 
-    def _announce(self, row: Row, frame_type: str) -> None:
-        """Push a message to people; a complete one becomes an event for the other agents."""
+    def _announce(
+        self, row: Row, frame_type: str, *, conversation: Row | None = None, new: bool = False
+    ) -> None:
+        """Push a message to people; a complete one becomes an event for the other agents.
+
+        `conversation`: the message's conversation, if the caller has it; `new`: the message
+        was made just now (so no event carries it yet).
+        """
         conversation_id = row["conversation_id"]
+        parts = self.hub.storage.participants_named(conversation_id)
+        reply = self._reply_of(row)
         self.hub.feeds.push(
-            self.people_of(conversation_id),
+            [part["member_id"] for part in parts if part["kind"] == "user"],
             frame_type,
-            {"conversation_id": conversation_id, "message": self.client_form(row)},
+            {
+                "conversation_id": conversation_id,
+                "message": self.client_form(row, reply=reply, undelivered=new),
+            },
         )
         if row["status"] != "complete":
             return
-        conversation = self.hub.storage.get_conversation(conversation_id)
-        assert conversation is not None
-        for part in self.hub.storage.participants(conversation_id):
-            if part["kind"] != "agent" or part["member_id"] == row["sender_id"]:
-                continue
-            agent_id = part["member_id"]
+        agents = [
+            part["member_id"]
+            for part in parts
+            if part["kind"] == "agent" and part["member_id"] != row["sender_id"]
+        ]
+        if not agents:
+            return
+        if conversation is None:
+            conversation = self.hub.storage.get_conversation(conversation_id)
+            assert conversation is not None
+        sender = next(
+            (
+                part
+                for part in parts
+                if part["member_id"] == row["sender_id"] and part["kind"] == row["sender_kind"]
+            ),
+            None,
+        )
+        message = self.agent_form(
+            row, reply=reply, sender_name=sender["display_name"] if sender else None
+        )
+        for agent_id in agents:
             self.hub.outbox.emit(
                 agent_id,
                 "message.created",
                 {
                     "conversation": shapes.conversation_ref(conversation),
-                    "message": self.agent_form(row),
+                    "message": message,
                     "participants": self.hub.conversations.agent_participants(
-                        conversation_id, agent_id
+                        conversation_id, agent_id, parts
                     ),
                 },
                 message_id=row["id"],

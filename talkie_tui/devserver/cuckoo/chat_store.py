@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..common.sqlite import Database, Row
+from ..common.sqlite import Row
+from .database import HubDatabase
 
 MESSAGE_COLUMNS = (
     "id",
@@ -25,6 +26,14 @@ MESSAGE_COLUMNS = (
 )
 
 
+# The columns of `messages` as `SELECT *` gives them.
+TABLE_ORDER = ("seq", *MESSAGE_COLUMNS[:9], "selected_button_id", *MESSAGE_COLUMNS[9:])
+INSERT_MESSAGE = (
+    f"INSERT INTO messages ({', '.join(MESSAGE_COLUMNS)})"  # noqa: S608
+    f" VALUES ({', '.join(f':{name}' for name in MESSAGE_COLUMNS)})"
+)
+
+
 def decode_message(row: Row | None) -> Row | None:
     """A message row with its body parsed and flags as booleans."""
     if row is not None:
@@ -38,7 +47,7 @@ def _messages(rows: list[Row]) -> list[Row]:
     return [row for row in map(decode_message, rows) if row is not None]
 
 
-class ChatStore(Database):
+class ChatStore(HubDatabase):
     """The conversation tables (part of `Storage`)."""
 
     # conversations
@@ -79,6 +88,31 @@ class ChatStore(Database):
             "SELECT * FROM participants WHERE conversation_id = ? ORDER BY kind DESC, joined_at",
             conversation_id,
         )
+
+    def participants_named(self, conversation_id: str) -> list[Row]:
+        """`participants`, each with its `display_name` and, for an agent, `handle` (empty
+        for a member whose user or agent row is gone)."""
+        return self._all(
+            "SELECT p.*, COALESCE(CASE p.kind WHEN 'user' THEN u.display_name"
+            " ELSE a.display_name END, '') AS display_name, COALESCE(a.handle, '') AS handle"
+            " FROM participants p"
+            " LEFT JOIN users u ON p.kind = 'user' AND u.id = p.member_id"
+            " LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.member_id"
+            " WHERE p.conversation_id = ? ORDER BY p.kind DESC, p.joined_at",
+            conversation_id,
+        )
+
+    def conversation_for(self, conversation_id: str, member_id: str) -> tuple[Row | None, bool]:
+        """A conversation by id (or None) and whether `member_id` is in it, in one query."""
+        row = self._one(
+            "SELECT c.*, EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = c.id"
+            " AND p.member_id = ?) AS is_member FROM conversations c WHERE c.id = ?",
+            member_id,
+            conversation_id,
+        )
+        if row is None:
+            return None, False
+        return row, bool(row.pop("is_member"))
 
     def is_participant(self, conversation_id: str, member_id: str) -> bool:
         """Whether a user or agent is in a conversation."""
@@ -132,11 +166,10 @@ class ChatStore(Database):
         values["body"] = json.dumps(row["body"], ensure_ascii=False)
         values["truncated"] = int(bool(row.get("truncated")))
         values["stopped"] = int(bool(row.get("stopped")))
-        columns = ", ".join(MESSAGE_COLUMNS)
-        placeholders = ", ".join(f":{name}" for name in MESSAGE_COLUMNS)
-        with self._transaction() as db:
-            db.execute(f"INSERT INTO messages ({columns}) VALUES ({placeholders})", values)  # noqa: S608
-        message = self.get_message(row["id"])
+        cursor = self._write(INSERT_MESSAGE, values)
+        # The row as `get_message` would read it back (columns in table order), unread.
+        stored = {**values, "seq": cursor.lastrowid, "selected_button_id": None}
+        message = decode_message({name: stored[name] for name in TABLE_ORDER})
         assert message is not None
         return message
 

@@ -20,6 +20,16 @@ def check_id(value: str, prefix: str, what: str) -> str:
     return value
 
 
+def _agent_participant(part: Row, me: str) -> dict[str, Any]:
+    """One of `participants_named` as an agent sees it (as `agent_participants` makes it)."""
+    item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}
+    item["display_name"] = part["display_name"]
+    if part["kind"] == "agent":
+        item["handle"] = part["handle"]
+    item["is_me"] = part["member_id"] == me
+    return item
+
+
 class Conversations:
     """Lookups and views of conversations."""
 
@@ -33,10 +43,10 @@ class Conversations:
     def for_member(self, member_id: str, conversation_id: str) -> Row:
         """The conversation, if `member_id` is in it (else 404 or 403 `not_participant`)."""
         check_id(conversation_id, "cnv", "conversation")
-        row = self.hub.storage.get_conversation(conversation_id)
+        row, is_member = self.hub.storage.conversation_for(conversation_id, member_id)
         if row is None:
             raise not_found("conversation_not_found", "There is no such conversation.")
-        if not self.hub.storage.is_participant(conversation_id, member_id):
+        if not is_member:
             raise forbidden("not_participant", "You are not in this conversation.")
         return row
 
@@ -49,8 +59,13 @@ class Conversations:
         )
         return str(row["display_name"]) if row is not None else ""
 
-    def agent_participants(self, conversation_id: str, me: str) -> list[dict[str, Any]]:
-        """Participants as an agent sees them: kind, id, name, handle and `is_me`."""
+    def agent_participants(
+        self, conversation_id: str, me: str, named: list[Row] | None = None
+    ) -> list[dict[str, Any]]:
+        """Participants as an agent sees them: kind, id, name, handle and `is_me` (`named`:
+        the conversation's `participants_named`, if the caller has them)."""
+        if named is not None:
+            return [_agent_participant(part, me) for part in named]
         out = []
         for part in self.hub.storage.participants(conversation_id):
             item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}

@@ -32,6 +32,9 @@ class Outbox:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
+        # Agents known to be in good standing (no run of failures, not unreachable): their
+        # successes change nothing. Only `succeeded` and `failed` change that standing.
+        self._fine: set[str] = set()
 
     def emit(
         self, agent_id: str, event_type: str, data: dict[str, Any], message_id: str | None = None
@@ -52,8 +55,13 @@ class Outbox:
 
     def succeeded(self, agent_id: str) -> None:
         """A delivery, connection or acknowledgement worked: the agent is reachable."""
+        if agent_id in self._fine:
+            return
         agent = self.hub.storage.get_agent(agent_id)
-        if agent is None or (agent["failing_since"] is None and not agent["unreachable"]):
+        if agent is None:
+            return
+        self._fine.add(agent_id)
+        if agent["failing_since"] is None and not agent["unreachable"]:
             return
         self.hub.storage.set_failing(agent_id, None, False)
         if agent["unreachable"]:
@@ -62,6 +70,7 @@ class Outbox:
     def failed(self, agent_id: str, since: str | None = None) -> None:
         """A delivery failed (or, for a socket agent, has waited since `since`): start or
         extend the run; past the limit the agent is unreachable."""
+        self._fine.discard(agent_id)
         agent = self.hub.storage.get_agent(agent_id)
         if agent is None:
             return

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import json
 
-from ..common.sqlite import Database, Row
+from ..common.sqlite import Row
+from .database import HubDatabase
 
 PENDING = "acked_at IS NULL AND gave_up_at IS NULL"
+# Lease an agent's due events in one statement (RETURNING gives the leased rows, unordered).
+CLAIM = (
+    "UPDATE events SET due_at = ?, attempts = attempts + 1 WHERE seq IN (SELECT seq"  # noqa: S608
+    f" FROM events WHERE agent_id = ? AND {PENDING} AND due_at <= ? ORDER BY seq LIMIT ?)"
+    " RETURNING *"
+)
 
 
 def decode_event(row: Row) -> Row:
@@ -15,35 +22,29 @@ def decode_event(row: Row) -> Row:
     return row
 
 
-class OutboxStore(Database):
+class OutboxStore(HubDatabase):
     """The events table (part of `Storage`)."""
 
     def add_event(self, row: Row) -> None:
         """Insert an event, due at once."""
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at)"
-                " VALUES (:id, :agent_id, :type, :data, :message_id, :created_at, :created_at)",
-                {**row, "data": json.dumps(row["data"], ensure_ascii=False)},
-            )
+        self._write(
+            "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at)"
+            " VALUES (:id, :agent_id, :type, :data, :message_id, :created_at, :created_at)",
+            {**row, "data": json.dumps(row["data"], ensure_ascii=False)},
+        )
 
     def claim_due(self, agent_id: str, now: str, lease_until: str, limit: int) -> list[Row]:
-        """Lease an agent's due events, oldest first: they are due again at `lease_until`."""
-        with self._transaction() as db:
+        """Lease an agent's due events, oldest first: they are due again at `lease_until`.
+
+        One statement: `attempts` comes back counting this delivery (the first is attempt 1)
+        and `due_at` is the lease's end.
+        """
+        with self._lock:
             rows = [
                 dict(row)
-                for row in db.execute(
-                    f"SELECT * FROM events WHERE agent_id = ? AND {PENDING} AND due_at <= ?"  # noqa: S608
-                    " ORDER BY seq LIMIT ?",
-                    (agent_id, now, limit),
-                ).fetchall()
+                for row in self._db.execute(CLAIM, (lease_until, agent_id, now, limit)).fetchall()
             ]
-            db.executemany(
-                "UPDATE events SET due_at = ?, attempts = attempts + 1 WHERE seq = ?",
-                [(lease_until, row["seq"]) for row in rows],
-            )
-        for row in rows:
-            row["attempts"] += 1  # this delivery counts: the first try is attempt 1
+        rows.sort(key=lambda row: int(row["seq"]))  # RETURNING has no order of its own
         return [decode_event(row) for row in rows]
 
     def release(self, agent_id: str, event_ids: list[str], now: str) -> None:
@@ -72,14 +73,21 @@ class OutboxStore(Database):
         return str(row["due"]) if row and row["due"] is not None else None
 
     def ack(self, agent_id: str, event_id: str, now: str) -> Row | None:
-        """Mark an agent's event delivered; the event, or None when it is not the agent's."""
-        with self._transaction() as db:
-            db.execute(
-                "UPDATE events SET acked_at = ? WHERE id = ? AND agent_id = ? AND acked_at IS NULL",
+        """Mark an agent's event delivered; the event's `id`, `type`, `message_id` and
+        `acked_at`, or None when it is not the agent's."""
+        with self._lock:
+            rows = self._db.execute(
+                "UPDATE events SET acked_at = ? WHERE id = ? AND agent_id = ?"
+                " AND acked_at IS NULL RETURNING id, type, message_id, acked_at",
                 (now, event_id, agent_id),
-            )
-        row = self._one("SELECT * FROM events WHERE id = ? AND agent_id = ?", event_id, agent_id)
-        return decode_event(row) if row else None
+            ).fetchall()  # read to the end: the statement (and its write) is finished
+        if rows:
+            return dict(rows[0])
+        return self._one(  # acknowledged before, or not the agent's
+            "SELECT id, type, message_id, acked_at FROM events WHERE id = ? AND agent_id = ?",
+            event_id,
+            agent_id,
+        )
 
     def reschedule(self, event_id: str, due_at: str, error: str) -> None:
         """A failed delivery: try again at `due_at`."""

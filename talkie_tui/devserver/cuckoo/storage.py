@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .agent_store import AgentStore
 from .chat_store import ChatStore
 from .media_store import MediaStore
@@ -14,3 +16,10 @@ class Storage(PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore):
     """People, agents, conversations, messages, the outbox and media of one hub."""
 
     SCHEMA = SCHEMA
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        # WAL with NORMAL: a commit is written to the log without an fsync of its own (the log
+        # is synced at checkpoints). A hub that stops or crashes loses nothing committed; only
+        # a power cut may take the last commits. FULL syncs every commit, several per message.
+        self._db.execute("PRAGMA synchronous=NORMAL")

@@ -124,6 +124,7 @@ CREATE TABLE IF NOT EXISTS events (
     last_error TEXT
 );
 CREATE INDEX IF NOT EXISTS events_pending ON events(agent_id, seq) WHERE acked_at IS NULL;
+CREATE INDEX IF NOT EXISTS events_message ON events(message_id) WHERE message_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS media (
     id TEXT PRIMARY KEY,
     owner_kind TEXT NOT NULL,
