@@ -32,6 +32,7 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 from .commands import TalkieCommands
 from .crash import CrashGuard
 from .gateway_sign_in import GatewaySignIn
+from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from .hub_signing import HubSignIn
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
@@ -196,6 +197,8 @@ class TalkieApp(CrashGuard):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        if not self.is_headless:
+            self.set_timer(FREEZE_DELAY, freeze_startup_objects, name="gc-freeze")
 
     def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""

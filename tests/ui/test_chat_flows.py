@@ -117,6 +117,31 @@ async def test_echo_streams_into_the_transcript(devserver, tmp_path: Path) -> No
         assert screen.composer.text == ""
 
 
+async def test_a_streamed_answer_reads_the_conversation_a_few_times_not_per_delta(
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text deltas change only text: the screen's state is read again on a timer, not after
+    each of them, and once more when the answer ends."""
+    from talkie_tui.devserver.talkie.long_answer import long_answer
+
+    reads: list[str] = []
+    show_state = ChatScreen.show_state
+
+    def counting(self: ChatScreen) -> None:
+        reads.append(self.header.state)
+        show_state(self)
+
+    monkeypatch.setattr(ChatScreen, "show_state", counting)
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        reads.clear()
+        await send(pilot, screen, "talkie-test:markdown 600 2000 5")
+        assert screen.session.conversation.turns[-1].text == long_answer(600, 5)
+        assert len(reads) < 60  # 600 deltas in 0.3 s
+        assert screen.header.state == "connected"
+
+
 async def test_card_shows_its_fields(devserver, tmp_path: Path) -> None:
     """talkie-test:card: the tool status, then a card with its fields block."""
     app = make_app(devserver(**FAST), tmp_path)

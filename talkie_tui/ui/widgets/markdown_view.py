@@ -50,21 +50,22 @@ messages that frame costs ~10x an in-place repaint. So new lines are revealed at
 a second, while text within the visible lines still updates at the frame rate.
 """
 
-RESERVE_PERIOD = 1 / 4
+RESERVE_PERIOD = 0.4
 """Seconds of new lines kept as blank room below fast streaming text.
 
 Every height change lays out and repaints the whole transcript (in a terminal that frame costs
 ~10x an in-place repaint, mostly Textual's compositor). When lines arrive faster than a few a
 second, the view grows by the lines expected in this period at once, and the next lines are
-painted in place in that room: the transcript moves ~4 times a second instead of 10, and new
-lines show at the frame rate instead of at the next growth. Slow streams get no room (0 lines).
+painted in place in that room: at 500 tokens/s the transcript moves 2-3 times a second instead
+of 10, and new lines show at the frame rate instead of at the next growth. Slow streams get no
+room (0 lines), so an answer at reading speed looks as before.
 """
 
 RESERVE_RELEASE = 0.5
 """Seconds without new text after which the blank room goes (text paused: a tool runs)."""
 
 # Most blank room, as a part of the screen's height: the text stays in the lower half.
-_RESERVE_SCREEN_SHARE = 0.5
+_RESERVE_SCREEN_SHARE = 0.6
 # A rate is measured over at least this many seconds of growth.
 _RATE_WINDOW = 0.2
 

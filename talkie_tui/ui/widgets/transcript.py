@@ -41,7 +41,7 @@ from .buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
 from .card import CardView
 from .interjection import InterjectionView
 from .link import LinkView
-from .markdown_view import FRAME_INTERVAL, MarkdownView
+from .markdown_view import MarkdownView
 from .notice import NoticeView
 from .question import QuestionView
 from .todos import TodoView
@@ -53,6 +53,10 @@ __all__ = ["Transcript", "TurnView"]
 
 # Older turns are mounted on request: a long thread opens as fast as a short one.
 VISIBLE_TURNS = 60
+
+# Seconds between two readings of the conversation (`on_change`) while only text streams in:
+# what they show (pending actions, the connection, the model) does not change with text.
+CHANGE_INTERVAL = 0.1
 
 # Views that redraw themselves from their part when it changed in place.
 _REDRAWN = (ToolStatus, UiBlockView, TodoView, QuestionView, ButtonsView)
@@ -261,11 +265,11 @@ class Transcript(VerticalScroll):
             self._on_change()
 
     def _changed_soon(self) -> None:
-        """A streamed delta changed only text: `on_change` runs once a frame, not per delta
-        (it reads the whole conversation and the screen, which at 500 deltas a second was a
-        quarter of the client's time)."""
+        """A streamed delta changed only text: `on_change` runs every CHANGE_INTERVAL, not per
+        delta (it reads the whole conversation and the screen, which at 500 deltas a second was
+        a quarter of the client's time)."""
         if self._change_timer is None:
-            self._change_timer = self.set_timer(FRAME_INTERVAL, self._changed_later)
+            self._change_timer = self.set_timer(CHANGE_INTERVAL, self._changed_later)
 
     def _changed_later(self) -> None:
         self._change_timer = None

@@ -1,0 +1,17 @@
+"""The start-up objects are frozen out of garbage collection once, after a collection."""
+
+from __future__ import annotations
+
+import pytest
+
+from talkie_tui.ui import gc_tuning
+
+
+def test_freezes_once_and_only_after_a_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(gc_tuning.gc, "collect", lambda: calls.append("collect"))
+    monkeypatch.setattr(gc_tuning.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc_tuning, "_done", False)
+    assert gc_tuning.freeze_startup_objects()
+    assert not gc_tuning.freeze_startup_objects()
+    assert calls == ["collect", "freeze"]
