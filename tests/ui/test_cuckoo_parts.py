@@ -123,6 +123,10 @@ async def test_a_tap_reaches_the_hub_once_and_the_taken_button_disables_the_othe
         await pilot.pause()
         assert backend.taps == [(source, "confirm")]
         assert chosen.has_class("-chosen") and "✓" in str(chosen.label)
+        # Drawn whole: the button grew to its new label (the tick did not push the words out).
+        await pilot.pause()
+        assert "✓ Book it" in screen_text(app)
+        assert chosen.content_region.width >= len("✓ Book it")
         others = [w for w in view.query(MessageButtonWidget) if w is not chosen]
         assert all(w.disabled for w in others if w.button.url is None)
         assert not any(w.disabled for w in others if w.button.url is not None)

@@ -91,7 +91,12 @@ class MessageButtonWidget(Button):
     def show_chosen(self, chosen: bool) -> None:
         """Mark the button as the one taken (or not)."""
         self.set_class(chosen, "-chosen")
-        self.label = self._label(chosen)
+        label = self._label(chosen)
+        if label != self.label:
+            self.label = label
+            # `Button.label` repaints without a new layout: its `width: auto` was measured for
+            # the old label, and "✓ " would push the words out of it.
+            self.refresh(layout=True)
 
 
 class ButtonsView(Widget):
