@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, _, ngettext
 
 from . import render
 from .hub import AgentApi, AgentLink, LinkEnded, OpFailed
@@ -58,7 +58,7 @@ STREAM_CHARS = 7800
 WORKER_IDLE = 300.0
 """Seconds a conversation's worker waits for its next event before it ends (a new one starts
 with the next event)."""
-PRIVATE_TEXT = (
+PRIVATE_TEXT = N_(
     "Sorry, this agent is private: it answers only the people its operator named. "
     "Nothing you write here is passed on."
 )
@@ -280,14 +280,17 @@ class _Reply:
 
     async def card(self, card: Card) -> None:
         self.cards += 1
-        buttons = render.card_buttons(card, self.bridge.backend.resolve_url)
+        buttons = render.card_buttons(card, self.bridge.backend.resolve_url, self.bridge.speak)
         await self.send(render.card_text(card), buttons)
 
     async def action(self, action: Action) -> None:
         self.actions += 1
         key = render.action_key(action.id)
         self.bridge.state.keep_action(key, action.id, self.conversation_id)
-        await self.send(render.action_text(action), render.action_buttons(action, key))
+        speak = self.bridge.speak
+        await self.send(
+            render.action_text(action, speak), render.action_buttons(action, key, speak)
+        )
 
     def stop(self) -> None:
         """The person stopped the reply: nothing more is sent for it."""
@@ -301,7 +304,7 @@ class _Reply:
         if self.stream is not None:
             await self.end_stream(links or None)
         elif links and not self.stopped:
-            await self.send(_("Links:"), links)
+            await self.send(self.bridge.speak(N_("Links:")), links)
         if not self.stopped:
             await self.activity("idle")
 
@@ -352,6 +355,8 @@ class CuckooBridge:
         self.before_ack = before_ack
         self.api = api or AgentApi(hub_url, secret)
         self.served: Served | None = None
+        # What people on the hub are told is in the agent's language (see `render.speech`).
+        self.speak: render.Speak = render.speech(backend.info.locale)
         link_options: dict[str, Any] = {} if backoff is None else {"backoff": backoff}
         self.link = AgentLink(
             hub_url,
@@ -538,7 +543,13 @@ class CuckooBridge:
             self.warn(_("hub: could not catch up on missed events: {words}").format(words=error))
             return
         if caught:
-            self.say(_("caught up on {count} event(s) from the hub").format(count=caught))
+            self.say(
+                ngettext(
+                    "caught up on {count} event from the hub",
+                    "caught up on {count} events from the hub",
+                    caught,
+                ).format(count=caught)
+            )
 
     def _delta_failed(self, message_id: str, code: str) -> None:
         for conversation_id, run in list(self._runs.items()):
@@ -612,14 +623,16 @@ class CuckooBridge:
         text = text.strip()
         if not text:
             if body.get("attachments"):
-                await reply.send(_("This agent reads text only: files are not passed on."))
+                await reply.send(
+                    self.speak(N_("This agent reads text only: files are not passed on."))
+                )
             return
         limit = self.backend.info.max_message_chars
         if len(text) > limit:
             await reply.send(
-                _("That message is longer than this agent takes ({limit} characters).").format(
-                    limit=limit
-                )
+                self.speak(
+                    N_("That message is longer than this agent takes ({limit} characters).")
+                ).format(limit=limit)
             )
             return
         reply.reply_to = message_id
@@ -632,7 +645,7 @@ class CuckooBridge:
             {
                 "op": "send",
                 "conversation_id": conversation_id,
-                "text": _(PRIVATE_TEXT),
+                "text": self.speak(PRIVATE_TEXT),
                 "idempotency_key": f"private:{conversation_id}",
             }
         )
@@ -698,15 +711,19 @@ class CuckooBridge:
             if outgoing.failure.code:
                 failure += f" ({outgoing.failure.code})"
         if failure is not None and not run.stopped:
-            await reply.send(_("The agent could not answer: {words}").format(words=failure))
+            await reply.send(
+                self.speak(N_("The agent could not answer: {words}")).format(words=failure)
+            )
         await reply.close()
         took = time.monotonic() - started
         what = _("stopped") if run.stopped else (_("failed") if failure else _("answered"))
         extras = []
         if reply.cards:
-            extras.append(_("{n} card(s)").format(n=reply.cards))
+            extras.append(ngettext("{n} card", "{n} cards", reply.cards).format(n=reply.cards))
         if reply.actions:
-            extras.append(_("{n} action(s)").format(n=reply.actions))
+            extras.append(
+                ngettext("{n} action", "{n} actions", reply.actions).format(n=reply.actions)
+            )
         self.say(
             _("{conversation}: {name}: “{text}” → {what}{extras} in {seconds:.1f} s").format(
                 conversation=conversation_id,
@@ -765,14 +782,16 @@ class CuckooBridge:
         key, decision = parsed
         kept = self.state.action(key)
         if kept is None or kept.conversation_id != reply.conversation_id:
-            await reply.send(_("That button does not belong to an action of this conversation."))
+            await reply.send(
+                self.speak(N_("That button does not belong to an action of this conversation."))
+            )
             return
         try:
             action = await self.backend.action(kept.action_id)
             result = await self.backend.decide(action, decision, "button")
         except TalkieError as error:
             words = str(error) if isinstance(error, ServerError) else error.message
-            await reply.send(_("Nothing was decided: {words}").format(words=words))
+            await reply.send(self.speak(N_("Nothing was decided: {words}")).format(words=words))
             self.warn(
                 _("{conversation}: decision on {action} refused: {words}").format(
                     conversation=reply.conversation_id, action=kept.action_id, words=words
@@ -782,8 +801,8 @@ class CuckooBridge:
         decided = result.action
         undo = None
         if decision == "confirm" and decided.status == "running" and decided.undo_until:
-            undo = render.undo_buttons(key)
-        await reply.send(render.decided_text(decided, decision), undo)
+            undo = render.undo_buttons(key, self.speak)
+        await reply.send(render.decided_text(decided, decision, self.speak), undo)
         for card in render.cards_of(result.events):
             await reply.card(card)
         self.say(

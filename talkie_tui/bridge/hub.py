@@ -29,7 +29,7 @@ from talkie_tui.core.errors import ServerError, TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import is_loopback_host
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.cuckoo.errors import error_for
 from talkie_tui.protocol.rest import RestClient, path_segment
 
@@ -156,10 +156,14 @@ def _refusal(error: InvalidStatus) -> TalkieError:
 
 
 _CLOSE_WORDS = {
-    4001: "Another backend connected to this agent, so the hub closed this one (4001). "
-    "Only one socket per agent wins; stop the other bridge, or this one.",
-    4002: "The hub closed the socket because this binding was revoked or replaced (4002). "
-    "Make a new binding and start the bridge with its secret.",
+    4001: N_(
+        "Another backend connected to this agent, so the hub closed this one (4001). "
+        "Only one socket per agent wins; stop the other bridge, or this one."
+    ),
+    4002: N_(
+        "The hub closed the socket because this binding was revoked or replaced (4002). "
+        "Make a new binding and start the bridge with its secret."
+    ),
 }
 
 

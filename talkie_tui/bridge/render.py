@@ -6,6 +6,12 @@ label. Everything here keeps to the hub's rules (spec "Buttons", "Typing"): at m
 1 to 3 buttons, labels of 1 to 40 characters, ids `[A-Za-z0-9_.:-]{1,64}`, URLs of at most 2048
 characters — and, for the bridge, `https` only (a link the person opens must not be plain text
 on the wire).
+
+What the bridge says to a person on the hub is in the agent's language (`speech`: the Talkie
+server's manifest `locale`, as the words to say in a voice call follow the call's language), not
+the operator's: the bridge's own words sit beside the agent's answers and the action summaries,
+which the agent writes in its language, and the hub does not tell the bridge what language the
+person reads. The operator's terminal lines stay in the process's language (`_`).
 """
 
 from __future__ import annotations
@@ -16,26 +22,35 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, SOURCE_LANGUAGE, _, catalog, language_of
 from talkie_tui.protocol.models import Action, Card, FieldsBlock, LinkBlock, ListBlock
 
 __all__ = [
     "ACTIVITY_LABEL_CHARS",
     "LABEL_CHARS",
     "Button",
+    "Speak",
     "action_buttons",
     "action_key",
     "action_text",
     "activity_label",
     "card_buttons",
     "card_text",
+    "cards_of",
     "clip",
+    "decided_text",
     "link_button",
+    "outcome_text",
     "parse_action_button",
+    "speech",
+    "too_late_text",
+    "undo_buttons",
     "url_rows",
 ]
 
 Button = dict[str, str]
+Speak = Callable[[str], str]
+"""Translates a message (marked with `N_`) into the language the bridge speaks to people."""
 LABEL_CHARS = 40
 ACTIVITY_LABEL_CHARS = 40
 MAX_ROWS = 3
@@ -44,6 +59,15 @@ MAX_URL = 2048
 _BUTTON_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,48}$")
 _ACTION_BUTTON = re.compile(r"^act:([A-Za-z0-9_.-]{1,48}):(confirm|cancel)$")
+
+
+def speech(locale: str | None) -> Speak:
+    """How the bridge speaks to people: the agent's language (the Talkie server's `locale`)
+    when talkie has it, else English."""
+    language = language_of(locale) or SOURCE_LANGUAGE
+    if language == SOURCE_LANGUAGE:
+        return str
+    return catalog(language).gettext
 
 
 def clip(text: str, limit: int) -> str:
@@ -103,11 +127,11 @@ def card_text(card: Card) -> str:
     return "\n".join(lines).strip()
 
 
-def card_buttons(card: Card, resolve: Callable[[str], str]) -> list[list[Button]]:
+def card_buttons(card: Card, resolve: Callable[[str], str], speak: Speak = _) -> list[list[Button]]:
     """URL buttons for a card's links: its title's record, link blocks, then list rows."""
     found: list[Button | None] = []
     if card.url:
-        found.append(link_button(card.title or _("Open"), card.url, resolve))
+        found.append(link_button(card.title or speak(N_("Open")), card.url, resolve))
     for block in card.blocks:
         if isinstance(block, LinkBlock):
             found.append(link_button(block.label, block.url, resolve))
@@ -124,17 +148,19 @@ def action_key(action_id: str) -> str:
     return "h" + hashlib.sha256(action_id.encode()).hexdigest()[:32]
 
 
-def action_text(action: Action) -> str:
+_RISK = {"low": N_("low risk"), "medium": N_("medium risk"), "high": N_("high risk")}
+
+
+def action_text(action: Action, speak: Speak = _) -> str:
     """An action as a message: what it would do, how risky it is, until when it waits."""
-    risk = {"low": _("low risk"), "medium": _("medium risk"), "high": _("high risk")}
-    text = _("The agent asks to do this: {summary}").format(summary=action.summary)
-    text += f"\n({risk[action.risk_level]})"
+    text = speak(N_("The agent asks to do this: {summary}")).format(summary=action.summary)
+    text += f"\n({speak(_RISK[action.risk_level])})"
     if "button" not in action.confirm.methods:
-        text += "\n" + _("This one cannot be decided with a button here.")
+        text += "\n" + speak(N_("This one cannot be decided with a button here."))
     return text
 
 
-def action_buttons(action: Action, key: str) -> list[list[Button]]:
+def action_buttons(action: Action, key: str, speak: Speak = _) -> list[list[Button]]:
     """Confirm / Cancel (Cancel in `danger` style for a high-risk action)."""
     if "button" not in action.confirm.methods:
         return []
@@ -143,15 +169,15 @@ def action_buttons(action: Action, key: str) -> list[list[Button]]:
     )
     return [
         [
-            {"id": f"act:{key}:confirm", "label": _("Confirm"), "style": "primary"},
-            {"id": f"act:{key}:cancel", "label": _("Cancel"), "style": cancel_style},
+            {"id": f"act:{key}:confirm", "label": speak(N_("Confirm")), "style": "primary"},
+            {"id": f"act:{key}:cancel", "label": speak(N_("Cancel")), "style": cancel_style},
         ]
     ]
 
 
-def undo_buttons(key: str) -> list[list[Button]]:
+def undo_buttons(key: str, speak: Speak = _) -> list[list[Button]]:
     """An Undo button for an outbound action still in its undo window."""
-    return [[{"id": f"act:{key}:cancel", "label": _("Undo"), "style": "danger"}]]
+    return [[{"id": f"act:{key}:cancel", "label": speak(N_("Undo")), "style": "danger"}]]
 
 
 def parse_action_button(button_id: Any) -> tuple[str, Literal["confirm", "cancel"]] | None:
@@ -165,22 +191,42 @@ def parse_action_button(button_id: Any) -> tuple[str, Literal["confirm", "cancel
     return found.group(1), decision
 
 
-def decided_text(action: Action, decision: str) -> str:
+_STATUS = {
+    "pending": N_("waiting"),
+    "running": N_("running"),
+    "done": N_("done"),
+    "failed": N_("failed"),
+    "cancelled": N_("cancelled"),
+    "expired": N_("expired"),
+}
+
+
+def decided_text(action: Action, decision: str, speak: Speak = _) -> str:
     """What a person is told after a decision: what was decided and where the action is now."""
-    status = {
-        "pending": _("waiting"),
-        "running": _("running"),
-        "done": _("done"),
-        "failed": _("failed"),
-        "cancelled": _("cancelled"),
-        "expired": _("expired"),
-    }[action.status]
-    said = _("Confirmed") if decision == "confirm" else _("Cancelled")
-    text = f"{said}: {action.summary} — {status}."
+    said = speak(N_("Confirmed")) if decision == "confirm" else speak(N_("Cancelled"))
+    text = f"{said}: {action.summary} — {speak(_STATUS[action.status])}."
     if action.status == "running" and action.undo_until is not None:
         until = action.undo_until.astimezone().strftime("%H:%M:%S")
-        text += " " + _("You can undo it until {time}.").format(time=until)
+        text += " " + speak(N_("You can undo it until {time}.")).format(time=until)
     return text
+
+
+def outcome_text(action: Action, speak: Speak = _) -> str:
+    """What a person is told when an action that was running (in its undo window) ended and
+    the Talkie server gave no result card for it."""
+    if action.status == "done":
+        return speak(N_("Done: {summary}.")).format(summary=action.summary)
+    if action.status == "failed":
+        return speak(N_("It could not be done: {summary}.")).format(summary=action.summary)
+    return f"{action.summary} — {speak(_STATUS[action.status])}."
+
+
+def too_late_text(action: Action, speak: Speak = _) -> str:
+    """The answer to an Undo tapped after the undo window ended (the hub cannot take the
+    button back from a sent message)."""
+    return speak(N_("Sorry, the time to undo this has ended: {summary} — {status}.")).format(
+        summary=action.summary, status=speak(_STATUS[action.status])
+    )
 
 
 def cards_of(events: Sequence[dict[str, Any]]) -> list[Card]:

@@ -238,8 +238,9 @@ StartBridge = Callable[..., Awaitable[RunningBridge]]
 
 @pytest.fixture
 async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterator[StartBridge]:
-    """`await start_bridge(agent, allow=(), before_ack=None)`: a bridge serving the agent from
-    the Talkie server, once it is connected to the hub (its state file kept per agent)."""
+    """`await start_bridge(agent, allow=(), before_ack=None, server=None)`: a bridge serving the
+    agent from the Talkie server (`server_url` unless `server` names another), once it is
+    connected to the hub (its state file kept per agent)."""
     running: list[RunningBridge] = []
     states: list[BridgeState] = []
 
@@ -250,9 +251,10 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
         before_ack: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
         wait_ready: bool = True,
         flush_interval: float = 0.06,
+        server: str | None = None,
     ) -> RunningBridge:
         backend = await backends.connect(
-            server_url, protocol="talkie", tokens=StaticToken(TEST_TOKEN)
+            server or server_url, protocol="talkie", tokens=StaticToken(TEST_TOKEN)
         )
         lines: list[str] = []
         warnings: list[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ from websockets.asyncio.client import connect
 
 from talkie_tui.bridge.hub import LinkEnded
 from tests.bridge.conftest import Agent, Person, StartBridge
-from tests.helpers import AUTH
+from tests.helpers import AUTH, TEST_TOKEN
 
 pytestmark = pytest.mark.slow
 
@@ -106,6 +107,21 @@ async def test_a_confirm_tap_decides_the_action_on_the_talkie_server(
         agent.dm, lambda found: any("Note added to" in t for t in _texts(found))
     )
     assert result
+
+
+async def test_people_get_the_bridges_words_in_the_agents_language(
+    agent: Agent, owner: Person, start_bridge: StartBridge, devserver: Callable[..., str]
+) -> None:
+    czech = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True, locale="cs")
+    await start_bridge(agent, server=czech)
+    await owner.say(agent.dm, "přidej poznámku k Alfě: zavolat v pátek")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    assert offer["body"]["text"].startswith("Agent žádá o souhlas: ")
+    [[confirm, cancel]] = offer["body"]["buttons"]
+    assert (confirm["label"], cancel["label"]) == ("Potvrdit", "Zrušit")
 
 
 async def test_a_high_risk_action_offers_a_danger_cancel(

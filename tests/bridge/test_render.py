@@ -109,6 +109,40 @@ def test_decision_results_and_their_cards() -> None:
     assert [c.fallback_text for c in render.cards_of(events)] == ["Sent."]
 
 
+def test_people_are_spoken_to_in_the_agents_language_not_the_operators() -> None:
+    from talkie_tui.i18n import use_language
+
+    czech, english = render.speech("cs-CZ"), render.speech("en")
+    offer = action(riskLevel="high", status="running", undoUntil="2026-10-22T10:00:10Z")
+    [[confirm, cancel]] = render.action_buttons(offer, "a_77", czech)
+    assert (confirm["label"], cancel["label"]) == ("Potvrdit", "Zrušit")
+    assert render.action_text(offer, czech).startswith("Agent žádá o souhlas: Send offer N-1")
+    assert "(vysoké riziko)" in render.action_text(offer, czech)
+    said = render.decided_text(offer, "confirm", czech)
+    assert said.startswith("Potvrzeno: Send offer N-1 — probíhá. Do ") and "vrátit zpět" in said
+    assert render.undo_buttons("a_77", czech)[0][0]["label"] == "Vrátit zpět"
+    done = action(status="done")
+    assert render.too_late_text(done, czech) == (
+        "Omlouváme se, čas na vrácení už uplynul: Send offer N-1 — hotovo."
+    )
+    assert render.outcome_text(done, czech) == "Hotovo: Send offer N-1."
+    # An operator whose terminal speaks Czech still offers an English agent's actions in English;
+    # a server in a language talkie does not have gets English.
+    use_language("cs")
+    assert render.action_buttons(offer, "a_77", english)[0][0]["label"] == "Confirm"
+    assert render.speech("de")("Undo") == "Undo" and render.speech(None)("Undo") == "Undo"
+    assert render.action_buttons(offer, "a_77")[0][0]["label"] == "Potvrdit"  # the default: `_`
+
+
+def test_outcomes_of_an_action_that_ran_after_its_undo_window() -> None:
+    assert render.outcome_text(action(status="done")) == "Done: Send offer N-1."
+    assert render.outcome_text(action(status="failed")) == "It could not be done: Send offer N-1."
+    assert render.outcome_text(action(status="cancelled")) == "Send offer N-1 — cancelled."
+    assert render.too_late_text(action(status="done")) == (
+        "Sorry, the time to undo this has ended: Send offer N-1 — done."
+    )
+
+
 def test_the_state_file_keeps_what_was_handled(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     state = BridgeState(path)
