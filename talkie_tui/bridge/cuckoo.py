@@ -9,7 +9,11 @@ server as the operator (a `Backend`), answers each conversation from one Talkie 
   `stream.end`); a tool's label shows as `working` activity; a card is a message of its
   fallbackText and fields with URL buttons; an action is a message with Confirm / Cancel, and a
   tap on one (the person's gesture in the app) is the decision, `method: "button"`;
-- `stop.requested` cancels the run; `conversation.left` ends replies to that conversation.
+- `stop.requested` cancels the run; `conversation.left` ends replies to that conversation;
+- a confirmed action in its undo window is followed to its end, whose result is sent as a
+  message (`decisions.Decisions`).
+
+The messages of one event are a `reply.Reply`; taps and followed actions are `decisions`.
 
 At least once, handled: an event is acknowledged after its work is done; every send carries an
 idempotency key made from the event id (`evt_…:n`, n counting the reply's messages, which a
@@ -26,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -39,11 +42,12 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 
 from . import render
-from .hub import AgentApi, AgentLink, LinkEnded, OpFailed
+from .decisions import Decisions
+from .hub import AgentApi, AgentLink, LinkEnded
+from .reply import Reply
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
-    from talkie_tui.protocol.models import Action, Card
 
     from .state import BridgeState
 
@@ -53,8 +57,6 @@ logger = logging.getLogger(__name__)
 
 FLUSH_INTERVAL = 0.06
 """Seconds between two `stream.delta` frames of one reply (the first goes at once)."""
-STREAM_CHARS = 7800
-"""A reply's text past this goes on in a new message (the hub clamps a stream at 8000)."""
 WORKER_IDLE = 300.0
 """Seconds a conversation's worker waits for its next event before it ends (a new one starts
 with the next event)."""
@@ -75,247 +77,9 @@ class Served:
     owner_id: str | None
 
 
-class _Stream:
-    """One streaming message: deltas batched and sent every `interval` (the first at once)."""
-
-    def __init__(
-        self, link: AgentLink, message_id: str, *, interval: float, skip: int, done: bool
-    ) -> None:
-        self.link = link
-        self.message_id = message_id
-        self.interval = interval
-        self.skip = skip  # characters the hub already has (a replay of a cut-off reply)
-        self.done = done  # the hub has it complete: a replay sends nothing more
-        self.stopped = False
-        self.closed_early = False  # finished by the hub (idle, too long), not by the bridge
-        self.chars = skip
-        self.whole: list[str] = []  # every text given, as the hub should hold it
-        self._buffer: list[str] = []
-        self._wake = asyncio.Event()
-        self._closing = asyncio.Event()
-        self._task = asyncio.ensure_future(self._pump())
-
-    def add(self, text: str) -> None:
-        if self.closed_early:
-            self.whole.append(text)  # kept for the message that carries on (`_carry_on`)
-            return
-        if self.done or self.stopped:
-            return
-        self.whole.append(text)
-        self.chars += len(text)
-        if self.skip:
-            cut = min(self.skip, len(text))
-            text, self.skip = text[cut:], self.skip - cut
-        if text:
-            self._buffer.append(text)
-            self._wake.set()
-
-    async def _pump(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            chunk = "".join(self._buffer)
-            self._buffer.clear()
-            if chunk and not self.stopped:
-                frame = {"op": "stream.delta", "message_id": self.message_id, "text": chunk}
-                if not await self.link.send_frame(frame):
-                    self._buffer.insert(0, chunk)  # no socket: sent once it is back
-                    await self.link.wait_up()
-                    self._wake.set()
-                    continue
-            if self._closing.is_set() and not self._buffer:
-                return
-            # Paced: the next batch after `interval`, or at once when the reply ends.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), self.interval)
-
-    async def end(self, buttons: list[list[render.Button]] | None = None) -> None:
-        """Send what is buffered, then finish the message (with `buttons` at its end)."""
-        self._closing.set()
-        self._wake.set()
-        await self._task
-        if self.done or self.stopped:
-            return
-        frame: dict[str, Any] = {"op": "stream.end", "message_id": self.message_id}
-        if buttons:
-            frame["buttons"] = buttons
-        try:
-            message = await self.link.request(frame)
-            body = message.get("body") if isinstance(message.get("body"), dict) else {}
-            held = body.get("text") if isinstance(body, dict) else None
-            if message.get("stopped") is True:
-                self.stopped = True
-            elif isinstance(held, str) and len(held) < len("".join(self.whole)):
-                # The hub had finished it (idle) and answered the end with it as it was.
-                self.closed_early = True
-        except OpFailed as error:
-            if error.code == "stopped":
-                self.stopped = True
-            elif error.code == "not_streaming":
-                self.closed_early = True  # finished by the hub before the bridge did
-            else:
-                raise
-        self.done = True
-
-    def cancel(self) -> None:
-        self._task.cancel()
-
-
-class _Reply:
-    """Everything sent for one event, in order, each message with its idempotency key."""
-
-    def __init__(
-        self, bridge: CuckooBridge, event_id: str, conversation_id: str, reply_to: str | None
-    ) -> None:
-        self.bridge = bridge
-        self.link = bridge.link
-        self.event_id = event_id
-        self.conversation_id = conversation_id
-        self.reply_to = reply_to
-        self.count = 0
-        self.stream: _Stream | None = None
-        self.links: list[render.Button] = []
-        self.sent_text: list[str] = []
-        self.stopped = False
-        self.cards = 0
-        self.actions = 0
-
-    def _key(self) -> str:
-        key = f"{self.event_id}:{self.count}"
-        self.count += 1
-        return key
-
-    def _frame(self, op: str) -> dict[str, Any]:
-        frame: dict[str, Any] = {
-            "op": op,
-            "conversation_id": self.conversation_id,
-            "idempotency_key": self._key(),
-        }
-        if self.reply_to is not None:
-            frame["reply_to"] = self.reply_to
-            self.reply_to = None  # the first message of the reply quotes the person's
-        return frame
-
-    async def activity(self, state: str, label: str | None = None) -> None:
-        if self.stopped:
-            return
-        frame: dict[str, Any] = {
-            "op": "activity",
-            "conversation_id": self.conversation_id,
-            "state": state,
-        }
-        if label:
-            frame["label"] = label
-        await self.link.send_frame(frame)
-
-    async def text(self, delta: str) -> None:
-        if self.stopped or not delta:
-            return
-        self.sent_text.append(delta)
-        while delta:
-            if self.stream is None:
-                await self._start_stream()
-            stream = self.stream
-            assert stream is not None
-            if stream.closed_early:  # the hub finished it meanwhile: a new message carries on
-                await self._carry_on(stream)
-                continue
-            room = STREAM_CHARS - stream.chars
-            if room <= 0:
-                await self.end_stream()
-                continue
-            stream.add(delta[:room])
-            delta = delta[room:]
-
-    async def _start_stream(self) -> None:
-        message = await self.link.request(self._frame("stream.start"))
-        body = message.get("body") if isinstance(message.get("body"), dict) else {}
-        assert isinstance(body, dict)
-        already = body.get("text") if isinstance(body.get("text"), str) else ""
-        assert isinstance(already, str)
-        self.stream = _Stream(
-            self.link,
-            str(message.get("id") or ""),
-            interval=self.bridge.flush_interval,
-            skip=len(already),
-            done=message.get("status") == "complete",
-        )
-        self.bridge._keep(self.stream._task)
-
-    async def end_stream(self, buttons: list[list[render.Button]] | None = None) -> None:
-        for _attempt in range(5):
-            stream = self.stream
-            if stream is None:
-                return
-            if not stream.closed_early:
-                await stream.end(buttons)
-                if not stream.closed_early:
-                    self.stream = None
-                    return
-            await self._carry_on(stream)  # the hub had finished it: the rest goes on anew
-        self.stream = None
-
-    async def _carry_on(self, stream: _Stream) -> None:
-        """The hub finished `stream` early: what it did not take starts a new message."""
-        await stream.end()  # lets the pacing task go; nothing more is sent to it
-        self.stream = None
-        stored = await self.bridge.api.message_text(self.conversation_id, stream.message_id)
-        whole = "".join(stream.whole)
-        carry = whole[len(stored) :] if stored is not None and whole.startswith(stored) else ""
-        if carry:
-            await self._start_stream()
-            assert self.stream is not None
-            self.stream.add(carry)
-
-    async def send(self, text: str, buttons: list[list[render.Button]] | None = None) -> None:
-        """A whole message (after the streaming one, which ends first)."""
-        if self.stopped:
-            return
-        await self.end_stream()
-        frame = self._frame("send")
-        frame["text"] = text
-        if buttons:
-            frame["buttons"] = buttons
-        await self.link.request(frame)
-
-    async def card(self, card: Card) -> None:
-        self.cards += 1
-        buttons = render.card_buttons(card, self.bridge.backend.resolve_url, self.bridge.speak)
-        await self.send(render.card_text(card), buttons)
-
-    async def action(self, action: Action) -> None:
-        self.actions += 1
-        key = render.action_key(action.id)
-        self.bridge.state.keep_action(key, action.id, self.conversation_id)
-        speak = self.bridge.speak
-        await self.send(
-            render.action_text(action, speak), render.action_buttons(action, key, speak)
-        )
-
-    def stop(self) -> None:
-        """The person stopped the reply: nothing more is sent for it."""
-        self.stopped = True
-        if self.stream is not None:
-            self.stream.stopped = True
-
-    async def close(self) -> None:
-        """The reply is complete: the stream ends with the answer's links as buttons."""
-        links = render.url_rows(self.links)
-        if self.stream is not None:
-            await self.end_stream(links or None)
-        elif links and not self.stopped:
-            await self.send(self.bridge.speak(N_("Links:")), links)
-        if not self.stopped:
-            await self.activity("idle")
-
-    def abandon(self) -> None:
-        if self.stream is not None:
-            self.stream.cancel()
-
-
 @dataclass(slots=True)
 class _Run:
-    reply: _Reply
+    reply: Reply
     run_id: Callable[[], str | None]
     stopped: bool = False
 
@@ -357,6 +121,7 @@ class CuckooBridge:
         self.served: Served | None = None
         # What people on the hub are told is in the agent's language (see `render.speech`).
         self.speak: render.Speak = render.speech(backend.info.locale)
+        self.decisions = Decisions(self)
         link_options: dict[str, Any] = {} if backoff is None else {"backoff": backoff}
         self.link = AgentLink(
             hub_url,
@@ -404,6 +169,7 @@ class CuckooBridge:
         """Serve until cancelled; LinkEnded when the hub ended the agent's socket for good."""
         if self.served is None:
             await self.start()
+        self.decisions.resume()
         try:
             await self.link.run()
         finally:
@@ -423,9 +189,9 @@ class CuckooBridge:
     # --- events in ----------------------------------------------------------------------
 
     def _spawn(self, coroutine: Awaitable[None]) -> None:
-        self._keep(asyncio.ensure_future(coroutine))
+        self.keep(asyncio.ensure_future(coroutine))
 
-    def _keep(self, task: asyncio.Task[None]) -> None:
+    def keep(self, task: asyncio.Task[None]) -> None:
         """A task the bridge cancels when it stops."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -613,10 +379,10 @@ class CuckooBridge:
         body = message.get("body") if isinstance(message.get("body"), dict) else {}
         assert isinstance(body, dict)
         message_id = str(message.get("id") or "")
-        reply = _Reply(self, event_id, conversation_id, None)
+        reply = Reply(self, event_id, conversation_id, None)
         tap = body.get("action")
         if isinstance(tap, dict):
-            await self._tap(reply, tap, name)
+            await self.decisions.tap(reply, tap, name)
             return
         text = body.get("text") if isinstance(body.get("text"), str) else ""
         assert isinstance(text, str)
@@ -657,7 +423,7 @@ class CuckooBridge:
         )
 
     async def _answer(
-        self, reply: _Reply, conversation_id: str, message_id: str, text: str, name: str
+        self, reply: Reply, conversation_id: str, message_id: str, text: str, name: str
     ) -> None:
         started = time.monotonic()
         thread_id = self.state.thread_of(conversation_id)
@@ -739,7 +505,7 @@ class CuckooBridge:
                 _("{conversation}: {words}").format(conversation=conversation_id, words=failure)
             )
 
-    async def _send_recovered(self, reply: _Reply, turns: list[Any]) -> None:
+    async def _send_recovered(self, reply: Reply, turns: list[Any]) -> None:
         """The stream broke and the thread gave the whole answer: send what was not sent."""
         answer = turns[-1] if turns and turns[-1].role == "assistant" else None
         if answer is None:
@@ -748,7 +514,7 @@ class CuckooBridge:
         full = answer.text
         await reply.text(full[len(sent) :] if full.startswith(sent) else "\n\n" + full)
 
-    # --- stop and decisions ---------------------------------------------------------------
+    # --- stop ---------------------------------------------------------------
 
     def _stop_run(self, conversation_id: str) -> bool:
         run = self._runs.get(conversation_id)
@@ -774,43 +540,3 @@ class CuckooBridge:
                     conversation=conversation_id
                 )
             )
-
-    async def _tap(self, reply: _Reply, tap: dict[str, Any], name: str) -> None:
-        parsed = render.parse_action_button(tap.get("button_id"))
-        if parsed is None:
-            return  # not one of the bridge's buttons
-        key, decision = parsed
-        kept = self.state.action(key)
-        if kept is None or kept.conversation_id != reply.conversation_id:
-            await reply.send(
-                self.speak(N_("That button does not belong to an action of this conversation."))
-            )
-            return
-        try:
-            action = await self.backend.action(kept.action_id)
-            result = await self.backend.decide(action, decision, "button")
-        except TalkieError as error:
-            words = str(error) if isinstance(error, ServerError) else error.message
-            await reply.send(self.speak(N_("Nothing was decided: {words}")).format(words=words))
-            self.warn(
-                _("{conversation}: decision on {action} refused: {words}").format(
-                    conversation=reply.conversation_id, action=kept.action_id, words=words
-                )
-            )
-            return
-        decided = result.action
-        undo = None
-        if decision == "confirm" and decided.status == "running" and decided.undo_until:
-            undo = render.undo_buttons(key, self.speak)
-        await reply.send(render.decided_text(decided, decision, self.speak), undo)
-        for card in render.cards_of(result.events):
-            await reply.card(card)
-        self.say(
-            _("{conversation}: {name} chose {decision} on {action} → {status}").format(
-                conversation=reply.conversation_id,
-                name=name,
-                decision=decision,
-                action=kept.action_id,
-                status=decided.status,
-            )
-        )

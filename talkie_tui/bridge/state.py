@@ -6,7 +6,11 @@
 - `conversations`: the Talkie thread of each hub conversation, whether the conversation was
   left (`conversation.left`: no more replies) and whether a stranger was told it is private.
 - `actions`: the short key a Confirm / Cancel button carries, the Talkie action it names and the
-  conversation it was offered in (a tap elsewhere decides nothing).
+  conversation it was offered in (a tap elsewhere decides nothing); when its offer expires and
+  when it ended. An action that ended (or whose undecided offer expired) is forgotten after a
+  day: a tap on its buttons after that decides nothing.
+- `follows`: actions confirmed into their undo window (`running` until `undoUntil`), whose end
+  the bridge tells the person once the Talkie server has it (kept across a restart).
 
 The file is opened by one bridge at a time; its calls are quick and made on the event loop.
 """
@@ -20,7 +24,7 @@ from pathlib import Path
 
 from talkie_tui.config import ensure_private_dir, state_dir
 
-__all__ = ["BridgeState", "KeptAction", "default_state_path"]
+__all__ = ["BridgeState", "Follow", "KeptAction", "default_state_path"]
 
 HANDLED_DAYS = 7
 
@@ -38,7 +42,16 @@ CREATE TABLE IF NOT EXISTS actions (
     action_id TEXT NOT NULL,
     conversation_id TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS follows (
+    key TEXT PRIMARY KEY,
+    action_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    undo_until REAL NOT NULL
+);
 """
+# Columns added to `actions` after its first version (a file from then gains them on open).
+_ACTION_COLUMNS = {"expires_at": "REAL", "ended_at": "REAL"}
+ENDED_ACTION_DAYS = 1
 
 
 def default_state_path(agent_id: str) -> Path:
@@ -55,6 +68,16 @@ class KeptAction:
     conversation_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """An action in its undo window whose end the person is to be told."""
+
+    key: str
+    action_id: str
+    conversation_id: str
+    undo_until: float  # seconds since the epoch
+
+
 class BridgeState:
     """The bridge's SQLite file."""
 
@@ -65,7 +88,12 @@ class BridgeState:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(actions)")}
+        for name, kind in _ACTION_COLUMNS.items():
+            if name not in columns:
+                self._db.execute(f"ALTER TABLE actions ADD COLUMN {name} {kind}")
         self._db.execute("DELETE FROM handled WHERE at < ?", (time.time() - HANDLED_DAYS * 86_400,))
+        self.prune_actions()
 
     def close(self) -> None:
         """Close the file."""
@@ -161,11 +189,15 @@ class BridgeState:
 
     # --- actions ------------------------------------------------------------------------
 
-    def keep_action(self, key: str, action_id: str, conversation_id: str) -> None:
-        """Remember which action a button key names, and where it was offered."""
+    def keep_action(
+        self, key: str, action_id: str, conversation_id: str, expires_at: float | None = None
+    ) -> None:
+        """Remember which action a button key names, where it was offered, and when its offer
+        expires (seconds since the epoch)."""
         self._db.execute(
-            "INSERT OR IGNORE INTO actions (key, action_id, conversation_id) VALUES (?, ?, ?)",
-            (key, action_id, conversation_id),
+            "INSERT OR IGNORE INTO actions (key, action_id, conversation_id, expires_at) "
+            "VALUES (?, ?, ?, ?)",
+            (key, action_id, conversation_id, expires_at),
         )
 
     def action(self, key: str) -> KeptAction | None:
@@ -174,3 +206,54 @@ class BridgeState:
             "SELECT action_id, conversation_id FROM actions WHERE key = ?", (key,)
         ).fetchone()
         return KeptAction(str(row[0]), str(row[1])) if row else None
+
+    def mark_action_decided(self, key: str) -> None:
+        """A decision left the action open (running): its offer's expiry no longer ends it."""
+        self._db.execute("UPDATE actions SET expires_at = NULL WHERE key = ?", (key,))
+
+    def mark_action_ended(self, key: str) -> None:
+        """The action ended (done, failed, cancelled, expired): forgotten after a day."""
+        self._db.execute(
+            "UPDATE actions SET ended_at = ? WHERE key = ? AND ended_at IS NULL",
+            (time.time(), key),
+        )
+
+    def prune_actions(self, now: float | None = None) -> int:
+        """Forget the actions that ended, or whose undecided offer expired, over a day ago (not
+        one still followed); how many."""
+        before = (time.time() if now is None else now) - ENDED_ACTION_DAYS * 86_400
+        cursor = self._db.execute(
+            "DELETE FROM actions WHERE (ended_at < ? OR (ended_at IS NULL AND expires_at < ?)) "
+            "AND key NOT IN (SELECT key FROM follows)",
+            (before, before),
+        )
+        return cursor.rowcount
+
+    # --- actions in their undo window ---------------------------------------------------
+
+    def keep_follow(self, follow: Follow) -> None:
+        """Follow an action until it ends (kept until `drop_follow`)."""
+        self._db.execute(
+            "INSERT INTO follows (key, action_id, conversation_id, undo_until) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET undo_until = excluded.undo_until",
+            (follow.key, follow.action_id, follow.conversation_id, follow.undo_until),
+        )
+
+    def follow(self, key: str) -> Follow | None:
+        """The follow of the action with button key `key`, if it is followed."""
+        row = self._db.execute(
+            "SELECT key, action_id, conversation_id, undo_until FROM follows WHERE key = ?",
+            (key,),
+        ).fetchone()
+        return Follow(str(row[0]), str(row[1]), str(row[2]), float(row[3])) if row else None
+
+    def follows(self) -> list[Follow]:
+        """Every action followed, the soonest first."""
+        rows = self._db.execute(
+            "SELECT key, action_id, conversation_id, undo_until FROM follows ORDER BY undo_until"
+        )
+        return [Follow(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in rows]
+
+    def drop_follow(self, key: str) -> None:
+        """The action's end was told (or needs no telling)."""
+        self._db.execute("DELETE FROM follows WHERE key = ?", (key,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -366,3 +367,86 @@ async def test_a_sent_offer_can_be_undone_with_its_button(
     async with httpx.AsyncClient(timeout=10) as http:
         answer = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
     assert answer.json()["status"] == "cancelled"
+
+
+async def _confirm_the_offer(owner: Person, agent: Agent) -> tuple[str, dict[str, Any]]:
+    """Ask for the offer to Alfa and tap Confirm: the action's id and the "Confirmed" message."""
+    await owner.say(agent.dm, "send the offer to Alfa")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    [[confirm, _cancel]] = offer["body"]["buttons"]
+    await owner.tap(agent.dm, offer["id"], confirm["id"])
+    after = await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Confirmed") for t in _texts(found))
+    )
+    said = next(m for m in after if m["body"]["text"].startswith("Confirmed"))
+    assert "running" in said["body"]["text"] and "undo it until" in said["body"]["text"]
+    return confirm["id"].split(":")[1], said
+
+
+def _sent(texts: list[str]) -> list[str]:
+    return [t for t in texts if "was sent to" in t]
+
+
+async def test_an_action_in_its_undo_window_is_followed_to_its_result(
+    agent: Agent, owner: Person, start_bridge: StartBridge, devserver: Callable[..., str]
+) -> None:
+    quick = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True, undo_seconds=1.0)
+    running = await start_bridge(agent, server=quick)
+    action_id, said = await _confirm_the_offer(owner, agent)
+    # The window ends on the Talkie server by itself; the bridge reads the action a second
+    # later and sends the result card (the thread's "Offer sent") as a message.
+    found = await owner.wait_agent_messages(agent.dm, lambda found: bool(_sent(_texts(found))))
+    [result] = _sent(_texts(found))
+    assert "Offer N-2026-" in result and "To: " in result
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.get(f"{quick}/api/talkie/actions/{action_id}", headers=AUTH)
+    assert answer.json()["status"] == "done"
+    # The Undo button is still on the sent message: a tap now is told, politely, it is late.
+    [[undo]] = said["body"]["buttons"]
+    await owner.tap(agent.dm, said["id"], undo["id"])
+    late = await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Sorry, the time to undo") for t in _texts(found))
+    )
+    assert "— done." in next(t for t in _texts(late) if t.startswith("Sorry"))
+    await asyncio.sleep(1.5)
+    assert len(_sent(_texts(await owner.agent_messages(agent.dm)))) == 1
+    state = running.bridge.state
+    assert state.follows() == []
+    assert any("ended after its undo window → done" in line for line in running.lines)
+
+
+async def test_an_action_followed_across_a_restart_is_told_once(
+    agent: Agent, owner: Person, start_bridge: StartBridge, devserver: Callable[..., str]
+) -> None:
+    quick = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True, undo_seconds=2.0)
+    first = await start_bridge(agent, server=quick)
+    await _confirm_the_offer(owner, agent)
+    [follow] = first.bridge.state.follows()
+    await first.stop()  # down while the window ends
+    await asyncio.sleep(max(0.0, follow.undo_until - time.time()) + 0.5)
+    assert _sent(_texts(await owner.agent_messages(agent.dm))) == []
+    second = await start_bridge(agent, server=quick)
+    await owner.wait_agent_messages(agent.dm, lambda found: bool(_sent(_texts(found))))
+    await asyncio.sleep(1.0)
+    assert len(_sent(_texts(await owner.agent_messages(agent.dm)))) == 1
+    assert second.bridge.state.follows() == []
+
+
+async def test_an_undo_in_time_ends_the_follow_with_nothing_more_said(
+    agent: Agent, owner: Person, start_bridge: StartBridge, devserver: Callable[..., str]
+) -> None:
+    quick = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True, undo_seconds=1.5)
+    running = await start_bridge(agent, server=quick)
+    _action_id, said = await _confirm_the_offer(owner, agent)
+    [[undo]] = said["body"]["buttons"]
+    await owner.tap(agent.dm, said["id"], undo["id"])
+    await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Cancelled") for t in _texts(found))
+    )
+    assert running.bridge.state.follows() == []
+    await asyncio.sleep(2.5)
+    texts = _texts(await owner.agent_messages(agent.dm))
+    assert _sent(texts) == [] and texts[-1].startswith("Cancelled")

@@ -164,3 +164,36 @@ def test_the_state_file_keeps_what_was_handled(tmp_path: Path) -> None:
     kept = again.action("a_1")
     assert kept is not None and kept.conversation_id == "cnv_1"
     again.close()
+
+
+def test_the_state_file_forgets_ended_actions_after_a_day(tmp_path: Path) -> None:
+    import sqlite3
+    import time
+
+    from talkie_tui.bridge.state import Follow
+
+    path = tmp_path / "state.sqlite3"
+    # A file from before `expires_at` / `ended_at` and `follows` gains them on open.
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE actions (key TEXT PRIMARY KEY, action_id TEXT, conversation_id TEXT)")
+    old.execute("INSERT INTO actions VALUES ('a_0', 'a_0', 'cnv_1')")
+    old.commit()
+    old.close()
+    state = BridgeState(path)
+    now = time.time()
+    state.keep_action("a_1", "a_1", "cnv_1", expires_at=now + 10_000)  # offered, open
+    state.keep_action("a_2", "a_2", "cnv_1", expires_at=now - 90_000)  # expired, undecided
+    state.keep_action("a_3", "a_3", "cnv_1", expires_at=now - 90_000)
+    state.mark_action_decided("a_3")  # confirmed into its undo window, followed
+    state.keep_follow(Follow("a_3", "a_3", "cnv_1", now - 89_000))
+    state.keep_action("a_4", "a_4", "cnv_1")
+    state.mark_action_ended("a_4")  # ended just now
+    assert state.prune_actions() == 1  # a_2
+    assert state.action("a_2") is None and state.action("a_3") is not None
+    assert state.prune_actions(now + 90_000) == 1  # a_4, a day after it ended
+    assert [f.key for f in state.follows()] == ["a_3"]
+    state.drop_follow("a_3")
+    state.mark_action_ended("a_3")
+    assert state.prune_actions(now + 90_000) == 1
+    assert {k for k in ("a_0", "a_1") if state.action(k)} == {"a_0", "a_1"}  # not ended
+    state.close()
