@@ -1,19 +1,18 @@
 """`talkie bridge cuckoo`: a Talkie server's agent, serving the conversations of a Cuckoo agent.
 
 The bridge holds the agent's socket on the hub (`hub.AgentLink`) and, signed in to the Talkie
-server as the operator (a `Backend`), answers each conversation from one Talkie thread:
+server as the operator (a `Backend`), answers each conversation from one Talkie thread. This
+module is its event loop: events in, one worker per conversation handling its events in order,
+acknowledgements, catching up after a reconnect, joins and leaves. The work is elsewhere:
 
-- the person's message is the run's message, with the hub's `msg_` id as its id, so a second
-  run of the same message replays the first (talkie/1 §5) instead of answering again;
-- the answer's text streams (`stream.start`, `stream.delta` batched every `flush_interval`,
-  `stream.end`); a tool's label shows as `working` activity; a card is a message of its
-  fallbackText and fields with URL buttons; an action is a message with Confirm / Cancel, and a
-  tap on one (the person's gesture in the app) is the decision, `method: "button"`;
-- `stop.requested` cancels the run; `conversation.left` ends replies to that conversation;
-- a confirmed action in its undo window is followed to its end, whose result is sent as a
-  message (`decisions.Decisions`).
-
-The messages of one event are a `reply.Reply`; taps and followed actions are `decisions`.
+- `answers.Answers`: a person's message answered by a run of the conversation's thread (the
+  hub's `msg_` id is the run's message id, so a replay answers nothing twice), a stop, the
+  "this agent is private" reply;
+- `reply.Reply`: the messages sent for one event — streamed text, cards, actions with
+  Confirm / Cancel;
+- `decisions.Decisions`: a tap on those buttons decides the action (`method: "button"`); a
+  confirmed action in its undo window is followed to its end, whose result is sent as a message;
+- `conversation.left` ends replies to that conversation.
 
 At least once, handled: an event is acknowledged after its work is done; every send carries an
 idempotency key made from the event id (`evt_…:n`, n counting the reply's messages, which a
@@ -31,20 +30,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
-from talkie_tui.core.errors import ServerError, TalkieError
+from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import N_, _, ngettext
+from talkie_tui.i18n import _, ngettext
 
 from . import render
+from .answers import Answers
 from .decisions import Decisions
 from .hub import AgentApi, AgentLink, LinkEnded
-from .reply import Reply
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
@@ -60,10 +57,6 @@ FLUSH_INTERVAL = 0.06
 WORKER_IDLE = 300.0
 """Seconds a conversation's worker waits for its next event before it ends (a new one starts
 with the next event)."""
-PRIVATE_TEXT = N_(
-    "Sorry, this agent is private: it answers only the people its operator named. "
-    "Nothing you write here is passed on."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +68,6 @@ class Served:
     display_name: str
     allowed: frozenset[str]
     owner_id: str | None
-
-
-@dataclass(slots=True)
-class _Run:
-    reply: Reply
-    run_id: Callable[[], str | None]
-    stopped: bool = False
 
 
 @dataclass(slots=True)
@@ -136,7 +122,7 @@ class CuckooBridge:
         self._order: collections.deque[str] = collections.deque()
         self._workers: dict[str, _Worker] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._runs: dict[str, _Run] = {}
+        self.answers = Answers(self)
         self.ready = asyncio.Event()
         self.handled_count = 0
 
@@ -180,15 +166,14 @@ class CuckooBridge:
         tasks.extend(self._tasks)
         for task in tasks:
             task.cancel()
-        for run in self._runs.values():
-            run.reply.abandon()
+        self.answers.abandon()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.link.close()
         await self.api.aclose()
 
     # --- events in ----------------------------------------------------------------------
 
-    def _spawn(self, coroutine: Awaitable[None]) -> None:
+    def spawn(self, coroutine: Awaitable[None]) -> None:
         self.keep(asyncio.ensure_future(coroutine))
 
     def keep(self, task: asyncio.Task[None]) -> None:
@@ -202,7 +187,7 @@ class CuckooBridge:
             return  # being handled: acknowledged when done
         if self.state.is_handled(event_id):
             if pushed:
-                self._spawn(self._ack(event_id))  # its acknowledgement was lost
+                self.spawn(self._ack(event_id))  # its acknowledgement was lost
             return
         self._active.add(event_id)
         self._order.append(event_id)
@@ -215,15 +200,15 @@ class CuckooBridge:
         assert isinstance(conversation, dict)
         conversation_id = conversation.get("id")
         if not isinstance(conversation_id, str) or not conversation_id:
-            self._spawn(self._done(event))  # nothing to do with it
+            self.spawn(self._done(event))  # nothing to do with it
             return
         if kind == "stop.requested":
-            self._spawn(self._handled(event, self._stop(conversation_id)))
+            self.spawn(self._handled(event, self.answers.stop(conversation_id)))
             return
         if kind == "conversation.left":
             # Replies stop now, not after the conversation's queue.
             self.state.mark_left(conversation_id)
-            self._stop_run(conversation_id)
+            self.answers.stop_run(conversation_id)
         worker = self._workers.get(conversation_id)
         if worker is None or worker.task is None or worker.task.done():
             worker = self._workers[conversation_id] = _Worker()
@@ -318,22 +303,7 @@ class CuckooBridge:
             )
 
     def _delta_failed(self, message_id: str, code: str) -> None:
-        for conversation_id, run in list(self._runs.items()):
-            stream = run.reply.stream
-            if stream is None or stream.message_id != message_id:
-                continue
-            if code == "stopped":
-                self._stop_run(conversation_id)
-            elif code == "not_streaming":
-                # The hub finished it (idle, or open too long): the text goes on in a new one.
-                stream.done = stream.closed_early = True
-                self.warn(
-                    _(
-                        "{conversation}: the hub closed a reply early; it goes on in a new message"
-                    ).format(conversation=conversation_id)
-                )
-            else:
-                self.warn(_("hub refused a part of a reply ({code})").format(code=code))
+        self.answers.delta_failed(message_id, code)
 
     # --- the work -----------------------------------------------------------------------
 
@@ -360,183 +330,4 @@ class CuckooBridge:
                 )
             )
         elif kind == "message.created":
-            await self._message(str(event["id"]), conversation_id, data.get("message") or {})
-
-    async def _message(self, event_id: str, conversation_id: str, message: dict[str, Any]) -> None:
-        if self.state.has_left(conversation_id):
-            return
-        sender = message.get("sender") if isinstance(message.get("sender"), dict) else {}
-        assert isinstance(sender, dict)
-        if sender.get("kind") != "user":
-            return
-        person = str(sender.get("id") or "")
-        name = clean_text(str(sender.get("display_name") or person))
-        served = self.served
-        assert served is not None
-        if person not in served.allowed:
-            await self._private(conversation_id, person, name)
-            return
-        body = message.get("body") if isinstance(message.get("body"), dict) else {}
-        assert isinstance(body, dict)
-        message_id = str(message.get("id") or "")
-        reply = Reply(self, event_id, conversation_id, None)
-        tap = body.get("action")
-        if isinstance(tap, dict):
-            await self.decisions.tap(reply, tap, name)
-            return
-        text = body.get("text") if isinstance(body.get("text"), str) else ""
-        assert isinstance(text, str)
-        text = text.strip()
-        if not text:
-            if body.get("attachments"):
-                await reply.send(
-                    self.speak(N_("This agent reads text only: files are not passed on."))
-                )
-            return
-        limit = self.backend.info.max_message_chars
-        if len(text) > limit:
-            await reply.send(
-                self.speak(
-                    N_("That message is longer than this agent takes ({limit} characters).")
-                ).format(limit=limit)
-            )
-            return
-        reply.reply_to = message_id
-        await self._answer(reply, conversation_id, message_id, text, name)
-
-    async def _private(self, conversation_id: str, person: str, name: str) -> None:
-        if self.state.told_private(conversation_id):
-            return
-        await self.link.request(
-            {
-                "op": "send",
-                "conversation_id": conversation_id,
-                "text": self.speak(PRIVATE_TEXT),
-                "idempotency_key": f"private:{conversation_id}",
-            }
-        )
-        self.state.mark_told_private(conversation_id)
-        self.say(
-            _(
-                "{name} ({person}) in {conversation} is not served: told the agent is private"
-            ).format(name=name, person=person, conversation=conversation_id)
-        )
-
-    async def _answer(
-        self, reply: Reply, conversation_id: str, message_id: str, text: str, name: str
-    ) -> None:
-        started = time.monotonic()
-        thread_id = self.state.thread_of(conversation_id)
-        session = self.backend.new_session(thread_id)
-        outgoing = session.again(text, message_id)
-        if thread_id is None and outgoing.thread_id:
-            self.state.set_thread(conversation_id, outgoing.thread_id)
-        run = _Run(reply, lambda: outgoing.run_id)
-        self._runs[conversation_id] = run
-        seen_actions: set[str] = set()
-        failure: str | None = None
-        try:
-            await reply.activity("thinking")
-            async for update in session.send(outgoing):
-                if run.stopped:
-                    continue
-                change = update.change
-                delta = update.delta
-                if isinstance(change, TextPart) and delta:
-                    await reply.text(delta)
-                elif isinstance(change, ToolPart) and change.state == "running":
-                    # The text so far is one message: a tool may take longer than the hub
-                    # keeps a quiet stream open (30 s), and what follows is a new message.
-                    await reply.end_stream()
-                    label = render.activity_label(change.label)
-                    await reply.activity("working", label)
-                elif isinstance(change, CardPart):
-                    await reply.card(change.card)
-                elif isinstance(change, ActionPart) and update.proposes_action:
-                    if change.action.id not in seen_actions:
-                        seen_actions.add(change.action.id)
-                        await reply.action(change.action)
-                elif isinstance(change, LinkPart):
-                    button = render.link_button(
-                        change.link.label, change.link.url, self.backend.resolve_url
-                    )
-                    if button is not None:
-                        reply.links.append(button)
-                recovered = update.recovered
-                if recovered is not None and recovered.complete:
-                    await self._send_recovered(reply, session.conversation.turns)
-        except TalkieError as error:
-            failure = str(error) if isinstance(error, ServerError) else error.message
-        finally:
-            if self._runs.get(conversation_id) is run:
-                del self._runs[conversation_id]
-        if outgoing.thread_id and outgoing.thread_id != thread_id:
-            self.state.set_thread(conversation_id, outgoing.thread_id)
-        if failure is None and outgoing.failure is not None:
-            failure = outgoing.failure.message
-            if outgoing.failure.code:
-                failure += f" ({outgoing.failure.code})"
-        if failure is not None and not run.stopped:
-            await reply.send(
-                self.speak(N_("The agent could not answer: {words}")).format(words=failure)
-            )
-        await reply.close()
-        took = time.monotonic() - started
-        what = _("stopped") if run.stopped else (_("failed") if failure else _("answered"))
-        extras = []
-        if reply.cards:
-            extras.append(ngettext("{n} card", "{n} cards", reply.cards).format(n=reply.cards))
-        if reply.actions:
-            extras.append(
-                ngettext("{n} action", "{n} actions", reply.actions).format(n=reply.actions)
-            )
-        self.say(
-            _("{conversation}: {name}: “{text}” → {what}{extras} in {seconds:.1f} s").format(
-                conversation=conversation_id,
-                name=name,
-                text=render.clip(text, 50),
-                what=what,
-                extras=f" ({', '.join(extras)})" if extras else "",
-                seconds=took,
-            )
-        )
-        if failure is not None:
-            self.warn(
-                _("{conversation}: {words}").format(conversation=conversation_id, words=failure)
-            )
-
-    async def _send_recovered(self, reply: Reply, turns: list[Any]) -> None:
-        """The stream broke and the thread gave the whole answer: send what was not sent."""
-        answer = turns[-1] if turns and turns[-1].role == "assistant" else None
-        if answer is None:
-            return
-        sent = "".join(reply.sent_text)
-        full = answer.text
-        await reply.text(full[len(sent) :] if full.startswith(sent) else "\n\n" + full)
-
-    # --- stop ---------------------------------------------------------------
-
-    def _stop_run(self, conversation_id: str) -> bool:
-        run = self._runs.get(conversation_id)
-        if run is None or run.stopped:
-            return False
-        run.stopped = True
-        run.reply.stop()
-        run_id = run.run_id()
-        if run_id is not None:
-            self._spawn(self._cancel(run_id))
-        return True
-
-    async def _cancel(self, run_id: str) -> None:
-        try:
-            await asyncio.wait_for(self.backend.stop(run_id), timeout=10)
-        except (TalkieError, TimeoutError) as error:
-            self.warn(_("could not stop run {run}: {words}").format(run=run_id, words=error))
-
-    async def _stop(self, conversation_id: str) -> None:
-        if self._stop_run(conversation_id):
-            self.say(
-                _("{conversation}: stopped on the person's request").format(
-                    conversation=conversation_id
-                )
-            )
+            await self.answers.message(str(event["id"]), conversation_id, data.get("message") or {})
