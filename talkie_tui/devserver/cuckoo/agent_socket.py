@@ -20,17 +20,13 @@ from ..common import clock
 from . import presence
 from .chat import Draft
 from .errors import ApiError, forbidden
-from .outbox import envelope
+from .outbox import dump
 from .principals import principal_of
 from .routing import hub_of
 from .services import Hub
 
 logger = logging.getLogger(__name__)
 Close = tuple[int, str]
-
-
-def _dump(frame: dict[str, Any]) -> str:
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
 class AgentSocket:
@@ -55,7 +51,7 @@ class AgentSocket:
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue a frame."""
-        self._out.put_nowait(_dump(frame))
+        self._out.put_nowait(dump(frame))
 
     async def run(self) -> None:
         """Serve until the backend leaves or the socket is closed."""
@@ -93,10 +89,12 @@ class AgentSocket:
             self._wake.clear()
             now = clock.now()
             lease_until = clock.iso(clock.later(config.lease_seconds, now))
-            rows = storage.claim_due(self.agent_id, clock.iso(now), lease_until, config.lease_batch)
+            rows = storage.claim_due(
+                self.agent_id, clock.iso(now), lease_until, config.lease_batch, decode=False
+            )
             for row in rows:
                 self._in_flight.add(row["id"])
-                self.send(envelope(row))
+                self._out.put_nowait(self.hub.outbox.frame_of(row))
             due = storage.next_due(self.agent_id)
             timeout = None
             if due is not None:

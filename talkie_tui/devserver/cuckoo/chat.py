@@ -281,16 +281,17 @@ class Chat:
 
     def delivery_changed(self, message_id: str) -> None:
         """Tell the sender's devices a message's delivery state."""
-        row = self.hub.storage.get_message(message_id)
-        if row is None or row["sender_kind"] != "user":
+        found = self.hub.storage.sender_and_delivery(message_id)
+        if found is None or found[0]["sender_kind"] != "user":
             return
+        row, status = found
         self.hub.feeds.push(
             [row["sender_id"]],
             "delivery.updated",
             {
                 "conversation_id": row["conversation_id"],
                 "message_id": message_id,
-                "delivery_status": self.hub.storage.delivery_status(message_id),
+                "delivery_status": status,
             },
         )
 

@@ -25,19 +25,23 @@ def decode_event(row: Row) -> Row:
 class OutboxStore(HubDatabase):
     """The events table (part of `Storage`)."""
 
-    def add_event(self, row: Row) -> None:
-        """Insert an event, due at once."""
+    def add_event(self, row: Row) -> str:
+        """Insert an event, due at once; its data as stored (compact JSON text)."""
+        text = json.dumps(row["data"], ensure_ascii=False, separators=(",", ":"))
         self._write(
             "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at)"
             " VALUES (:id, :agent_id, :type, :data, :message_id, :created_at, :created_at)",
-            {**row, "data": json.dumps(row["data"], ensure_ascii=False)},
+            {**row, "data": text},
         )
+        return text
 
-    def claim_due(self, agent_id: str, now: str, lease_until: str, limit: int) -> list[Row]:
+    def claim_due(
+        self, agent_id: str, now: str, lease_until: str, limit: int, *, decode: bool = True
+    ) -> list[Row]:
         """Lease an agent's due events, oldest first: they are due again at `lease_until`.
 
         One statement: `attempts` comes back counting this delivery (the first is attempt 1)
-        and `due_at` is the lease's end.
+        and `due_at` is the lease's end. `decode=False` leaves `data` as stored (JSON text).
         """
         with self._lock:
             rows = [
@@ -45,7 +49,7 @@ class OutboxStore(HubDatabase):
                 for row in self._db.execute(CLAIM, (lease_until, agent_id, now, limit)).fetchall()
             ]
         rows.sort(key=lambda row: int(row["seq"]))  # RETURNING has no order of its own
-        return [decode_event(row) for row in rows]
+        return [decode_event(row) for row in rows] if decode else rows
 
     def release(self, agent_id: str, event_ids: list[str], now: str) -> None:
         """Events leased to a socket that closed: due again at once."""
@@ -150,6 +154,28 @@ class OutboxStore(HubDatabase):
         if any(row["gave_up_at"] for row in rows):
             return "failed"
         return "pending"
+
+    def sender_and_delivery(self, message_id: str) -> tuple[Row, str | None] | None:
+        """A message's `sender_kind`, `sender_id` and `conversation_id` with its
+        `delivery_status`, in one query; None when there is no such message."""
+        row = self._one(
+            "SELECT m.sender_kind, m.sender_id, m.conversation_id, COUNT(e.seq) AS events,"
+            " COUNT(e.acked_at) AS acked, COUNT(e.gave_up_at) AS gave_up FROM messages m"
+            " LEFT JOIN events e ON e.message_id = m.id AND e.type = 'message.created'"
+            " WHERE m.id = ? GROUP BY m.id",
+            message_id,
+        )
+        if row is None:
+            return None
+        if not row["events"]:
+            status = None
+        elif row["acked"] == row["events"]:
+            status = "delivered"
+        elif row["gave_up"]:
+            status = "failed"
+        else:
+            status = "pending"
+        return row, status
 
     def delete_final_events(self, before: str) -> int:
         """Delete delivery records that reached a final state before `before`."""

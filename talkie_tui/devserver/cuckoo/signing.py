@@ -7,6 +7,7 @@ leaves the hub (a fixed public key in dev mode, else one made once and kept in t
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -43,7 +44,12 @@ def signed_content(message: Row) -> bytes:
     return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
 
 
+@functools.lru_cache(maxsize=8)
+def _key_bytes(key_hex: str) -> bytes:
+    return bytes.fromhex(key_hex)
+
+
 def sign(key_hex: str, message: Row) -> str:
     """The signature of a message."""
-    digest = hmac.new(bytes.fromhex(key_hex), signed_content(message), hashlib.sha256).digest()
+    digest = hmac.digest(_key_bytes(key_hex), signed_content(message), hashlib.sha256)
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
