@@ -117,8 +117,12 @@ class _TextPrinter:
             if self._after_block:
                 self._gap()
                 self._after_block = False
-            elif self._between and change is not self._text and not self.at_line_start:
-                self.write("\n")  # a new text after a tool or a question starts its own line
+            elif change is not self._text and not self.at_line_start:
+                # A new text after a tool or a question, or another message of the answer (a
+                # hub's answer may be several), starts its own line.
+                other = self._text is not None and change.message_id != self._text.message_id
+                if self._between or other:
+                    self.write("\n")
             self._between, self._text = False, change
             self.write(delta)
         elif isinstance(change, CardPart):

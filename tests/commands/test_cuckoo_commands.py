@@ -179,3 +179,26 @@ async def test_the_command_line_speaks_cuckoo(hub: Hub, capsys: pytest.CaptureFi
     args = ["threads", hub.url, "--protocol", "cuckoo", "--token", person.token]
     assert await asyncio.to_thread(main, args) == 0
     assert capsys.readouterr().out.strip().endswith("Cli Bot")
+
+
+async def test_ask_prints_every_message_of_the_answer_in_order_once(hub: Hub) -> None:
+    """A card, the streamed text and a message with buttons (the bridge's way), while the agent
+    thinks: all of it is the answer, and the next question's output has only its own."""
+    from tests.backends.cuckoo.test_answers import three_messages
+
+    person = await hub.person()
+    agent = await hub.agent(person, on_message(three_messages))
+    out, err = io.StringIO(), io.StringIO()
+    code = await ask(hub.url, "Alfa", token=person.token, out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert out.getvalue() == (
+        "Card: Alfa\nTwo open items for Alfa.\nSend the offer?\n[buttons] Confirm · Cancel\n"
+    )
+    out = io.StringIO()
+    code = await ask(
+        hub.url, "Beta", token=person.token, thread=agent.conversation_id, out=out, err=err
+    )
+    assert code == 0, err.getvalue()
+    assert out.getvalue() == (
+        "Card: Beta\nTwo open items for Beta.\nSend the offer?\n[buttons] Confirm · Cancel\n"
+    )

@@ -3,12 +3,18 @@ reducer (`reducer.CuckooConversation`).
 
 `send` shows the person's message at once, POSTs it with an idempotency key (the same key on a
 retry, `again`: the hub stores one message), then follows the conversation on the client socket
-until the first agent reply after it is complete (`message.created`, or a stream's
-`message.started`/`delta`/`completed`), stopped or cut short. The socket is a hint and REST the
-record: when the socket came up (again), and whenever it stays quiet for `POLL_SECONDS`, the
-gap is filled with `GET …/messages?after=<the newest message here>`; the reducer keys every
-message by id, so nothing is missed and nothing shows twice. A dropped socket is a `lost`
-update ("reconnecting") and the catch-up after it a `recovered` one.
+until the agent's answer is over. An answer on a hub may be several messages (through the
+bridge, a card and then the streamed text; a text and then a message with buttons), each made
+whole (`message.created`) or streamed (`message.started`/`delta`/`completed`), so the answer is
+over when an agent message came after the person's, none is streaming, the agent's activity
+went idle or lapsed (a stopped reply does not wait for it), and `SETTLE_SECONDS` passed
+without a new message — or at once when the last message asks the person (buttons to tap,
+quick replies: it is their turn, and the app takes a tap only between answers); every agent
+message until then is the send's. The socket is a hint
+and REST the record: when the socket came up (again), and whenever it stays quiet for
+`POLL_SECONDS`, the gap is filled with `GET …/messages?after=<the newest message here>`; the
+reducer keys every message by id, so nothing is missed and nothing shows twice. A dropped
+socket is a `lost` update ("reconnecting") and the catch-up after it a `recovered` one.
 
 An agent may never answer (it is away, or busy): after `QUIET_SECONDS` without news of the
 conversation the send ends, the message kept with a notice saying the reply will show when it
@@ -22,6 +28,7 @@ import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from talkie_tui.backends.base import Attachment, AttachmentKind, Broken, Failure, Recovered
@@ -41,6 +48,7 @@ from talkie_tui.protocol.cuckoo.client import CuckooClient, new_idempotency_key
 from talkie_tui.protocol.cuckoo.files import check_count
 from talkie_tui.protocol.cuckoo.models import Conversation, Message
 from talkie_tui.protocol.cuckoo.pushes import (
+    ActivityPush,
     MessageDeltaPush,
     MessagePush,
     Push,
@@ -52,9 +60,11 @@ from .feed import END, Feed, Subscription
 from .reducer import CuckooConversation
 
 __all__ = [
+    "ACTIVITY_SECONDS",
     "POLL_SECONDS",
     "QUIET_SECONDS",
     "READY_SECONDS",
+    "SETTLE_SECONDS",
     "TRIMMED_ID",
     "CuckooOutgoing",
     "CuckooSession",
@@ -67,6 +77,13 @@ __all__ = [
 QUIET_SECONDS = 90.0
 """How long a send waits with no news of its conversation before it ends (the reply may come
 later: it shows then)."""
+SETTLE_SECONDS = 1.2
+"""An answer is over this long after its last message ended, when nothing streams and the
+agent's activity is idle or lapsed (another message of the answer may still come until then)."""
+ACTIVITY_SECONDS = 10.0
+"""How long an agent's activity (thinking, working) holds an answer open when the hub gives no
+`expires_at`; one that says longer is held at most `ACTIVITY_LONGEST` (the clocks may differ)."""
+ACTIVITY_LONGEST = 30.0
 POLL_SECONDS = 10.0
 """After this long without a push, the conversation is read over REST (the record)."""
 READY_SECONDS = 5.0
@@ -197,6 +214,7 @@ class CuckooSession:
         quiet_seconds: float | None = None,
         poll_seconds: float | None = None,
         ready_seconds: float | None = None,
+        settle_seconds: float | None = None,
     ) -> None:
         self.client = client
         self.feed = feed
@@ -204,6 +222,7 @@ class CuckooSession:
         self.quiet_seconds = QUIET_SECONDS if quiet_seconds is None else quiet_seconds
         self.poll_seconds = POLL_SECONDS if poll_seconds is None else poll_seconds
         self.ready_seconds = READY_SECONDS if ready_seconds is None else ready_seconds
+        self.settle_seconds = SETTLE_SECONDS if settle_seconds is None else settle_seconds
         self._sent_ids: dict[str, str] = {}  # idempotency key -> the hub's message id
         self._lost = False
         self._stop_requested = False
@@ -306,8 +325,8 @@ class CuckooSession:
         )
 
     async def send(self, outgoing: CuckooOutgoing) -> AsyncIterator[CuckooUpdate]:
-        """Send (or re-send) a message and yield each step of the reply, until it is complete,
-        stopped or cut short, or the agent stays quiet too long.
+        """Send (or re-send) a message and yield each step of the agent's answer (every message
+        of it), until the answer is over (see the module), or the agent stays quiet too long.
 
         Raises a TalkieError when the message could not be sent (it stays, marked; send it
         again unchanged), and UnauthorizedError when the hub refused the session.
@@ -461,47 +480,58 @@ class CuckooSession:
     async def _follow(
         self, subscription: Subscription, outgoing: CuckooOutgoing
     ) -> AsyncIterator[CuckooUpdate]:
-        """Follow the conversation until the reply to `outgoing` ended (see the module)."""
+        """Follow the conversation until the answer to `outgoing` is over (see the module)."""
         sent_id = outgoing.hub_message_id
         assert sent_id is not None
         self._stop_requested = False
         clock = time.monotonic
-        last_news = last_look = clock()
-        if self._settle(outgoing, sent_id):
-            return  # the reply is here already (a retry of an answered message)
+        last_news = last_look = last_message = clock()
+        busy: dict[str, float] = {}  # agent id -> when its activity lapses (monotonic)
         while True:
             now = clock()
-            wait = min(last_news + self.quiet_seconds, last_look + self.poll_seconds) - now
-            item = await subscription.get(max(wait, 0.0))
+            deadlines = [last_news + self.quiet_seconds, last_look + self.poll_seconds]
+            over_at = self._over_at(sent_id, last_message, busy)
+            if over_at is not None:
+                deadlines.append(over_at)
+            # A deadline passed: what is queued still comes first (get(0)), then the checks.
+            item = await subscription.get(max(min(deadlines) - now, 0.0))
             now = clock()
-            if item is None:  # quiet: read the record
-                last_look = now
-                updates = await self._catch_up_quietly()
-                for update in updates:
-                    yield update
-                if updates:
-                    last_news = now
-                if self._lost and self._settled_by(outgoing, sent_id):
-                    self._lost = False
-                    yield CuckooUpdate(recovered=Recovered(complete=True))
-                    return
-                if self._settle(outgoing, sent_id):
-                    return
-                if now - last_news >= self.quiet_seconds:
-                    yield self._gave_up(outgoing, self._quiet_reason())
-                    return
+            if item is None:  # quiet: read the record when it is time, then see if it is over
+                if now >= last_look + self.poll_seconds or self._lost:
+                    last_look = now
+                    updates = await self._catch_up_quietly()
+                    for update in updates:
+                        yield update
+                    if updates:
+                        last_news = last_message = now
+                        continue
+                over_at = self._over_at(sent_id, last_message, busy)
+                quiet = now - last_news >= self.quiet_seconds
+                # Over; or quiet too long (the cap): what came of the answer is the answer.
+                if (over_at is not None and now >= over_at) or quiet:
+                    if self._settle(outgoing, sent_id):
+                        if self._lost:
+                            self._lost = False
+                            yield CuckooUpdate(recovered=Recovered(complete=True))
+                        return
+                    if quiet:
+                        yield self._gave_up(outgoing, self._quiet_reason())
+                        return
                 continue
             if item is END:
                 if self._stop_requested:
                     reason = _("You stopped waiting; the reply shows here when it comes.")
                     yield self._gave_up(outgoing, reason)
+                elif self._settle(outgoing, sent_id):
+                    pass  # the answer came; the hub went away after it
                 else:
                     yield self._gave_up(outgoing, _("The connection to the hub was closed."))
                 return
             if isinstance(item, UnauthorizedError):
                 raise item
             if isinstance(item, TalkieError):
-                yield self._gave_up(outgoing, item.message)
+                if not self._settle(outgoing, sent_id):
+                    yield self._gave_up(outgoing, item.message)
                 return
             if isinstance(item, SocketLost):
                 self._lost = True
@@ -515,21 +545,36 @@ class CuckooSession:
                 except TalkieError:
                     continue  # still lost as far as the record goes: the next look tries again
                 last_look = last_news = now
+                if updates:
+                    last_message = now
                 for update in updates:
                     yield update
                 if self._lost:
                     self._lost = False
                     yield CuckooUpdate(recovered=Recovered(complete=True))
-                if self._settle(outgoing, sent_id):
-                    return
                 continue
             if not isinstance(item, Push):
                 continue
             last_news = now
+            if isinstance(item, MessagePush | MessageDeltaPush):
+                last_message = now
+            elif isinstance(item, ActivityPush):
+                _note_activity(busy, item, now)
             for update in self._fold(item):
                 yield update
-            if self._settle(outgoing, sent_id):
-                return
+
+    def _over_at(self, sent_id: str, last_message: float, busy: dict[str, float]) -> float | None:
+        """When the answer to `sent_id` is over if nothing more comes (None: not yet known:
+        no agent message ended after it, or one still streams)."""
+        answer = self._answer(sent_id)
+        if not answer or any(turn.state == "streaming" for turn in answer):
+            return None
+        if _asks_the_person(answer[-1]):
+            return last_message  # buttons to tap or replies to choose: the person's turn now
+        over_at = last_message + self.settle_seconds
+        if answer[-1].state != "cancelled":  # a stopped reply waits for no activity
+            over_at = max(over_at, *busy.values()) if busy else over_at
+        return over_at
 
     def _fold(self, push: Push) -> list[CuckooUpdate]:
         """Fold in one push: its update, and for a reply that just ended, its other parts
@@ -600,23 +645,29 @@ class CuckooSession:
 
     def _reply_to(self, sent_id: str) -> Turn | None:
         """The first agent message after the person's `sent_id` that has ended."""
-        for turn in self.conversation.turns:
-            later = turn.role == "assistant" and turn.id > sent_id and turn.id != TRIMMED_ID
-            if later and turn.state != "streaming":
+        for turn in self._answer(sent_id):
+            if turn.state != "streaming":
                 return turn
         return None
+
+    def _answer(self, sent_id: str) -> list[Turn]:
+        """The agent's messages after the person's `sent_id`, in order."""
+        return [
+            turn
+            for turn in self.conversation.turns
+            if turn.role == "assistant" and turn.id > sent_id and turn.id != TRIMMED_ID
+        ]
 
     def _replied_after(self, sent_id: str) -> bool:
         return self._reply_to(sent_id) is not None
 
-    def _settled_by(self, outgoing: CuckooOutgoing, sent_id: str) -> bool:
-        return self._settle(outgoing, sent_id)
-
     def _settle(self, outgoing: CuckooOutgoing, sent_id: str) -> bool:
-        """Record how the send ended when the reply is here; True when it is."""
-        reply = self._reply_to(sent_id)
-        if reply is None:
+        """Record how the send ended when an answer is here (as its last message ended);
+        True when it is."""
+        ended = [turn for turn in self._answer(sent_id) if turn.state != "streaming"]
+        if not ended:
             return False
+        reply = ended[-1]
         notice = next((p for p in reply.parts if isinstance(p, NoticePart)), None)
         if notice is not None and notice.code == "truncated":
             outgoing.failure = Failure(notice.text, code="truncated", retryable=True)
@@ -667,6 +718,33 @@ def _about(conversation_id: str | None) -> Any:
         return owner is None or owner == conversation_id
 
     return accept
+
+
+def _asks_the_person(turn: Turn) -> bool:
+    """The message offers buttons to tap (not yet taken) or quick replies: it waits for the
+    person, so the answer ends with it."""
+    for part in turn.parts:
+        if isinstance(part, QuickRepliesPart) and part.labels:
+            return True
+        if isinstance(part, ButtonsPart) and part.selected_button_id is None:
+            taps = [button for row in part.rows for button in row if button.button_id]
+            if taps:
+                return True
+    return False
+
+
+def _note_activity(busy: dict[str, float], push: ActivityPush, now: float) -> None:
+    """Keep when an agent's activity lapses (idle: at once)."""
+    if push.state == "idle":
+        busy.pop(push.agent_id, None)
+        return
+    seconds = ACTIVITY_SECONDS
+    if push.expires_at is not None:
+        expires = push.expires_at
+        if expires.tzinfo is None:
+            expires = expires.replace(tzinfo=UTC)
+        seconds = (expires - datetime.now(UTC)).total_seconds()
+    busy[push.agent_id] = now + min(max(seconds, 0.0), ACTIVITY_LONGEST)
 
 
 def _first_text(turn: Turn) -> TextPart | None:
