@@ -1,7 +1,9 @@
 """The reference Cuckoo hub, person → agent → person on loopback (issue 13; goals: at least
 1,000 messages per second, and p99 under 50 ms at 100 messages per second).
 
-The hub runs in-process (its own thread, a temporary database, dev mode). An agent backend
+The hub runs in-process (its own thread, a temporary database, dev mode), so it shares the
+interpreter lock with the load generator; `--hub process` runs it in a process of its own, as
+`talkie serve --protocol cuckoo` would, to see the hub's figures apart. An agent backend
 written here with `websockets` holds the agent socket: for every `message.created` it sends
 `op: send` (text "re: …", `reply_to` the person's message) and then acknowledges the event.
 Each person keeps a client socket open; a round trip ends when the agent's reply arrives there
@@ -19,13 +21,15 @@ costs little next to it.
 
 The hub's rate limits (a person 0.5/s burst 30, an agent 60/s burst 120) would cap both runs
 well under the goals, so the hub is started with `person_send_rate` and `agent_send_rate`
-raised (printed as `rate_overrides`). CPU seconds of the hub's thread and of the whole process
-are printed per phase. Everything is on 127.0.0.1, bounded in count and time.
+raised (printed as `rate_overrides`). CPU seconds of the hub's thread and of this process
+(which, with `--hub thread`, includes the hub) are printed per phase. Everything is on
+127.0.0.1, bounded in count and time; the figures are of one run on a machine that may be
+busy with other work, so compare trees within one session, alternating.
 
 Prints one JSON line per phase, then a summary line with the goals and whether they are met.
 
     .venv/bin/python benchmarks/cuckoo_hub.py [--rate 100] [--seconds 10] [--persons 4]
-        [--senders 8] [--load-seconds 10]
+        [--senders 8] [--load-seconds 10] [--hub thread|process]
 """
 
 from __future__ import annotations
@@ -326,8 +330,10 @@ async def one_trip(poster: Poster, person: Person, ledger: Ledger, text: str) ->
     trip = Trip(posted=time.perf_counter())
     ledger.trips[text] = trip
     try:
-        trip.status = await poster.post(person.path, person.headers, {"text": text})
-    except (ConnectionError, OSError, asyncio.IncompleteReadError):
+        trip.status = await asyncio.wait_for(
+            poster.post(person.path, person.headers, {"text": text}), REPLY_TIMEOUT
+        )
+    except (ConnectionError, OSError, asyncio.IncompleteReadError, TimeoutError):
         await poster.close()  # counted as refused (no status) and lost
         return trip
     if trip.status in (200, 201):
