@@ -154,7 +154,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 yield LogoView(None, id="connect-logo-view")
             yield Static(Content("talkie"), id="connect-title")
             yield Static(
-                Content(_("Connect to a Talkie server or a Minara gateway")), id="connect-subtitle"
+                Content(_("Connect to a Talkie server, a Minara gateway or a Cuckoo hub")),
+                id="connect-subtitle",
             )
             yield Input(
                 value=self.initial_address or "",
