@@ -260,7 +260,33 @@ def _shown(message: dict[str, Any]) -> str:
 @contextlib.contextmanager
 def cuckoo_demo(folder: Path) -> Iterator[CuckooDemo]:
     """The Talkie server, the hub, the demo person and agent, and the bridge, all running;
-    everything stops on exit (the bridge first)."""
+    everything stops on exit (the bridge first). Their log lines stay off the terminal."""
+    with _logs_off_the_terminal():
+        yield from _run_demo(folder)
+
+
+QUIET_LOGGERS = ("talkie_tui.devserver", __name__)
+"""The demo's servers and its bridge thread: their log lines (the hub's sign-in code among
+them) go to the debug log when there is one, never to the terminal under the TUI."""
+
+
+@contextlib.contextmanager
+def _logs_off_the_terminal() -> Iterator[None]:
+    """While inside, a record of `QUIET_LOGGERS` that no handler takes is dropped, rather than
+    written to stderr by logging's last resort (it stayed on the terminal after the TUI quit);
+    handlers above (the debug log, a test's capture) still get it."""
+    quiet = logging.NullHandler()
+    loggers = [logging.getLogger(name) for name in QUIET_LOGGERS]
+    for each in loggers:
+        each.addHandler(quiet)
+    try:
+        yield
+    finally:
+        for each in loggers:
+            each.removeHandler(quiet)
+
+
+def _run_demo(folder: Path) -> Iterator[CuckooDemo]:
     from talkie_tui.devserver.cuckoo.config import HubConfig
     from talkie_tui.devserver.cuckoo.runner import serve_in_thread as serve_hub
     from talkie_tui.devserver.talkie.config import ServerConfig

@@ -46,3 +46,31 @@ def test_without_a_terminal_a_scripted_conversation_shows_the_card_and_buttons(
     assert "> show me Alfa" in out and "IČO: 12345678" in out  # the card, as a message
     assert "**Alfa s.r.o.** is a client" in out  # the streamed answer
     assert "> send the offer to Alfa" in out and "[Confirm] [Cancel]" in out
+
+
+def test_the_servers_logs_stay_off_the_terminal() -> None:
+    """The hub's sign-in code line (and the other server logs) is not written to stderr by
+    logging's last resort, where it stayed on the terminal after the TUI quit; a handler of
+    talkie's (the debug log) still gets it. In a process of its own: pytest's log capture is a
+    handler, which would hide the last resort."""
+    import subprocess
+    import sys
+
+    code = """
+import logging, sys, tempfile
+from pathlib import Path
+from talkie_tui.commands.demo_cuckoo import cuckoo_demo
+with tempfile.TemporaryDirectory() as folder, cuckoo_demo(Path(folder)):
+    pass
+print("-- now with a debug log --", flush=True)
+logging.getLogger("talkie_tui").addHandler(logging.StreamHandler(sys.stdout))
+with tempfile.TemporaryDirectory() as folder, cuckoo_demo(Path(folder)):
+    pass
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "sign-in code" not in done.stderr, done.stderr
+    before, after = done.stdout.split("-- now with a debug log --")
+    assert "sign-in code" not in before and "sign-in code for" in after
