@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from .services import Hub
 
 MAX_ATTACHMENTS = 10
+KEY_CHARS = 200
+ACTIVITY_STATES = ("thinking", "working", "idle")
 
 
 class Unread:
@@ -27,8 +29,6 @@ class Unread:
 
 
 UNREAD = Unread()
-KEY_CHARS = 200
-ACTIVITY_STATES = ("thinking", "working", "idle")
 
 
 @dataclass
