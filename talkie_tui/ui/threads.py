@@ -75,7 +75,13 @@ class Threads:
                 markup=False,
             )
             return
-        self._list().set_threads(threads)
+        thread_list = self._list()
+        thread_list.set_threads(threads)
+        # The thread on screen is the highlighted row once it is listed (a hub's conversation
+        # chosen by the first message, a new thread that got its id), not "New thread".
+        open_id = self._host.session.thread_id
+        if open_id is not None and any(thread.id == open_id for thread in threads):
+            thread_list.highlight_thread(open_id)
 
     def search(self, query: str) -> None:
         """Ask the server for messages matching `query`; the list shows what it finds."""

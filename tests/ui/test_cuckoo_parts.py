@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from talkie_tui.backends.cuckoo.backend import HubThread
 from talkie_tui.core.errors import ConflictError
 from talkie_tui.ui import takeaways
 from talkie_tui.ui.app import TalkieApp
@@ -23,9 +24,11 @@ from talkie_tui.ui.widgets.buttons import (
     QuickRepliesView,
     ReplyQuoteView,
 )
+from talkie_tui.ui.widgets.thread_list import ThreadList
 from talkie_tui.ui.widgets.transcript import TurnView
 from tests.ui.cuckoo_fake import (
     BOOKING_BUTTONS,
+    CONVERSATION,
     END,
     HOLD,
     FakeCuckooBackend,
@@ -408,3 +411,30 @@ async def test_ctrl_o_reaches_the_buttons_and_the_quick_replies(tmp_path: Path) 
         await pilot.press("ctrl+o")
         chips = screen.transcript.query_one(QuickRepliesView)
         assert screen.focused is chips.first_control()
+
+
+# --- the thread list ----------------------------------------------------------------------------
+
+
+async def test_the_open_conversation_is_the_highlighted_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "+ New thread": the hub's conversation on screen is the highlighted row, also when
+    it is not the newest."""
+    backend = FakeCuckooBackend()
+    booking(backend)
+    listed = [HubThread(id="cnv_newer", title="Other Bot"), HubThread(id=CONVERSATION, title="Bot")]
+
+    async def threads() -> list[HubThread]:
+        return listed
+
+    monkeypatch.setattr(backend, "threads", threads)
+    app = cuckoo_app(backend, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat(app, pilot)
+        await say(pilot, screen, "Book my trip")
+        thread_list = screen.query_one(ThreadList)
+        await until(pilot, lambda: thread_list.visible_thread_ids == ["cnv_newer", CONVERSATION])
+        await until(pilot, lambda: thread_list.highlighted_thread_id == CONVERSATION)
+        await pilot.pause(0.2)
+        assert thread_list.highlighted_thread_id == CONVERSATION
