@@ -250,13 +250,18 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def cpu_rss(pid: int) -> tuple[float, int]:
-    """CPU seconds (all threads, user + system) and resident bytes of a process."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of a process (all threads)."""
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
+def cpu_rss(pid: int) -> tuple[float, int]:
+    """CPU seconds (all threads, user + system) and resident bytes of a process."""
     with open(f"/proc/{pid}/statm") as statm:
         rss = int(statm.read().split()[1]) * PAGE
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK, rss
+    return sum(cpu_times(pid)), rss
 
 
 @dataclass
@@ -346,6 +351,7 @@ def _measure(
     time.sleep(0.3)
     samples = Samples()
     samples.take(terminal.pid)
+    system_before = cpu_times(terminal.pid)[1]
     start = terminal.output.mark()
     terminal.press("Enter")
     sent = time.time()
@@ -367,6 +373,7 @@ def _measure(
         elif samples.idle() and samples.rows[-1][0] - shown >= IDLE_WINDOW:
             break
         time.sleep(SAMPLE if not keys else 0.01)
+    system = cpu_times(terminal.pid)[1] - system_before
     screen = terminal.screen()
     times = token_times(db)
     if times is None:
@@ -388,6 +395,7 @@ def _measure(
         "pane": size,
         "cpu_ms_per_token": cpu_total * 1000 / tokens,
         "cpu_s": cpu_total,
+        "system_share": system / cpu_total if cpu_total else None,
         "stream_s": last_token - first_token,
         "core_share_streaming": (
             streaming_cpu / (last_token - first_token) if last_token - first_token > 0.5 else None

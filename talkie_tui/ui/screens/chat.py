@@ -138,6 +138,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._request: Outgoing | None = None  # the run in flight, or the last failed one
         self._request_files: list[Pending] = []  # the files that went with it
         self._reattached: str | None = None  # the session whose running turn is followed
+        self._transcript: Transcript | None = None
         self._following: object | None = None  # the session followed live between answers
 
     @property
@@ -177,8 +178,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
 
     @property
     def transcript(self) -> Transcript:
-        """The transcript widget."""
-        return self.query_one(Transcript)
+        """The transcript widget (found once: it is read for every streamed delta, and a
+        query walks the screen's widgets)."""
+        if self._transcript is None:
+            self._transcript = self.query_one(Transcript)
+        return self._transcript
 
     @property
     def composer(self) -> Composer:

@@ -50,14 +50,14 @@ messages that frame costs ~10x an in-place repaint. So new lines are revealed at
 a second, while text within the visible lines still updates at the frame rate.
 """
 
-RESERVE_PERIOD = 0.4
+RESERVE_PERIOD = 0.5
 """Seconds of new lines kept as blank room below fast streaming text.
 
 Every height change lays out and repaints the whole transcript (in a terminal that frame costs
 ~10x an in-place repaint, mostly Textual's compositor). When lines arrive faster than a few a
 second, the view grows by the lines expected in this period at once, and the next lines are
-painted in place in that room: at 500 tokens/s the transcript moves 2-3 times a second instead
-of 10, and new lines show at the frame rate instead of at the next growth. Slow streams get no
+painted in place in that room: at 500 tokens/s the transcript moves twice a second instead of
+10, and new lines show at the frame rate instead of at the next growth. Slow streams get no
 room (0 lines), so an answer at reading speed looks as before.
 """
 
