@@ -140,12 +140,6 @@ async def test_a_failed_webhook_delivery_is_retried_after_about_a_second(
         assert [d.status for d in receiver.for_event(event_id)] == [500, 204]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hub: an event that becomes due while the binding's earlier deliveries are failing "
-    "gets its first retry 5 s after its first failed post, not 1 s (spec: 'A failed delivery is "
-    "retried after 1 second, then 5 seconds, ...')",
-)
 async def test_every_event_gets_its_first_retry_after_about_a_second(
     hub: str, people: Any, receivers: Any
 ) -> None:

@@ -9,6 +9,7 @@ import hmac
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import httpx
@@ -44,8 +45,9 @@ class Receiver:
             time.sleep(0.02)
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
+@contextmanager
+def receiving() -> Iterator[Receiver]:
+    """A receiver on 127.0.0.1 for as long as the block runs."""
     state = Receiver()
 
     async def hook(request: Request) -> Response:
@@ -63,6 +65,12 @@ def receiver() -> Iterator[Receiver]:
 
     with serve_in_thread(make_app, "127.0.0.1", 0, stop_streams=lambda app: None) as url:
         state.url = url + "/hook"
+        yield state
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with receiving() as state:
         yield state
 
 
@@ -120,6 +128,34 @@ def test_a_failure_is_retried_on_schedule(
     assert 0.25 <= at_again - at_first < 3
     time.sleep(0.5)
     assert len(receiver.got) == 2  # the 204 ended it
+
+
+def test_a_slow_failing_receiver_holds_back_no_other_post(
+    cuckoo_hub: Callable[..., str], receiver: Receiver
+) -> None:
+    """Each event has its own schedule from its own first post, and a binding whose posts are
+    slow to fail holds back neither its next event nor another binding's."""
+    url = cuckoo_hub(webhook_retry_seconds=(0.3, 60, 60, 60, 60, 3600))
+    with receiving() as slow, httpx.Client() as http:
+        slow.delay = 1.0
+        slow.answers = [500, 500]
+        agent = make_agent(http, url, mode="webhook", webhook_url=slow.url)
+        slow.wait_for(1)  # the join: answered 500 after a second
+        sent_at = time.monotonic()
+        person_send(http, url, agent.owner, agent.conversation_id, text="behind the join")
+        slow.wait_for(2, timeout=0.7)  # posted while the join is still in flight
+        assert slow.got[1][2] - sent_at < 0.7
+        make_agent(http, url, mode="webhook", webhook_url=receiver.url)
+        receiver.wait_for(1, timeout=0.7)  # another binding: not behind the slow one
+        slow.wait_for(4, timeout=5)
+        posts: dict[str, list[float]] = {}
+        for headers, _, at in slow.got:
+            posts.setdefault(headers["x-cuckoo-event-id"], []).append(at)
+        assert sorted(len(times) for times in posts.values()) == [2, 2]
+        for first, again in posts.values():
+            # A 500 after 1 s, then the first retry 0.3 s later: not a later delay of the
+            # schedule because another event of the binding failed first.
+            assert 1.2 <= again - first < 2.5
 
 
 def test_a_slow_answer_is_a_failure(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:
