@@ -4,7 +4,7 @@ multipart `file`, the kind from the bytes; downloads for the uploader and the co
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..common import clock
@@ -13,6 +13,7 @@ from ..common.sqlite import Row
 from . import ids, media, shapes
 from .bodies import read_capped
 from .errors import invalid, not_found, rate_limited
+from .open_file import OpenFileResponse, open_or_none
 from .principals import principal_of
 from .routing import created, hub_of
 
@@ -117,13 +118,12 @@ async def download(request: Request) -> Response:
         raise invalid("invalid_variant", "`variant` is thumb or absent.")
     if variant == "thumb" and not row["has_thumbnail"]:
         raise not_found("media_not_found", "This file has no thumbnail.")
-    path = hub.media.path(row["id"], variant)
-    if not path.exists():
+    # Opened before answering: a sweep that deletes it now cannot cut the body short.
+    file = open_or_none(hub.media.path(row["id"], variant))
+    if file is None:
         raise not_found("media_not_found", "There is no such file.")
     mime = "image/jpeg" if variant == "thumb" else row["mime_type"]
-    return FileResponse(
-        path, media_type=mime, filename=row["file_name"], content_disposition_type="inline"
-    )
+    return OpenFileResponse(file, media_type=mime, filename=row["file_name"])
 
 
 MEDIA_ROUTES = [
