@@ -460,6 +460,8 @@ def median_record(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The median of each figure over repeats (other fields from the first)."""
     merged = dict(records[0])
     for key, value in records[0].items():
+        if key in {"tokens", "rate_tokens_per_s"}:
+            continue
         if isinstance(value, int | float) and not isinstance(value, bool):
             values = [r[key] for r in records if r.get(key) is not None]
             merged[key] = statistics.median(values) if values else None
