@@ -162,7 +162,11 @@ def conversation_markdown(conversation: Conversation, server_name: str) -> str:
         lines += [_("Thread `{id}`").format(id=conversation.thread_id), ""]
     for turn in conversation.turns:
         when = f" · {turn.created_at:%Y-%m-%d %H:%M}" if turn.created_at else ""
-        who = pgettext("export", "You") if turn.role == "user" else pgettext("export", "Agent")
+        who = (
+            pgettext("export", "You")
+            if turn.role == "user"
+            else turn.author or pgettext("export", "Agent")
+        )
         lines += [f"## {who}{when}", ""]
         for part in turn.parts:
             text = _part(part)

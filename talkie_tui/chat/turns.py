@@ -251,6 +251,9 @@ class Turn:
     pending_interjections: list[str] = field(default_factory=list)
     """Messages sent into the turn that the agent did not take in before it ended; the UI
     sends them again as ordinary messages."""
+    author: str | None = None
+    """Who wrote it where the protocol names its members (a hub agent's display name); None
+    shows the plain "You" / "Agent"."""
 
     @property
     def text(self) -> str:

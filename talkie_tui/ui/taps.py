@@ -3,9 +3,9 @@
 The screen routes the views' `TapRequested` and `QuickReplyChosen` here. A button with an id is
 tapped while its row is busy: where the session prepares taps (`prepare_tap`, a Cuckoo
 session: the hub sends a tap as the person's message, the button's label) it goes through the
-screen's `send` like a message, so the agent's reply is followed as any answer is; otherwise
-through the backend (`Answers.tap`) in a worker. Either way the hub marks the button taken, so
-the row shows it chosen and the others disabled. A failure shows why, and the row takes taps
+screen's `send` like a message, so the agent's reply is followed as any answer is; otherwise,
+and while an answer still runs, through the backend (`Answers.tap`) in a worker. Either way
+the hub marks the button taken, so the row shows it chosen and the others disabled. A failure shows why, and the row takes taps
 again after its guard.
 
 A button with a URL is a link: `https`/`http` go to the screen's link rules (`OpenLinkRequested`,
@@ -104,9 +104,12 @@ class Taps:
         if button.button_id is None:
             return
         prepare = getattr(self._host.session, "prepare_tap", None)
-        if callable(prepare):
+        if callable(prepare) and not self._host.answering:
             self._tap_as_message(prepare, button.button_id, event.part, view)
             return
+        # While an answer runs (its last messages may still come after the buttons), the tap
+        # goes straight to the hub: the running answer follows the conversation and shows the
+        # tap and what the agent says to it.
         self._host.run_worker(
             partial(self._tap, event.part, button, view),
             name="tap",
@@ -123,10 +126,6 @@ class Taps:
     ) -> None:
         """Send the tap like a message, the agent's reply followed as an answer."""
         host = self._host
-        if host.answering:
-            if view is not None:
-                view.show_error(_("Wait for the answer, then tap again (or press Esc to stop it)."))
-            return
         worker = host.send(prepare(part.source_message_id, button_id))
         host.run_worker(
             partial(self._after_tap, worker, view),

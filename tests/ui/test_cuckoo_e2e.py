@@ -104,6 +104,8 @@ async def test_a_prompt_gives_the_card_and_a_streamed_answer(
         await until(pilot, lambda: chat.header.state != "streaming", timeout=20)
         text = screen_text(app)
         assert text.count("IČO: 12345678") == 1
+        answers = [t for t in chat.session.conversation.turns if t.role == "assistant"]
+        assert answers and {t.author for t in answers} == {"Talkie Demo CRM"}  # named, not "Agent"
         assert "Alfa s.r.o. – client, Brno, active" in text
         deltas: dict[str, str] = {}
         while (item := await pushes.get(timeout=0)) is not None:

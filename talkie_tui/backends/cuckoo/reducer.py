@@ -33,7 +33,7 @@ from talkie_tui.chat.turns import (
     TurnState,
 )
 from talkie_tui.i18n import _
-from talkie_tui.protocol.cuckoo.models import Attachment, Message, Page
+from talkie_tui.protocol.cuckoo.models import Attachment, Message, Page, Participant
 from talkie_tui.protocol.cuckoo.pushes import (
     ActivityPush,
     AgentStatusPush,
@@ -105,6 +105,9 @@ class CuckooConversation(Conversation):
         self.read_up_to: str | None = None
         self.next_before: str | None = None  # where the next older page starts (None: no more)
         self.trimmed = False  # the conversation began before the hub's retention window
+        self.names: dict[str, str] = {}  # members' display names by id (the client form's
+        # messages name no sender)
+        self._senders: dict[str, str] = {}  # an agent message's id -> its agent's id
 
     @property
     def last_message_id(self) -> str | None:
@@ -259,8 +262,24 @@ class CuckooConversation(Conversation):
         if notice is not None:
             parts.append(notice)
         turn.parts = parts
+        if message.sender.kind == "agent":
+            self._senders[turn.id] = message.sender.id
+            turn.author = self.names.get(message.sender.id) or turn.author
         turn.state = _state(message)
         turn.created_at = message.created_at or turn.created_at
+
+    def name_members(self, participants: Iterable[Participant]) -> list[Change]:
+        """Learn the members' display names: agents' turns carry their agent's name."""
+        for member in participants:
+            if member.display_name:
+                self.names[member.id] = member.display_name
+        named: list[Change] = []
+        for turn in self.turns:
+            name = self.names.get(self._senders.get(turn.id, ""))
+            if name and turn.author != name:
+                turn.author = name
+                named.append(turn)
+        return named
 
     def _tap(self, source_message_id: str, button_id: str) -> None:
         """A button was taken: shown on its message now, or when the message comes."""

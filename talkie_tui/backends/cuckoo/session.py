@@ -255,15 +255,16 @@ class CuckooSession:
         """The conversation's newest page, through the reducer (the agents' status too)."""
         page = await self.client.messages(thread_id)
         conversation = CuckooConversation(thread_id)
-        conversation.load_page(page)
         try:
             about = await self.client.conversation(thread_id)
         except TalkieError:
             about = None
         if about is not None:
+            conversation.name_members(about.participants)
             for agent in about.agents():
                 if agent.status:
                     conversation.agent_status[agent.id] = agent.status
+        conversation.load_page(page)
         self.conversation = conversation
         self._sent_ids.clear()
         self.mark_trimmed()
@@ -421,7 +422,9 @@ class CuckooSession:
     # --- sending -------------------------------------------------------------------------
 
     async def _choose(self) -> str:
-        return choose_conversation(await self.client.conversations()).id
+        chosen = choose_conversation(await self.client.conversations())
+        self.conversation.name_members(chosen.participants)  # its agent's turns carry its name
+        return chosen.id
 
     async def _post(self, outgoing: CuckooOutgoing) -> Message:
         conversation_id = outgoing.conversation_id

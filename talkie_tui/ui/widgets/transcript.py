@@ -123,7 +123,7 @@ class TurnView(Vertical):
         self._state_note = Static(classes="turn-state")
 
     def compose(self) -> ComposeResult:
-        role = _("You") if self.turn.role == "user" else _("Agent")
+        role = _("You") if self.turn.role == "user" else self.turn.author or _("Agent")
         if self.turn.channel == "voice":
             # ♪ is the mark of voice threads in the thread list
             role = _("{role} · ♪ voice").format(role=role)

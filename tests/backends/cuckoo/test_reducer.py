@@ -19,7 +19,7 @@ from talkie_tui.chat.turns import (
     TextPart,
     Turn,
 )
-from talkie_tui.protocol.cuckoo.models import Page
+from talkie_tui.protocol.cuckoo.models import Message, Page, Participant
 
 CNV = "cnv_1"
 
@@ -408,3 +408,19 @@ def test_live_equals_history(script: list[dict[str, Any]]) -> None:
         live.apply_frame(frame)
     history = conversation_from_page(Page.model_validate(_history(script)), CNV)
     assert shape(live.turns) == shape(history.turns)
+
+
+def test_an_agents_turns_carry_its_display_name_once_the_members_are_known() -> None:
+    conversation = CuckooConversation(CNV)
+    conversation.apply_message(Message.model_validate(message("msg_01", "Hello")))
+    assert conversation.turns[0].author is None  # the client form names no sender
+    renamed = conversation.name_members(
+        [
+            Participant.model_validate({"kind": "agent", "id": "agt_1", "display_name": "CRM"}),
+            Participant.model_validate({"kind": "user", "id": "usr_1", "display_name": "Jana"}),
+        ]
+    )
+    assert renamed == [conversation.turns[0]] and conversation.turns[0].author == "CRM"
+    conversation.apply_message(Message.model_validate(message("msg_02", "Hi", kind="user")))
+    conversation.apply_message(Message.model_validate(message("msg_03", "Again")))
+    assert [turn.author for turn in conversation.turns] == ["CRM", None, "CRM"]  # not the person
