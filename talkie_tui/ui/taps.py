@@ -5,8 +5,8 @@ tapped while its row is busy: where the session prepares taps (`prepare_tap`, a 
 session: the hub sends a tap as the person's message, the button's label) it goes through the
 screen's `send` like a message, so the agent's reply is followed as any answer is; otherwise,
 and while an answer still runs, through the backend (`Answers.tap`) in a worker. Either way
-the hub marks the button taken, so the row shows it chosen and the others disabled. A failure shows why, and the row takes taps
-again after its guard.
+the hub marks the button taken, so the row shows it chosen and the others disabled. A failure
+shows why, and the row takes taps again after its guard.
 
 A button with a URL is a link: `https`/`http` go to the screen's link rules (`OpenLinkRequested`,
 the same path as every link: opened only now, on this gesture); `tel:` and `upi:` (a call, a
