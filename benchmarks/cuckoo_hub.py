@@ -26,10 +26,13 @@ raised (printed as `rate_overrides`). CPU seconds of the hub's thread and of thi
 127.0.0.1, bounded in count and time; the figures are of one run on a machine that may be
 busy with other work, so compare trees within one session, alternating.
 
+The hub runs on httptools and uvloop, as it does by default; `--plain` runs it on h11 and
+asyncio's loop to compare (the summary's `hub_speedups` says which).
+
 Prints one JSON line per phase, then a summary line with the goals and whether they are met.
 
     .venv/bin/python benchmarks/cuckoo_hub.py [--rate 100] [--seconds 10] [--persons 4]
-        [--senders 8] [--load-seconds 10] [--hub thread|process]
+        [--senders 8] [--load-seconds 10] [--hub thread|process] [--plain]
 """
 
 from __future__ import annotations
@@ -103,32 +106,35 @@ def _hub_thread() -> tuple[int, int] | None:
     return None
 
 
-def _hub_config(folder: str) -> HubConfig:
+def _hub_config(folder: str, speedups: bool) -> HubConfig:
     return HubConfig(
         dev=True,
         db_path=Path(folder) / "hub.sqlite3",
         person_send_rate=RATE_OVERRIDE,
         agent_send_rate=RATE_OVERRIDE,
+        speedups=speedups,
     )
 
 
-def _hub_child(folder: str, pipe: Connection) -> None:
+def _hub_child(folder: str, speedups: bool, pipe: Connection) -> None:
     """The hub in a process of its own (`--hub process`): its URL and thread, then wait."""
-    with serve_in_thread(_hub_config(folder)) as url:
+    with serve_in_thread(_hub_config(folder, speedups)) as url:
         pipe.send((url, _hub_thread()))
         pipe.recv()  # anything, or the parent gone: stop
 
 
 @contextlib.contextmanager
-def running_hub(folder: str, where: str) -> Iterator[tuple[str, tuple[int, int] | None]]:
+def running_hub(
+    folder: str, where: str, speedups: bool
+) -> Iterator[tuple[str, tuple[int, int] | None]]:
     """The hub's URL and (pid, thread id): in a thread of this process, or in a child."""
     if where == "thread":
-        with serve_in_thread(_hub_config(folder)) as url:
+        with serve_in_thread(_hub_config(folder, speedups)) as url:
             yield url, _hub_thread()
         return
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
-    process = context.Process(target=_hub_child, args=(folder, child), daemon=True)
+    process = context.Process(target=_hub_child, args=(folder, speedups, child), daemon=True)
     process.start()
     try:
         if not parent.poll(30):
@@ -427,7 +433,7 @@ async def main(options: argparse.Namespace) -> None:
     lines: list[dict[str, Any]] = []
     with (
         tempfile.TemporaryDirectory() as folder,
-        running_hub(folder, options.hub) as (url, hub_thread),
+        running_hub(folder, options.hub, not options.plain) as (url, hub_thread),
     ):
         ws_base = "ws://" + url.removeprefix("http://")
         async with httpx.AsyncClient(base_url=url, timeout=30, trust_env=False) as http:
@@ -545,6 +551,7 @@ async def main(options: argparse.Namespace) -> None:
         and paced_line["lost"] == 0,
         "meets_throughput_goal": throughput >= GOAL_THROUGHPUT and load_line["lost"] == 0,
         "hub_in": options.hub,
+        "hub_speedups": not options.plain,
         "cpus": os.cpu_count(),
     }
     print(json.dumps(summary), flush=True)
@@ -562,5 +569,10 @@ if __name__ == "__main__":
         choices=("thread", "process"),
         default="thread",
         help="the hub in a thread of this process (sharing its interpreter), or its own process",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="the hub on h11 and asyncio's loop instead of httptools and uvloop (to compare)",
     )
     asyncio.run(main(parser.parse_args()))

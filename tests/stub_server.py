@@ -151,6 +151,11 @@ class StubServer:
             log_level="critical",
             lifespan="off",
             access_log=False,
+            # h11 and asyncio's loop, as before httptools and uvloop were installed (for the
+            # Cuckoo hub): uvicorn's "auto" would pick them, and httptools' uvicorn refuses to
+            # send header values hostile tests need (a Location with control bytes).
+            http="h11",
+            loop="asyncio",
             ssl_certfile=certfile,
             ssl_keyfile=keyfile,
         )

@@ -301,6 +301,8 @@ def reference_server_tls(db: Path, certfile: str, keyfile: str) -> Iterator[int]
             ssl_keyfile=keyfile,
             log_level="critical",
             lifespan="on",
+            http="h11",  # as the devservers' runner (uvicorn's "auto" would pick httptools)
+            loop="asyncio",
             timeout_graceful_shutdown=1,
         )
     )

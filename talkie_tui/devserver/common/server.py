@@ -107,6 +107,14 @@ def _make_server(
     options: Mapping[str, Any] | None,
 ) -> _Server:
     app = make_app()
+    settings: dict[str, Any] = {
+        # h11 and asyncio's loop unless a server asks for others (the Cuckoo hub asks for
+        # httptools and uvloop): uvicorn's "auto" would switch every server to those as soon
+        # as they are installed, and they answer malformed requests differently.
+        "http": "h11",
+        "loop": "asyncio",
+        **dict(options or {}),
+    }
     uv_config = uvicorn.Config(
         app,
         log_level="warning",
@@ -114,7 +122,7 @@ def _make_server(
         # The sans-I/O implementation of `websockets`: its legacy one warns of deprecation.
         ws="websockets-sansio",
         timeout_graceful_shutdown=graceful_seconds,
-        **dict(options or {}),
+        **settings,
     )
     return _Server(uv_config, app, on_ready, stop_streams)
 

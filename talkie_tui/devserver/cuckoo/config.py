@@ -28,6 +28,10 @@ class HubConfig:
     # Called with (email, code) for every sign-in code (there is no mail; tests read codes here).
     code_sink: Callable[[str, str], None] | None = field(default=None, repr=False)
 
+    # uvicorn's C parts (`httptools` for HTTP/1.1, `uvloop` for the event loop) instead of
+    # pure-Python h11 and asyncio's loop: the hub's own HTTP and socket work costs much less.
+    speedups: bool = True
+
     # Delivery: a pushed event not acknowledged within `lease_seconds` is due again.
     lease_seconds: float = 30.0
     lease_batch: int = 100

@@ -82,3 +82,13 @@ def test_a_bad_id_in_a_path_is_invalid_id(http: httpx.Client, hub_url: str) -> N
     agent = make_agent(http, hub_url)
     response = agent.get(http, "/conversations/cnv_nope")
     assert response.status_code == 422 and error_of(response)["code"] == "invalid_id"
+
+
+def test_the_hub_runs_on_httptools_and_uvloop_unless_told_not_to() -> None:
+    from talkie_tui.devserver.cuckoo.config import HubConfig as Config
+    from talkie_tui.devserver.cuckoo.runner import socket_options
+
+    fast = socket_options(Config())
+    assert (fast["http"], fast["loop"]) == ("httptools", "uvloop")
+    plain = socket_options(Config(speedups=False))
+    assert (plain["http"], plain["loop"]) == ("h11", "asyncio")
