@@ -29,6 +29,7 @@ from talkie_tui.chat.turns import (
     TextPart,
     TodoPart,
     ToolPart,
+    Turn,
     UiBlockPart,
 )
 from talkie_tui.core.errors import TalkieError
@@ -117,14 +118,16 @@ class _TextPrinter:
             if self._after_block:
                 self._gap()
                 self._after_block = False
-            elif change is not self._text and not self.at_line_start:
-                # A new text after a tool or a question, or another message of the answer (a
-                # hub's answer may be several), starts its own line.
-                other = self._text is not None and change.message_id != self._text.message_id
-                if self._between or other:
-                    self.write("\n")
+            elif self._between and change is not self._text and not self.at_line_start:
+                # A new text after a tool, a question or another message of the answer (a
+                # hub's answer may be several) starts its own line; two text segments of one
+                # message join, as Talkie answers expect.
+                self.write("\n")
             self._between, self._text = False, change
             self.write(delta)
+        elif isinstance(change, Turn):
+            if change.role == "assistant" and self._text is not None:
+                self._between = True  # another message of the answer (a hub's)
         elif isinstance(change, CardPart):
             self.line(change.card.fallback_text)
         elif isinstance(change, ActionPart):

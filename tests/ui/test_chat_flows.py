@@ -138,7 +138,9 @@ async def test_a_streamed_answer_reads_the_conversation_a_few_times_not_per_delt
         reads.clear()
         await send(pilot, screen, "talkie-test:markdown 600 2000 5")
         assert screen.session.conversation.turns[-1].text == long_answer(600, 5)
-        assert len(reads) < 60  # 600 deltas in 0.3 s
+        # Per delta would be 600 reads or more; the timer reads ten a second, and a loaded
+        # machine may take several seconds over what a quiet one does in 0.3 s.
+        assert len(reads) < 150
         assert screen.header.state == "connected"
 
 

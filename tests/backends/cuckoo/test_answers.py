@@ -38,15 +38,18 @@ async def streamed(peer: AgentBackend, conversation_id: str, *chunks: str) -> No
 
 async def three_messages(peer: AgentBackend, event: dict[str, Any], text: str) -> None:
     """A card-like message, a pause longer than the settling time while the agent "thinks",
-    the streamed text, then a message with buttons; idle at the end."""
+    the streamed text, then idle and a message with buttons."""
     conversation_id = event["data"]["conversation"]["id"]
     await activity(peer, conversation_id, "thinking")
     await peer.send(conversation_id, f"Card: {text}")
     await asyncio.sleep(2.0)  # longer than SETTLE_SECONDS: the activity holds the answer open
     await streamed(peer, conversation_id, "Two open ", "items for ", text, ".")
     await asyncio.sleep(0.3)
-    await peer.send(conversation_id, "Send the offer?", buttons=CONFIRM)
+    # Idle before the buttons, as an agent that is done says: an "idle" sent after them could
+    # reach the person after the next message's "thinking" (the peer handles events
+    # concurrently), which ends that answer early.
     await activity(peer, conversation_id, "idle")
+    await peer.send(conversation_id, "Send the offer?", buttons=CONFIRM)
 
 
 async def two_quick_messages(peer: AgentBackend, event: dict[str, Any], text: str) -> None:

@@ -109,3 +109,6 @@ class HelpApp(App[None]):
 
     def action_dictate(self) -> None:
         self._record("dictate")
+
+    def action_devices(self) -> None:
+        self._record("devices")
