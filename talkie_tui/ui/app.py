@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -421,31 +422,7 @@ class TalkieApp(CrashGuard):
             else ""
         )
         signing = GatewaySignIn(self, self.settings, self.known)
-        try:
-            taken = await signing.again(backend, reason)
-        except Exception as error:  # a store that failed: words, never a crash
-            message = getattr(error, "message", None) or str(error)
-            notify_plain(
-                self, _("Could not sign in: {error}").format(error=message), severity="error"
-            )
-            return
-        finally:
-            self._signing_in = False
-        if not taken:
-            notify_plain(
-                self,
-                _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
-                    name=name
-                ),
-                severity="warning",
-            )
-            return
-        if chat.is_attached:
-            chat.signed_in_again()
-        notify_plain(
-            self,
-            _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
-        )
+        await self._signed_in_again(chat, name, partial(signing.again, backend, reason))
 
     def _hub_signing(self) -> HubSignIn:
         return HubSignIn(
@@ -463,8 +440,15 @@ class TalkieApp(CrashGuard):
             if message
             else ""
         )
+        await self._signed_in_again(chat, name, partial(self._hub_signing().again, backend, reason))
+
+    async def _signed_in_again(
+        self, chat: ChatScreen, name: str, again: Callable[[], Awaitable[bool]]
+    ) -> None:
+        """Run a gateway's or a hub's sign-in again (`again`: True when it was taken) and say
+        how it went; the chat reloads what needs the new sign-in."""
         try:
-            taken = await self._hub_signing().again(backend, reason)
+            taken = await again()
         except Exception as error:  # a store that failed: words, never a crash
             message = getattr(error, "message", None) or str(error)
             notify_plain(
