@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, current_language
 
 __all__ = ["CALLBACK_PATH", "CallbackOutcome", "LoopbackReceiver"]
@@ -87,7 +88,7 @@ class LoopbackReceiver:
         if server is not None:
             server.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(server.wait_closed(), 2)
+                await wait_within(server.wait_closed(), 2)
 
     async def __aenter__(self) -> LoopbackReceiver:
         await self.start()
@@ -98,7 +99,7 @@ class LoopbackReceiver:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _READ_TIMEOUT)
+            head = await wait_within(reader.readuntil(b"\r\n\r\n"), _READ_TIMEOUT)
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, OSError):
             writer.close()
             return

@@ -16,6 +16,7 @@ import httpx
 
 from talkie_tui.config import KnownServers
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.protocol.http import make_http_client
 from talkie_tui.protocol.manifest import DiscoveredServer
@@ -146,7 +147,7 @@ class SignIn:
         if pending is None or answer is None:
             raise RuntimeError("SignIn.start() has not run")
         try:
-            code = await asyncio.wait_for(asyncio.shield(answer), timeout)
+            code = await wait_within(asyncio.shield(answer), timeout)
         except TimeoutError:
             minutes = int(timeout // 60)
             raise SignInCancelled(

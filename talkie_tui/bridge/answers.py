@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _, ngettext
 
 from . import render
@@ -243,7 +243,7 @@ class Answers:
 
     async def _cancel(self, run_id: str) -> None:
         try:
-            await asyncio.wait_for(self.bridge.backend.stop(run_id), timeout=10)
+            await wait_within(self.bridge.backend.stop(run_id), timeout=10)
         except (TalkieError, TimeoutError) as error:
             self.bridge.warn(_("could not stop run {run}: {words}").format(run=run_id, words=error))
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
 
 from . import render
@@ -219,7 +220,7 @@ class CuckooBridge:
         """Handle one conversation's events in order; end after a while without any."""
         while True:
             try:
-                event = await asyncio.wait_for(worker.queue.get(), WORKER_IDLE)
+                event = await wait_within(worker.queue.get(), WORKER_IDLE)
             except TimeoutError:
                 if worker.queue.empty() and self._workers.get(conversation_id) is worker:
                     del self._workers[conversation_id]

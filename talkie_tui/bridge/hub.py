@@ -29,6 +29,7 @@ from talkie_tui.core.errors import ServerError, TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.cuckoo.errors import error_for
 from talkie_tui.protocol.rest import RestClient, path_segment
@@ -326,7 +327,7 @@ class AgentLink:
         for attempt in range(attempts):
             if self.ended is not None:
                 raise self.ended
-            await asyncio.wait_for(self.wait_up(), timeout=None)
+            await self.wait_up()
             cid = f"c{next(self._cids)}"
             future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
             self._waiting[cid] = future
@@ -336,7 +337,7 @@ class AgentLink:
                 await asyncio.sleep(delay)
                 continue
             try:
-                reply = await asyncio.wait_for(future, reply_within)
+                reply = await wait_within(future, reply_within)
             except (TransportError, TimeoutError):
                 self._waiting.pop(cid, None)
                 if attempt + 1 == attempts:

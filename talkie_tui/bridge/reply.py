@@ -11,9 +11,9 @@ fields with URL buttons; an action is a message with Confirm / Cancel.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.core.waiting import wait_event
 from talkie_tui.i18n import N_
 
 from . import render
@@ -81,8 +81,7 @@ class Stream:
             if self._closing.is_set() and not self._buffer:
                 return
             # Paced: the next batch after `interval`, or at once when the reply ends.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), self.interval)
+            await wait_event(self._closing, self.interval)
 
     async def end(self, buttons: list[list[render.Button]] | None = None) -> None:
         """Send what is buffered, then finish the message (with `buttons` at its end)."""

@@ -35,6 +35,7 @@ from talkie_tui.chat.turns import (
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _
 
 from .common import connect, report_error
@@ -470,4 +471,4 @@ async def _stop_quietly(backend: Backend, run_id: str | None) -> None:
     if run_id is None:
         return
     with contextlib.suppress(TalkieError, TimeoutError):
-        await asyncio.wait_for(backend.stop(run_id), timeout=5)
+        await wait_within(backend.stop(run_id), timeout=5)

@@ -33,6 +33,7 @@ from talkie_tui.config import (
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import LANGUAGES, system_language
 from talkie_tui.logs import log_folder
 from talkie_tui.protocol.http import (
@@ -238,7 +239,7 @@ async def _check_server(
         proxy = proxies.proxy_for(url)
         route = f", via proxy {proxy.shown}" if proxy else ""
         started = time.perf_counter()
-        server = await asyncio.wait_for(
+        server = await wait_within(
             fetch_manifest(http, url, allow_private_http=allow_private_http), SERVER_TIMEOUT + 1
         )
     except TalkieError as error:

@@ -31,6 +31,7 @@ from aiortc.mediastreams import MediaStreamError
 
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.failures import describe_transport_error
 from talkie_tui.protocol.http import make_http_client
@@ -152,8 +153,8 @@ class RealtimePeer:
         scope = loopback_ice() if loopback else contextlib.nullcontext()
         try:
             with scope:
-                await asyncio.wait_for(self._negotiate(), timeout)
-            await asyncio.wait_for(self._ready.wait(), timeout)
+                await wait_within(self._negotiate(), timeout)
+            await wait_within(self._ready.wait(), timeout)
         except TimeoutError:
             await self.close()
             raise VoiceConnectionError(

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable
 
 from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.models import VoiceSession
@@ -86,7 +87,7 @@ class UsageReporter:
         """The last report, so the server closes the session; its failure is not the call's."""
         # A report that fails (server gone, client closed) must not keep devices open.
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(
+            await wait_within(
                 self._client.voice_usage(session, self._elapsed(), final=True),
                 FINAL_REPORT_TIMEOUT,
             )

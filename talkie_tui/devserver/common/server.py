@@ -60,7 +60,8 @@ class _Server(uvicorn.Server):
         while not await self.on_tick(counter):
             counter = (counter + 1) % 864_000
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._exit_requested.wait(), 0.1)
+                async with asyncio.timeout(0.1):  # not wait_for: it can lose a cancel on 3.11
+                    await self._exit_requested.wait()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         """Exit on a signal (or a call from another thread): end the open streams first."""

@@ -9,12 +9,13 @@ server's (uvicorn's `ws_ping_*` and `ws_max_size`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from talkie_tui.core.waiting import wait_event
 
 from ..common import clock
 from . import presence
@@ -99,8 +100,7 @@ class AgentSocket:
             timeout = None
             if due is not None:
                 timeout = max(0.0, (clock.parse_iso(due) - clock.now()).total_seconds())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await wait_event(self._wake, timeout)
 
     async def _read(self) -> None:
         while True:
@@ -186,12 +186,17 @@ async def agent_socket(websocket: WebSocket) -> None:
         refusal = forbidden("binding_not_socket", "This agent's binding is in webhook mode.")
         await websocket.send_denial_response(refusal.response())
         return
-    await websocket.accept()
+    # Attached before the accept's await, so a binding replaced meanwhile closes it (4002);
+    # and a binding replaced before this handler ran is closed at once.
     link = AgentSocket(websocket, hub, principal.agent_id)
     hub.links.attach(principal.agent_id, principal.binding_id, link)
-    hub.outbox.succeeded(principal.agent_id)
-    presence.announce(hub, principal.agent_id)
+    live = hub.storage.live_binding(principal.agent_id)
+    if live is None or live["id"] != principal.binding_id:
+        hub.links.revoke(principal.agent_id, [principal.binding_id])
     try:
+        await websocket.accept()
+        hub.outbox.succeeded(principal.agent_id)
+        presence.announce(hub, principal.agent_id)
         await link.run()
     finally:
         if hub.links.detach(principal.agent_id, link):

@@ -9,7 +9,6 @@ events of one agent may arrive out of order (a receiver fills gaps from `GET /v1
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import hashlib
 import hmac
@@ -19,6 +18,8 @@ import time
 from typing import TYPE_CHECKING
 
 import httpx
+
+from talkie_tui.core.waiting import wait_event
 
 from ..common import clock
 from ..common.sqlite import Row
@@ -120,8 +121,7 @@ class WebhookSender:
             due = self.hub.storage.next_due(binding["agent_id"])
             if due is not None:
                 wait = min(wait, max(0.0, (clock.parse_iso(due) - now).total_seconds()))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), max(wait, 0.01))
+        await wait_event(self._wake, max(wait, 0.01))
 
     async def _deliver(self, client: httpx.AsyncClient, binding: Row, event: Row) -> None:
         """One attempt at one event: acknowledged, or due again after its own next delay."""

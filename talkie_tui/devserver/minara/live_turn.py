@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from talkie_tui.core.waiting import wait_event
+
 from .channels import Event
 
 
@@ -58,8 +60,4 @@ class LiveTurn:
         """Wait up to `patience` s for more than `seen` frames or the end; False on timeout."""
         if len(self.frames) > seen or self.done:
             return True
-        try:
-            await asyncio.wait_for(self._changed.wait(), patience)
-        except TimeoutError:
-            return False
-        return True
+        return await wait_event(self._changed, patience)

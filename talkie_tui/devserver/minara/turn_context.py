@@ -7,11 +7,12 @@ The context offers no way to answer its own questions: answers arrive only throu
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, NoReturn
+
+from talkie_tui.core.waiting import wait_event
 
 from ..common import clock
 from ..common.ids import new_id
@@ -94,8 +95,7 @@ class TurnContext:
         if seconds <= 0:
             await asyncio.sleep(0)
         else:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.turn.interrupted.wait(), seconds)
+            await wait_event(self.turn.interrupted, seconds)
         self.check()
 
     def delta(self, text: str) -> None:

@@ -7,7 +7,6 @@ HTTP decision endpoint (§8).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,6 +23,8 @@ from ag_ui.core import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+
+from talkie_tui.core.waiting import wait_event
 
 from ..common.clock import epoch_ms
 from ..common.ids import new_id
@@ -127,8 +128,7 @@ class RunContext:
         if seconds <= 0:
             await asyncio.sleep(0)
         else:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._cancelled.wait(), seconds)
+            await wait_event(self._cancelled, seconds)
         self.check_cancelled()
 
     async def say(

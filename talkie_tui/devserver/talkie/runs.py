@@ -22,6 +22,8 @@ from ag_ui.core import (
     RunStartedEvent,
 )
 
+from talkie_tui.core.waiting import wait_event
+
 from ..common import clock
 from . import demo_agent, testmode
 from .accounts import estimate_tokens, usage_items
@@ -68,11 +70,7 @@ class RunLog:
         """Wait up to `patience` s for more than `seen` frames or a wake-up; False on timeout."""
         if len(self.frames) > seen or self.done:
             return True
-        try:
-            await asyncio.wait_for(self._changed.wait(), patience)
-        except TimeoutError:
-            return False
-        return True
+        return await wait_event(self._changed, patience)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from talkie_tui.core.errors import (
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.addresses import check_socket_url
 from talkie_tui.protocol.http import USER_AGENT
@@ -125,7 +126,7 @@ class ClientSocket:
         socket = self._socket
         if socket is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(socket.close(), timeout=2)
+                await wait_within(socket.close(), timeout=2)
 
     # --- the connection ------------------------------------------------------------------
 
@@ -178,8 +179,7 @@ class ClientSocket:
         """Wait before the next attempt (woken early by `aclose`)."""
         delay = self.delays[min(attempt, len(self.delays) - 1)]
         if delay:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), timeout=delay)
+            await wait_event(self._closing, delay)
 
     async def _items(self) -> AsyncIterator[SocketItem]:
         attempt, refreshed, lost = 0, False, False
@@ -219,7 +219,7 @@ class ClientSocket:
             self._socket = None
             if socket is not None:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(socket.close(), timeout=2)
+                    await wait_within(socket.close(), timeout=2)
 
     async def _read(self, socket: ClientConnection) -> AsyncIterator[Push]:
         """The pushes of one open socket, until it closes."""

@@ -45,6 +45,7 @@ from talkie_tui.core.errors import (
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
+from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.addresses import check_socket_url
 from talkie_tui.protocol.http import USER_AGENT
@@ -499,8 +500,7 @@ class MinaraStream:
             attempt += 1
             self.state = "reconnecting"
             if delay:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._idle.wait(), timeout=delay)
+                await wait_event(self._idle, delay)
         self.state = "closed" if self._closed else "idle"
 
     def _refusal(self, status: int) -> TalkieError | None:
@@ -553,7 +553,7 @@ class MinaraStream:
             for task in (pinger, idle, reader):
                 task.cancel()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(socket.close(), timeout=2)
+                await wait_within(socket.close(), timeout=2)
             raise
         finally:
             self._socket = None
@@ -562,12 +562,12 @@ class MinaraStream:
             await asyncio.gather(pinger, idle, reader, return_exceptions=True)
         if reader.cancelled() or not reader.done():
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(socket.close(), timeout=2)
+                await wait_within(socket.close(), timeout=2)
             return None
         closed = reader.result()
         if not self._subs:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(socket.close(), timeout=2)
+                await wait_within(socket.close(), timeout=2)
         return closed
 
     async def _ping(self, socket: ClientConnection) -> None:

@@ -27,6 +27,12 @@ def test_ids_are_prefixed_crockford_uuid7() -> None:
     assert (number >> 62) & 0b11 == 0b10  # the variant
 
 
+def test_ids_made_in_one_millisecond_still_sort_in_the_order_they_were_made() -> None:
+    made = [ids.new_id("msg") for _ in range(5000)]  # many share a millisecond
+    assert len({m[4:14] for m in made}) < len(made)
+    assert made == sorted(made) and len(set(made)) == len(made)
+
+
 def test_credentials_have_prefixes_and_256_bits() -> None:
     secret = ids.new_secret(ids.BINDING_SECRET)
     assert secret.startswith("bnd_sec_") and len(secret) == len("bnd_sec_") + 52

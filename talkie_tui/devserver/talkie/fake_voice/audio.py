@@ -22,6 +22,8 @@ import av
 import numpy as np
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
+from talkie_tui.core.waiting import wait_within
+
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 48_000
@@ -211,7 +213,7 @@ async def _espeak(text: str, locale: str) -> tuple[int, np.ndarray]:
         stderr=asyncio.subprocess.DEVNULL,
     )
     try:
-        wav, _ = await asyncio.wait_for(process.communicate(text.encode("utf-8")), TTS_TIMEOUT)
+        wav, _ = await wait_within(process.communicate(text.encode("utf-8")), TTS_TIMEOUT)
     finally:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
