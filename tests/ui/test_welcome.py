@@ -260,3 +260,15 @@ def test_a_talkie_panel_says_nothing_of_a_gateways_offers() -> None:
     welcome = Welcome.from_info(ServerInfo("s", "http://127.0.0.1:1", "talkie", "CRM"))
     assert welcome.offer_lines() == []
     assert len(welcome.key_rows()) == 3
+
+
+def test_a_hub_panel_names_its_buttons_and_devices() -> None:
+    from talkie_tui.backends.base import Capabilities, ServerInfo
+
+    offers = Capabilities(attachments=True, buttons=True, devices=True, live=True)
+    info = ServerInfo("hub", "http://127.0.0.1:1", "cuckoo", "Cuckoo hub", capabilities=offers)
+    welcome = Welcome.from_info(info)
+    lines = welcome.offer_lines()
+    assert "Buttons: the agent's choices and quick replies, taken with a key" in lines
+    assert "Devices: see where you are signed in, in the command palette" in lines
+    assert dict(welcome.key_rows())["Ctrl+O"] == "Go to the agent's buttons"

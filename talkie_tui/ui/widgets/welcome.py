@@ -30,6 +30,7 @@ HELP_KEY = "f1"
 PALETTE_KEY = "ctrl+p"
 ATTACH_KEY = "ctrl+f"
 DICTATE_KEY = "f6"
+PENDING_KEY = "ctrl+o"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -50,6 +51,8 @@ class Welcome:
     search: bool = False  # the server searches the messages of every thread
     models: bool = False  # a model is chosen per thread
     dictation: bool = False  # push-to-talk: speech becomes text in the composer
+    buttons: bool = False  # the agent's messages carry buttons and quick replies
+    devices: bool = False  # the person's signed-in devices are listed in the palette
     newline_key: str = "ctrl+j"
     voice_allowed: bool | None = None  # `status.voice` for the signed-in person; None: not known
 
@@ -68,6 +71,8 @@ class Welcome:
             search=offers.search,
             models=offers.models,
             dictation=offers.dictation,
+            buttons=offers.buttons,
+            devices=offers.devices,
             newline_key=newline_key,
         )
 
@@ -106,6 +111,10 @@ class Welcome:
             lines.append(_("Models: choose one per thread in the command palette"))
         if self.dictation:
             lines.append(_("Dictation: speak, check the text, then send it"))
+        if self.buttons:
+            lines.append(_("Buttons: the agent's choices and quick replies, taken with a key"))
+        if self.devices:
+            lines.append(_("Devices: see where you are signed in, in the command palette"))
         return lines
 
     def key_rows(self) -> list[tuple[str, str]]:
@@ -124,6 +133,8 @@ class Welcome:
             rows.append((describe_key(ATTACH_KEY), _("Attach a file")))
         if self.dictation:
             rows.append((describe_key(DICTATE_KEY), _("Dictate a message")))
+        if self.buttons:
+            rows.append((describe_key(PENDING_KEY), _("Go to the agent's buttons")))
         rows.append((describe_key(HELP_KEY), _("Help and all keys")))
         rows.append((describe_key(PALETTE_KEY), _("Command palette")))
         return rows
