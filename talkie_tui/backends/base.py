@@ -7,7 +7,7 @@ the `talkie_tui.core.errors` family, so the UI catches one kind of error for all
 
 What each protocol can do differs: `Capabilities` says what this server offers, and the UI
 shows only what is there (a Talkie server has actions and voice, a Minara gateway questions,
-attachments and models, a Cuckoo hub buttons and devices).
+attachments and models, a Cuckoo hub buttons, replies and devices).
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ class Capabilities:
     buttons: bool = False  # messages carry buttons and quick replies to tap
     live: bool = False  # updates outside a turn arrive (see `LiveUpdates`)
     dictation: bool = False  # push-to-talk: a recording becomes text in the composer
+    replies: bool = False  # a message may answer an earlier one, which it quotes (`reply_to`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,6 +92,7 @@ CAPABILITIES = Capabilities(
     live=True,
     devices=True,
     stop=True,
+    replies=True,
 )
 MAX_MESSAGE_CHARS = 8000
 AWAY = "unreachable"
