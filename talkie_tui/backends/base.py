@@ -433,7 +433,7 @@ class Attachment:
     filename: str
     media_type: str
     size: int
-    kind: AttachmentKind
+    kind: str  # the server's word: an `AttachmentKind` (Minara); image, audio, video or file (hub)
     url: str | None = None  # where the server serves it back
 
 

@@ -438,3 +438,15 @@ async def test_the_open_conversation_is_the_highlighted_thread(
         await until(pilot, lambda: thread_list.highlighted_thread_id == CONVERSATION)
         await pilot.pause(0.2)
         assert thread_list.highlighted_thread_id == CONVERSATION
+
+
+def test_a_hubs_file_kinds_have_their_own_words_and_icons() -> None:
+    from talkie_tui.chat.turns import AttachmentPart
+    from talkie_tui.ui.widgets.attachment import OTHER_ICON, attachment_line
+
+    def line(kind: str) -> tuple[str, str]:
+        return attachment_line(AttachmentPart("med_1", "x.bin", "", 2048, kind))
+
+    assert line("audio") == ("♪", "x.bin · audio · 2.0 kB")
+    assert line("video") == ("▶", "x.bin · video · 2.0 kB")
+    assert line("file") == (OTHER_ICON, "x.bin · file · 2.0 kB")

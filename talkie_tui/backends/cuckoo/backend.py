@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
@@ -48,7 +48,6 @@ from ..base import (
     Answers,
     Attaches,
     Attachment,
-    AttachmentKind,
     Backend,
     Capabilities,
     DecidedBy,
@@ -458,7 +457,7 @@ class CuckooBackend:
         media = await self.client.upload(path, progress=progress, probed=probed)
         # The hub's kinds (image, audio, video, file) are not Minara's: the part keeps the
         # hub's word, which is what the transcript shows.
-        kind = cast(AttachmentKind, media.kind or probed.kind)
+        kind = media.kind or probed.kind
         return Attachment(
             key=media.id,
             filename=media.file_name or probed.filename,

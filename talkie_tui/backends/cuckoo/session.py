@@ -29,9 +29,9 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-from talkie_tui.backends.base import Attachment, AttachmentKind, Broken, Failure, Recovered
+from talkie_tui.backends.base import Attachment, Broken, Failure, Recovered
 from talkie_tui.chat.conversation import Change
 from talkie_tui.chat.turns import (
     AttachmentPart,
@@ -470,9 +470,7 @@ class CuckooSession:
         for turn in self.conversation.turns:
             if turn.role == "user" and turn.id in (message_id, stored):
                 return [
-                    Attachment(
-                        p.key, p.filename, p.media_type, p.size, cast(AttachmentKind, p.kind), p.url
-                    )
+                    Attachment(p.key, p.filename, p.media_type, p.size, p.kind, p.url)
                     for p in turn.parts
                     if isinstance(p, AttachmentPart)
                 ]

@@ -24,7 +24,15 @@ from .card import human_size
 
 __all__ = ["ICONS", "OTHER_ICON", "AttachmentView", "attachment_line"]
 
-ICONS = {"image": "▣", "pdf": "▤", "spreadsheet": "▦", "text": "≡", "office": "▧"}
+ICONS = {
+    "image": "▣",
+    "pdf": "▤",
+    "spreadsheet": "▦",
+    "text": "≡",
+    "office": "▧",
+    "audio": "♪",
+    "video": "▶",
+}
 OTHER_ICON = "□"
 _KIND_NAMES: dict[str, Callable[[], str]] = {
     "image": lambda: pgettext("attachment kind", "image"),
@@ -32,6 +40,9 @@ _KIND_NAMES: dict[str, Callable[[], str]] = {
     "spreadsheet": lambda: pgettext("attachment kind", "spreadsheet"),
     "text": lambda: pgettext("attachment kind", "text"),
     "office": lambda: pgettext("attachment kind", "document"),
+    "audio": lambda: pgettext("attachment kind", "audio"),
+    "video": lambda: pgettext("attachment kind", "video"),
+    "file": lambda: pgettext("attachment kind", "file"),
 }
 
 
