@@ -7,6 +7,7 @@ from the SVGs with rsvg-convert (Debian: librsvg2-bin), with a local monospace f
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import re
 import shutil
@@ -14,6 +15,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from talkie_tui.commands.demo_cuckoo import CuckooDemo
+    from talkie_tui.ui.app import TalkieApp
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
@@ -137,7 +143,51 @@ async def capture_gateway(url: str) -> list[Path]:
     return [path]
 
 
+async def capture_hub(demo: CuckooDemo) -> list[Path]:
+    """A hub's chat through the bridge: the client's card, then the offer with its buttons."""
+    from talkie_tui.config import KnownServers, Settings
+    from talkie_tui.ui.app import TalkieApp
+    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.widgets.buttons import ButtonsView
+
+    app = TalkieApp(
+        demo.hub_url,
+        hub_token=demo.session_token,
+        protocol="cuckoo",
+        settings=Settings(),
+        known=KnownServers.load(),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            screen = app.screen
+            if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
+                break
+            await pilot.pause(0.02)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        for message, done in (
+            ("show me Alfa", lambda: "is a client from Brno" in _text(app)),
+            ("send the offer to Alfa", lambda: bool(screen.transcript.query(ButtonsView))),
+        ):
+            screen.composer.insert(message)
+            await pilot.press("enter")
+            for _ in range(1000):
+                await pilot.pause(0.02)
+                if done() and not screen.answering:
+                    break
+        await pilot.pause(1.0)  # the buttons' input guard, then a steady frame
+        path = OUT / "cuckoo.svg"
+        app.save_screenshot(filename=path.name, path=str(OUT))
+    return [path]
+
+
+def _text(app: TalkieApp) -> str:
+    """What the screen shows, as plain text."""
+    return html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot().replace("&#160;", " ")))
+
+
 def main() -> int:
+    from talkie_tui.commands.demo_cuckoo import cuckoo_demo
     from talkie_tui.devserver.minara.config import GatewayConfig
     from talkie_tui.devserver.minara.runner import serve_in_thread as serve_gateway
     from talkie_tui.devserver.talkie.config import ServerConfig
@@ -154,6 +204,8 @@ def main() -> int:
         gateway = GatewayConfig(auth_token=TOKEN, db_path=Path(folder) / "gw.db", demo_delay=0.0)
         with serve_gateway(gateway) as url:
             svgs += asyncio.run(capture_gateway(url))
+        with cuckoo_demo(Path(folder) / "hub") as demo:
+            svgs += asyncio.run(capture_hub(demo))
     for svg in svgs:
         png = to_png(svg)
         print(f"{svg.relative_to(ROOT)}" + (f"  {png.relative_to(ROOT)}" if png else ""))
