@@ -1,21 +1,37 @@
 """The bridge's added latency per reply (issue 13; goal < 20 ms).
 
-The reference Talkie server (test mode, demo agent) and the reference Cuckoo hub (dev mode) run
-on 127.0.0.1, and `talkie bridge cuckoo` runs in-process (its `CuckooBridge`). For each of N
-messages a person POSTs the message to the hub and watches the client socket; measured from
-the POST to the first `message.delta` of the agent's reply, and to its `message.completed`.
-In the same run the same Talkie run (same prompt, a new message each time) is driven directly
-through the talkie/1 backend, measured from the send to the first text delta and to
-RUN_FINISHED. Their difference is the bridge's added latency (it includes the hub's two hops,
-person → agent and agent → person, which a person on a hub pays anyway).
+Every part runs as it would be deployed, each in a process of its own on 127.0.0.1: the
+reference Talkie server (test mode, demo agent), the reference Cuckoo hub (dev mode), and
+`talkie bridge cuckoo` itself (the real command, signed in with a development token). This
+process is the person and the yardstick. Separate processes matter: in one interpreter the
+hub's, the server's and the bridge's event loops take turns at one interpreter lock (a thread
+that wants it may wait out the 5 ms switch interval at every hop), and one process-wide garbage
+collection stalls all of them at once, which the figures would blame on the bridge.
+
+A round is one message on each path, in an order that rotates from round to round so a noisy
+moment of the machine hits every path alike:
+
+- bridged: the person POSTs the message to the hub and watches the client socket, from the POST
+  to the first `message.delta` of the agent's reply and to its `message.completed`;
+- direct: the same Talkie run (same prompt, a new thread each time) through the talkie/1
+  backend, from the send to the first text delta and to RUN_FINISHED;
+- baseline (with `--baseline DIR`): like bridged, through the bridge of another checkout of the
+  project (`git archive REV | tar -x -C DIR`), serving an agent of its own on the same hub, so
+  that before and after are measured in one run.
+
+A bridge's added latency for a reply is its time minus the direct time of the same round. It
+includes the hub's two hops (person → agent, agent → person), which a person on a hub pays
+anyway. Two p99 figures are printed, since neither alone is the whole truth on a noisy machine:
+`p99_ms` of the per-round differences (it also carries the direct path's own spread, so it
+overstates the bridge's tail), and `p99_shift_ms`, the bridged p99 minus the direct p99 (the
+tail the bridge adds to the distribution). Enough rounds make a p99 mean something: 500 rounds
+leave five replies above it.
 
 The prompt must be answered with text only (`talkie-test:echo …`, `help`): a reply is found by
 the `reply_to` its first message carries, and its streamed message's completion ends it.
+Prints one JSON line per path and stage, then a summary line with the load average.
 
-The two kinds alternate message by message, so a noisy moment of the machine hits both.
-Prints one JSON line per measurement kind (median and p99, milliseconds), then a summary line.
-
-    .venv/bin/python benchmarks/bridge_latency.py [--messages 50] [--prompt "talkie-test:echo hi"]
+    .venv/bin/python benchmarks/bridge_latency.py [--rounds 500] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -24,11 +40,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +57,8 @@ from websockets.asyncio.client import connect
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from talkie_tui import backends
-from talkie_tui.bridge.cuckoo import FLUSH_INTERVAL, CuckooBridge
-from talkie_tui.bridge.state import BridgeState
 from talkie_tui.core.tokens import StaticToken
+from talkie_tui.core.waiting import wait_within
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.ids import new_id
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread as serve_hub
@@ -49,41 +67,86 @@ from talkie_tui.devserver.talkie.runner import serve_in_thread as serve_talkie
 
 TOKEN = "bench-token"
 GOAL_MS = 20.0
+HERE = Path(__file__).resolve().parent.parent
+FAST_RATE = (10_000.0, 10_000)
+STAGES = (("first_delta", 0), ("completed", 1))
 
 
-def _ms(values: list[float]) -> dict[str, float]:
+def _percentile(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _figures(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return {
         "median_ms": round(statistics.median(ordered) * 1000, 2),
-        "p99_ms": round(p99 * 1000, 2),
+        "p90_ms": round(_percentile(ordered, 0.90) * 1000, 2),
+        "p99_ms": round(_percentile(ordered, 0.99) * 1000, 2),
     }
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user and system) a process used so far, where /proc tells."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None
+
+
+def _load() -> list[float]:
+    with contextlib.suppress(OSError):
+        return [round(value, 2) for value in os.getloadavg()]
+    return []
+
+
+# --- the servers, each in a process of its own ------------------------------------------
+
+
+def _server_child(kind: str, folder: str, pipe: Connection) -> None:
+    """A reference server in this child process: its URL up the pipe, then serve until told."""
+    if kind == "hub":
+        config: Any = HubConfig(
+            dev=True,
+            db_path=Path(folder) / "hub.sqlite3",
+            person_send_rate=FAST_RATE,
+            agent_send_rate=FAST_RATE,
+            stream_sweep_interval=0.5,
+        )
+        serving = serve_hub(config)
+    else:
+        config = ServerConfig(
+            test_mode=True, dev_token=TOKEN, demo_agent=True, db_path=Path(folder) / "talkie.db"
+        )
+        serving = serve_talkie(config)
+    with serving as url:
+        pipe.send(url)
+        pipe.recv()  # anything, or the parent gone: stop
+
+
 @contextlib.contextmanager
-def servers(folder: Path) -> Iterator[tuple[str, str]]:
-    with (
-        serve_talkie(
-            ServerConfig(
-                test_mode=True,
-                dev_token=TOKEN,
-                demo_agent=True,
-                db_path=folder / "talkie.sqlite3",
-            )
-        ) as talkie,
-        serve_hub(
-            HubConfig(
-                dev=True,
-                db_path=folder / "hub.sqlite3",
-                person_send_rate=(1000.0, 1000),
-                stream_sweep_interval=0.5,
-            )
-        ) as hub,
-    ):
-        yield talkie, hub
+def server_process(kind: str, folder: Path) -> Iterator[str]:
+    """Run the reference `kind` server ("hub" or "talkie") in a child process; its URL."""
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_server_child, args=(kind, str(folder), child), daemon=True)
+    process.start()
+    try:
+        if not parent.poll(60):
+            raise RuntimeError(f"the {kind} server did not start")
+        yield str(parent.recv())
+    finally:
+        with contextlib.suppress(OSError):
+            parent.send("stop")
+        process.join(15)
+        if process.is_alive():
+            process.kill()
 
 
-async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str, str]:
+# --- the hub's side: agents, bridges, the person's socket -------------------------------
+
+
+async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str]:
+    """A new agent with a socket binding: its secret and the owner's DM with it."""
     headers = {"X-Dev-User": owner}
     made = await http.post(
         "/v1/mgmt/agents",
@@ -102,7 +165,64 @@ async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str, str
         for c in listed.json()["conversations"]
         if any(p["id"] == agent_id for p in c["participants"])
     )
-    return agent_id, bound.json()["secret"], dm
+    return bound.json()["secret"], dm
+
+
+@contextlib.asynccontextmanager
+async def bridge_process(
+    source: Path, talkie_url: str, hub_url: str, secret: str, folder: Path
+) -> AsyncIterator[int]:
+    """`talkie bridge cuckoo` of the project at `source`, running until the block ends."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(source),
+        "TALKIE_HOME": str(folder / "home"),
+        "TALKIE_TOKEN": TOKEN,
+        "LANGUAGE": "en",
+        "LC_ALL": "C.UTF-8",
+    }
+    env.pop("CUCKOO_BINDING_SECRET", None)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "talkie_tui.cli",
+        "bridge",
+        "cuckoo",
+        talkie_url,
+        "--hub",
+        hub_url,
+        "--secret",
+        secret,
+        "--state",
+        str(folder / "bridge.sqlite3"),
+        cwd=source,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+
+    async def ready() -> None:
+        assert process.stdout is not None
+        while b"waiting for messages" not in (line := await process.stdout.readline()):
+            if not line:
+                raise RuntimeError(f"the bridge of {source} ended: {lines}")
+            lines.append(line.decode(errors="replace"))
+
+    await wait_within(ready(), 60)
+
+    async def drain() -> None:  # a line per reply: a full pipe would stall the bridge
+        assert process.stdout is not None
+        while await process.stdout.readline():
+            pass
+
+    drained = asyncio.ensure_future(drain())
+    try:
+        yield process.pid
+    finally:
+        process.terminate()
+        await wait_within(process.wait(), 15)
+        drained.cancel()
 
 
 class Feed:
@@ -115,6 +235,7 @@ class Feed:
         self.changed = asyncio.Event()
 
     def take(self, frame: dict[str, Any]) -> None:
+        """Note the time of what matters in one frame of the client socket."""
         now = time.perf_counter()
         kind, data = frame.get("type"), frame.get("data") or {}
         if kind == "message.delta":
@@ -130,6 +251,8 @@ class Feed:
         self.changed.set()
 
     async def reply_of(self, asked: str, within: float = 30) -> tuple[float, float]:
+        """When the first delta and the completion of the reply to `asked` arrived."""
+
         async def find() -> tuple[float, float]:
             while True:
                 for agent_message, person_message in self.reply_to.items():
@@ -139,12 +262,13 @@ class Feed:
                 self.changed.clear()
                 await self.changed.wait()
 
-        return await asyncio.wait_for(find(), within)
+        return await wait_within(find(), within)
 
 
 async def bridged_once(
     http: httpx.AsyncClient, owner: str, dm: str, feed: Feed, prompt: str
 ) -> tuple[float, float]:
+    """One message to the agent in `dm`: seconds to the reply's first delta and its end."""
     began = time.perf_counter()
     sent = await http.post(
         f"/v1/client/conversations/{dm}/messages",
@@ -157,6 +281,7 @@ async def bridged_once(
 
 
 async def direct_once(backend: Any, prompt: str) -> tuple[float, float]:
+    """One run straight on the Talkie server: seconds to the first text delta and the end."""
     session = backend.new_session()
     outgoing = session.prepare(prompt)
     began = time.perf_counter()
@@ -168,90 +293,126 @@ async def direct_once(backend: Any, prompt: str) -> tuple[float, float]:
     return (first or done) - began, done - began
 
 
-async def main(messages: int, prompt: str, warmup: int) -> None:
-    with tempfile.TemporaryDirectory() as folder, servers(Path(folder)) as (talkie_url, hub_url):
-        owner = new_id("usr")
-        async with httpx.AsyncClient(base_url=hub_url, timeout=30, trust_env=False) as http:
-            _, secret, dm = await make_agent(http, owner)
-            bridge_backend = await backends.connect(
-                talkie_url, protocol="talkie", tokens=StaticToken(TOKEN)
-            )
-            direct_backend = await backends.connect(
-                talkie_url, protocol="talkie", tokens=StaticToken(TOKEN)
-            )
-            state = BridgeState(Path(folder) / "bridge.sqlite3")
-            bridge = CuckooBridge(
-                backend=bridge_backend,
-                hub_url=hub_url + "/",
-                secret=secret,
-                open_state=lambda _agent: state,
-                say=lambda _line: None,
-                warn=lambda line: print(f"bridge: {line}", file=sys.stderr),
-            )
-            running = asyncio.ensure_future(bridge.run())
-            await asyncio.wait_for(bridge.ready.wait(), 10)
-            feed = Feed()
-            socket_url = "ws://" + hub_url.removeprefix("http://") + "/v1/client/socket"
-            async with connect(
-                socket_url, additional_headers={"X-Dev-User": owner}, proxy=None
-            ) as ws:
+# --- the run ------------------------------------------------------------------------------
 
-                async def read() -> None:
-                    async for raw in ws:
-                        feed.take(json.loads(raw))
 
-                reader = asyncio.ensure_future(read())
-                bridged: list[tuple[float, float]] = []
-                direct: list[tuple[float, float]] = []
-                for index in range(warmup + messages):
-                    b = await bridged_once(http, owner, dm, feed, prompt)
-                    d = await direct_once(direct_backend, prompt)
-                    if index >= warmup:
-                        bridged.append(b)
-                        direct.append(d)
-                reader.cancel()
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await running
-            await bridge_backend.aclose()
-            await direct_backend.aclose()
-            state.close()
-
-    base = {"benchmark": "bridge_latency", "messages": messages, "prompt": prompt}
-    lines = []
-    for what, pairs in (("bridged", bridged), ("direct", direct)):
-        for stage, at in (("first_delta", 0), ("completed", 1)):
-            lines.append({**base, "path": what, "stage": stage, **_ms([p[at] for p in pairs])})
-    added = {
-        stage: _ms([b[at] - d[at] for b, d in zip(bridged, direct, strict=True)])
-        for stage, at in (("first_delta", 0), ("completed", 1))
-    }
-    for stage, figures in added.items():
-        lines.append({**base, "path": "added", "stage": stage, **figures})
-    for line in lines:
-        print(json.dumps(line))
-    worst = max(figures["median_ms"] for figures in added.values())
-    print(
-        json.dumps(
-            {
-                **base,
-                "summary": True,
-                "flush_interval_ms": FLUSH_INTERVAL * 1000,
-                "added_first_delta_median_ms": added["first_delta"]["median_ms"],
-                "added_completed_median_ms": added["completed"]["median_ms"],
-                "added_first_delta_p99_ms": added["first_delta"]["p99_ms"],
-                "added_completed_p99_ms": added["completed"]["p99_ms"],
-                "goal_ms": GOAL_MS,
-                "meets_goal": worst < GOAL_MS,
-            }
+async def measure(
+    talkie_url: str, hub_url: str, folder: Path, options: argparse.Namespace
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, float]]:
+    """Run the rounds: every path's (first delta, completed) seconds, warm-up left out, and
+    each bridge's CPU milliseconds per reply."""
+    sources = {"bridged": HERE}
+    if options.baseline is not None:
+        sources["baseline"] = options.baseline.resolve()
+    owner = new_id("usr")
+    async with (
+        httpx.AsyncClient(base_url=hub_url, timeout=30, trust_env=False) as http,
+        contextlib.AsyncExitStack() as stack,
+    ):
+        conversations: dict[str, str] = {}
+        pids: dict[str, int] = {}
+        for path, source in sources.items():
+            secret, conversations[path] = await make_agent(http, owner)
+            place = folder / path
+            place.mkdir()
+            pids[path] = await stack.enter_async_context(
+                bridge_process(source, talkie_url, hub_url + "/", secret, place)
+            )
+        direct_backend = await backends.connect(
+            talkie_url, protocol="talkie", tokens=StaticToken(TOKEN)
         )
-    )
+        stack.push_async_callback(direct_backend.aclose)
+        feed = Feed()
+        socket_url = "ws://" + hub_url.removeprefix("http://") + "/v1/client/socket"
+        ws = await stack.enter_async_context(
+            connect(socket_url, additional_headers={"X-Dev-User": owner}, proxy=None)
+        )
+
+        async def read() -> None:
+            async for raw in ws:
+                feed.take(json.loads(raw))
+
+        reader = asyncio.ensure_future(read())
+        stack.callback(reader.cancel)
+        paths = [*sources, "direct"]
+        results: dict[str, list[tuple[float, float]]] = {path: [] for path in paths}
+        cpu_before: dict[str, float | None] = {}
+        for index in range(options.warmup + options.rounds):
+            if index == options.warmup:
+                cpu_before = {path: _cpu_seconds(pid) for path, pid in pids.items()}
+            shift = index % len(paths)
+            for path in paths[shift:] + paths[:shift]:
+                if path == "direct":
+                    taken = await direct_once(direct_backend, options.prompt)
+                else:
+                    taken = await bridged_once(
+                        http, owner, conversations[path], feed, options.prompt
+                    )
+                if index >= options.warmup:
+                    results[path].append(taken)
+        cpu_ms: dict[str, float] = {}
+        for path, pid in pids.items():
+            before, after = cpu_before.get(path), _cpu_seconds(pid)
+            if before is not None and after is not None:
+                cpu_ms[path] = round((after - before) * 1000 / options.rounds, 2)
+    return results, cpu_ms
+
+
+def report(
+    results: dict[str, list[tuple[float, float]]], cpu_ms: dict[str, float], base: dict[str, Any]
+) -> None:
+    """Print the JSON lines: each path's figures, each bridge's added latency, a summary."""
+    direct = results["direct"]
+    summary: dict[str, Any] = {**base, "summary": True, "goal_ms": GOAL_MS}
+    for path, pairs in results.items():
+        for stage, at in STAGES:
+            figures = _figures([p[at] for p in pairs])
+            print(json.dumps({**base, "path": path, "stage": stage, **figures}))
+    for path, pairs in results.items():
+        if path == "direct":
+            continue
+        mine: dict[str, Any] = {"cpu_ms_per_reply": cpu_ms.get(path)}
+        for stage, at in STAGES:
+            added = _figures([b[at] - d[at] for b, d in zip(pairs, direct, strict=True)])
+            ordered = sorted(p[at] for p in pairs), sorted(d[at] for d in direct)
+            shift = _percentile(ordered[0], 0.99) - _percentile(ordered[1], 0.99)
+            added["p99_shift_ms"] = round(shift * 1000, 2)
+            print(json.dumps({**base, "path": f"{path}-added", "stage": stage, **added}))
+            mine[stage] = {name: added[name] for name in ("median_ms", "p99_ms", "p99_shift_ms")}
+        for name in ("median_ms", "p99_ms", "p99_shift_ms"):
+            worst = max(mine[stage][name] for stage, _at in STAGES)
+            mine[f"meets_goal_{name.removesuffix('_ms')}"] = worst < GOAL_MS
+        summary[f"{path}_added"] = mine
+    print(json.dumps({**summary, "load_average": _load()}))
+
+
+async def main(options: argparse.Namespace) -> None:
+    """Start everything, run the rounds, print the figures."""
+    load_before = _load()
+    with (
+        tempfile.TemporaryDirectory() as name,
+        server_process("talkie", Path(name)) as talkie_url,
+        server_process("hub", Path(name)) as hub_url,
+    ):
+        results, cpu_ms = await measure(talkie_url, hub_url, Path(name), options)
+    base = {
+        "benchmark": "bridge_latency",
+        "rounds": options.rounds,
+        "prompt": options.prompt,
+        "load_average_before": load_before,
+    }
+    report(results, cpu_ms, base)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=50)
-    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--prompt", default="talkie-test:echo The bridge carries this answer.")
-    options = parser.parse_args()
-    asyncio.run(main(options.messages, options.prompt, options.warmup))
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="another checkout of the project whose bridge is measured alongside",
+    )
+    asyncio.run(main(parser.parse_args()))

@@ -252,15 +252,14 @@ class CuckooBridge:
         event_id = str(event["id"])
         if self.before_ack is not None:
             await self.before_ack(event)
-        self.state.mark_handled(event_id)
-        self._active.discard(event_id)
-        self.handled_count += 1
         served = self.served
         last = None
-        while self._order and self.state.is_handled(self._order[0]):
+        while self._order and (self._order[0] == event_id or self.state.is_handled(self._order[0])):
             last = self._order.popleft()
-        if last is not None and served is not None:
-            self.state.set_cursor(served.agent_id, last)
+        cursor = (served.agent_id, last) if last is not None and served is not None else None
+        self.state.mark_handled(event_id, cursor)
+        self._active.discard(event_id)
+        self.handled_count += 1
         await self._ack(event_id)
 
     async def _ack(self, event_id: str) -> None:

@@ -106,10 +106,24 @@ class BridgeState:
         row = self._db.execute("SELECT 1 FROM handled WHERE event_id = ?", (event_id,))
         return row.fetchone() is not None
 
-    def mark_handled(self, event_id: str) -> None:
-        """The event's work is done."""
+    def mark_handled(self, event_id: str, cursor: tuple[str, str] | None = None) -> None:
+        """The event's work is done; `cursor` (agent id, event id) moves in the same commit."""
+        # One transaction for both: one WAL commit per event instead of two, so checkpoints
+        # (an fsync on the event loop) come half as often.
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "INSERT OR IGNORE INTO handled (event_id, at) VALUES (?, ?)",
+                (event_id, time.time()),
+            )
+            if cursor is not None:
+                self._set_cursor(*cursor)
+
+    def _set_cursor(self, agent_id: str, event_id: str) -> None:
         self._db.execute(
-            "INSERT OR IGNORE INTO handled (event_id, at) VALUES (?, ?)", (event_id, time.time())
+            "INSERT INTO cursor (agent_id, event_id) VALUES (?, ?) "
+            "ON CONFLICT(agent_id) DO UPDATE SET event_id = excluded.event_id",
+            (agent_id, event_id),
         )
 
     def cursor(self, agent_id: str) -> str | None:
@@ -120,11 +134,7 @@ class BridgeState:
 
     def set_cursor(self, agent_id: str, event_id: str) -> None:
         """Move the cursor."""
-        self._db.execute(
-            "INSERT INTO cursor (agent_id, event_id) VALUES (?, ?) "
-            "ON CONFLICT(agent_id) DO UPDATE SET event_id = excluded.event_id",
-            (agent_id, event_id),
-        )
+        self._set_cursor(agent_id, event_id)
 
     # --- conversations ------------------------------------------------------------------
 
