@@ -93,10 +93,13 @@ async def send(request: Request) -> JSONResponse:
     """POST …/messages: a message (201), a replay (200), or the start of a stream."""
     hub = hub_of(request)
     body = await read_json(request, SEND_FIELDS)
-    row, is_new = hub.chat.send_by_agent(
-        agent_of(request), request.path_params["conversation_id"], Draft.of(body)
-    )
-    return created({"message": hub.chat.agent_form(row)}, is_new)
+    with hub.storage.grouped():
+        sent = hub.chat.send_by_agent(
+            agent_of(request), request.path_params["conversation_id"], Draft.of(body)
+        )
+        answer = {"message": hub.chat.agent_form_of(sent)}
+    await hub.storage.durable()
+    return created(answer, sent.created)
 
 
 async def typing(request: Request) -> Response:

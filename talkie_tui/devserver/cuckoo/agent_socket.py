@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from functools import partial
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -28,6 +29,8 @@ from .services import Hub
 
 logger = logging.getLogger(__name__)
 Close = tuple[int, str]
+# The error of an op whose writes the hub could not commit.
+NOT_STORED = {"code": "internal", "message": "The hub could not store this; send it again."}
 
 
 class AgentSocket:
@@ -41,6 +44,10 @@ class AgentSocket:
         self._wake = asyncio.Event()
         # Events pushed and not yet acknowledged: released for the next socket when this closes.
         self._in_flight: set[str] = set()
+        # Every event due has been pushed: a new one is stored leased and pushed at once.
+        self.caught_up = False
+        # The pump sleeps until woken (no lease runs out at a time it knows of).
+        self._pump_idle = False
 
     def wake(self) -> None:
         """Events are due."""
@@ -50,9 +57,22 @@ class AgentSocket:
         """Close after what is queued has gone out."""
         self._out.put_nowait((code, reason))
 
-    def send(self, frame: dict[str, Any]) -> None:
-        """Queue a frame."""
-        self._out.put_nowait(dump(frame))
+    def send(self, frame: dict[str, Any], failed: dict[str, Any] | None = None) -> None:
+        """Queue a frame once the writes before it are committed (`failed` instead if that
+        COMMIT fails)."""
+        text = dump(frame)
+        instead = dump(failed) if failed is not None else None
+        self.hub.storage.after_commit(
+            partial(self._out.put_nowait, text),
+            partial(self._out.put_nowait, instead) if instead is not None else None,
+        )
+
+    def push_leased(self, event_id: str, frame: str) -> None:
+        """Push an event that was stored leased to this socket (once it is committed)."""
+        self._in_flight.add(event_id)
+        self.hub.storage.after_commit(partial(self._out.put_nowait, frame))
+        if self._pump_idle:
+            self._wake.set()  # so the pump learns when this lease runs out
 
     async def run(self) -> None:
         """Serve until the backend leaves or the socket is closed."""
@@ -67,6 +87,7 @@ class AgentSocket:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self.caught_up = False
             if self._in_flight:
                 now = clock.iso(clock.now())
                 self.hub.storage.release(self.agent_id, list(self._in_flight), now)
@@ -90,16 +111,21 @@ class AgentSocket:
             self._wake.clear()
             now = clock.now()
             lease_until = clock.iso(clock.later(config.lease_seconds, now))
-            rows = storage.claim_due(
-                self.agent_id, clock.iso(now), lease_until, config.lease_batch, decode=False
-            )
-            for row in rows:
-                self._in_flight.add(row["id"])
-                self._out.put_nowait(self.hub.outbox.frame_of(row))
-            due = storage.next_due(self.agent_id)
+            with storage.grouped():
+                rows = storage.claim_due(
+                    self.agent_id, clock.iso(now), lease_until, config.lease_batch, decode=False
+                )
+                for row in rows:
+                    self._in_flight.add(row["id"])
+                    storage.after_commit(
+                        partial(self._out.put_nowait, self.hub.outbox.frame_of(row))
+                    )
+                due = storage.next_due(self.agent_id)
+            self.caught_up = len(rows) < config.lease_batch
             timeout = None
             if due is not None:
                 timeout = max(0.0, (clock.parse_iso(due) - clock.now()).total_seconds())
+            self._pump_idle = timeout is None
             await wait_event(self._wake, timeout)
 
     async def _read(self) -> None:
@@ -118,16 +144,19 @@ class AgentSocket:
                 self._handle(frame)
 
     def _handle(self, frame: dict[str, Any]) -> None:
+        storage = self.hub.storage
         ack = frame.get("ack")
         if isinstance(ack, str):
             self._in_flight.discard(ack)
-            self.hub.outbox.acknowledge(self.agent_id, ack)
+            with storage.grouped():
+                self.hub.outbox.acknowledge(self.agent_id, ack)
             if "op" not in frame:
                 return
         op = frame.get("op")
         cid = frame.get("cid")
         try:
-            result = self._op(op, frame)
+            with storage.grouped():
+                result = self._op(op, frame)
         except ApiError as error:
             if op == "stream.delta":
                 reply: dict[str, Any] = {"ok": False, "message_id": frame.get("message_id")}
@@ -142,7 +171,7 @@ class AgentSocket:
         reply = {"reply_to_cid": cid, "ok": True}
         if result is not None:
             reply["message"] = result
-        self.send(reply)
+        self.send(reply, failed={"reply_to_cid": cid, "ok": False, "error": NOT_STORED})
 
     def _op(self, op: Any, frame: dict[str, Any]) -> dict[str, Any] | None:
         chat = self.hub.chat
@@ -155,8 +184,7 @@ class AgentSocket:
                     "Files go through POST /v1/agent/conversations/{id}/messages.",
                 )
             draft = Draft.of({**frame, "stream": op == "stream.start", "attachments": None})
-            row, _ = chat.send_by_agent(self.agent_id, conversation_id, draft)
-            return chat.agent_form(row)
+            return chat.agent_form_of(chat.send_by_agent(self.agent_id, conversation_id, draft))
         if op == "stream.delta":
             chat.append(self.agent_id, str(frame.get("message_id") or ""), frame.get("text"))
             return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..common.sqlite import Database, Row
+from ..common.sqlite import Row
+from .database import HubDatabase
 
 
 def _decode_agent(row: Row | None) -> Row | None:
@@ -16,7 +17,7 @@ def _decode_agent(row: Row | None) -> Row | None:
     return row
 
 
-class AgentStore(Database):
+class AgentStore(HubDatabase):
     """The agent tables (part of `Storage`)."""
 
     def create_agent(self, row: Row) -> Row:

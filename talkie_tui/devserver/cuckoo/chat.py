@@ -61,6 +61,18 @@ class Draft:
         )
 
 
+@dataclass
+class Sent:
+    """A message a send made (`created`) or found again by its idempotency key; when made, the
+    message it replies to, its sender's name and how many agents it became an event for."""
+
+    row: Row
+    created: bool
+    reply: Row | None = None
+    sender_name: str | None = None
+    events: int = 0
+
+
 class Chat:
     """The rules of sending and streaming."""
 
@@ -73,15 +85,20 @@ class Chat:
         return self.hub.storage.get_message(row["reply_to_id"]) if row["reply_to_id"] else None
 
     def client_form(
-        self, row: Row, *, reply: Row | Unread | None = UNREAD, undelivered: bool = False
+        self,
+        row: Row,
+        *,
+        reply: Row | Unread | None = UNREAD,
+        delivery: str | Unread | None = UNREAD,
     ) -> dict[str, Any]:
-        """A message as people's apps see it (`reply`: its `reply_to` message if the caller
-        has it; `undelivered`: a message just made, which no event carries yet)."""
+        """A message as people's apps see it (`reply`: its `reply_to` message, `delivery`: a
+        person's message's delivery state, if the caller has them)."""
         if isinstance(reply, Unread):
             reply = self._reply_of(row)
-        delivery = None
-        if row["sender_kind"] == "user" and not undelivered:
-            delivery = self.hub.storage.delivery_status(row["id"])
+        if isinstance(delivery, Unread):
+            delivery = None
+            if row["sender_kind"] == "user":
+                delivery = self.hub.storage.delivery_status(row["id"])
         return shapes.client_message(row, reply, delivery)
 
     def agent_form(
@@ -94,6 +111,19 @@ class Chat:
         if sender_name is None:
             sender_name = self.hub.conversations.name_of(row["sender_kind"], row["sender_id"])
         return shapes.agent_message(row, sender_name, reply)
+
+    def client_form_of(self, sent: Sent) -> dict[str, Any]:
+        """The client form of what a send made or found again (no further reads when made)."""
+        if not sent.created:
+            return self.client_form(sent.row)
+        delivery = "pending" if sent.row["sender_kind"] == "user" and sent.events else None
+        return self.client_form(sent.row, reply=sent.reply, delivery=delivery)
+
+    def agent_form_of(self, sent: Sent) -> dict[str, Any]:
+        """The agent form of what a send made or found again (no further reads when made)."""
+        if not sent.created:
+            return self.agent_form(sent.row)
+        return self.agent_form(sent.row, reply=sent.reply, sender_name=sent.sender_name)
 
     # checks shared by people and agents
 
@@ -161,15 +191,16 @@ class Chat:
             rows.append(row)
         return rows
 
-    def _reply_to(self, conversation_id: str, raw: Any) -> str | None:
+    def _reply_to(self, conversation_id: str, raw: Any) -> Row | None:
+        """The message `raw` names, if it is one of this conversation's (else 422)."""
         if raw is None:
             return None
-        found = self.hub.storage.seq_of(raw) if isinstance(raw, str) else None
-        if found is None or found[0] != conversation_id:
+        found = self.hub.storage.get_message(raw) if isinstance(raw, str) else None
+        if found is None or found["conversation_id"] != conversation_id:
             raise invalid(
                 "invalid_reply_to", "`reply_to` is a message of this conversation.", "reply_to"
             )
-        return str(raw)
+        return found
 
     # creating
 
@@ -180,11 +211,12 @@ class Chat:
         sender_id: str,
         body: dict[str, Any],
         *,
-        reply_to: str | None,
+        reply: Row | None,
         key: str | None,
         streaming: bool = False,
         media: list[Row] | None = None,
-    ) -> Row:
+    ) -> Sent:
+        """Store a message (with its files and events: one transaction) and tell everyone."""
         now = clock.iso(clock.now())
         row: Row = {
             "id": ids.new_id("msg"),
@@ -192,7 +224,7 @@ class Chat:
             "sender_kind": sender_kind,
             "sender_id": sender_id,
             "body": body,
-            "reply_to_id": reply_to,
+            "reply_to_id": reply["id"] if reply is not None else None,
             "status": "streaming" if streaming else "complete",
             "truncated": False,
             "stopped": False,
@@ -202,58 +234,50 @@ class Chat:
             "last_append_at": now if streaming else None,
         }
         row["signature"] = signing.sign(self.hub.signing_key, row)
-        stored = self.hub.storage.add_message(row)
-        if media:
-            self.hub.storage.attach_media(
-                [item["id"] for item in media], conversation["id"], stored["id"]
+        storage = self.hub.storage
+        with storage.grouped():
+            stored = storage.add_message(row)
+            if media:
+                media_ids = [item["id"] for item in media]
+                storage.attach_media(media_ids, conversation["id"], stored["id"])
+            sent = Sent(stored, True, reply)
+            self._announce(
+                stored,
+                "message.started" if streaming else "message.created",
+                conversation=conversation,
+                reply=reply,
+                sent=sent,
             )
-        self._announce(
-            stored,
-            "message.started" if streaming else "message.created",
-            conversation=conversation,
-            new=True,
-        )
-        return stored
+        return sent
 
     def people_of(self, conversation_id: str) -> list[str]:
         """The people in a conversation."""
         return [
             part["member_id"]
-            for part in self.hub.storage.participants(conversation_id)
+            for part in self.hub.storage.participants_named(conversation_id)
             if part["kind"] == "user"
         ]
 
     def _announce(
-        self, row: Row, frame_type: str, *, conversation: Row | None = None, new: bool = False
+        self,
+        row: Row,
+        frame_type: str,
+        *,
+        conversation: Row | None = None,
+        reply: Row | Unread | None = UNREAD,
+        sent: Sent | None = None,
     ) -> None:
-        """Push a message to people; a complete one becomes an event for the other agents.
+        """Push a message to people; a complete one becomes an event for the other agents
+        (not for one a person blocked here).
 
-        `conversation`: the message's conversation, if the caller has it; `new`: the message
-        was made just now (so no event carries it yet).
+        `conversation` and `reply`: the message's conversation and the message it replies to,
+        if the caller has them; `sent`: a message made just now (no event carries it yet),
+        whose sender's name and count of events are recorded there.
         """
         conversation_id = row["conversation_id"]
         parts = self.hub.storage.participants_named(conversation_id)
-        reply = self._reply_of(row)
-        self.hub.feeds.push(
-            [part["member_id"] for part in parts if part["kind"] == "user"],
-            frame_type,
-            {
-                "conversation_id": conversation_id,
-                "message": self.client_form(row, reply=reply, undelivered=new),
-            },
-        )
-        if row["status"] != "complete":
-            return
-        agents = [
-            part["member_id"]
-            for part in parts
-            if part["kind"] == "agent" and part["member_id"] != row["sender_id"]
-        ]
-        if not agents:
-            return
-        if conversation is None:
-            conversation = self.hub.storage.get_conversation(conversation_id)
-            assert conversation is not None
+        if isinstance(reply, Unread):
+            reply = self._reply_of(row)
         sender = next(
             (
                 part
@@ -262,22 +286,51 @@ class Chat:
             ),
             None,
         )
+        if sent is not None:
+            sent.sender_name = sender["display_name"] if sender else None
+        self.hub.feeds.push(
+            [part["member_id"] for part in parts if part["kind"] == "user"],
+            frame_type,
+            {
+                "conversation_id": conversation_id,
+                "message": self.client_form(
+                    row, reply=reply, delivery=None if sent is not None else UNREAD
+                ),
+            },
+        )
+        if row["status"] != "complete":
+            return
+        agents = [
+            part["member_id"]
+            for part in parts
+            if part["kind"] == "agent"
+            and part["member_id"] != row["sender_id"]
+            and not part["blocked"]
+        ]
+        if not agents:
+            return
+        if conversation is None:
+            conversation = self.hub.storage.get_conversation(conversation_id)
+            assert conversation is not None
         message = self.agent_form(
             row, reply=reply, sender_name=sender["display_name"] if sender else None
         )
-        for agent_id in agents:
-            self.hub.outbox.emit(
-                agent_id,
-                "message.created",
-                {
-                    "conversation": shapes.conversation_ref(conversation),
-                    "message": message,
-                    "participants": self.hub.conversations.agent_participants(
-                        conversation_id, agent_id, parts
-                    ),
-                },
-                message_id=row["id"],
-            )
+        with self.hub.storage.grouped():
+            for agent_id in agents:
+                self.hub.outbox.emit(
+                    agent_id,
+                    "message.created",
+                    {
+                        "conversation": shapes.conversation_ref(conversation),
+                        "message": message,
+                        "participants": self.hub.conversations.agent_participants(
+                            conversation_id, agent_id, parts
+                        ),
+                    },
+                    message_id=row["id"],
+                )
+        if sent is not None:
+            sent.events = len(agents)
 
     def delivery_changed(self, message_id: str) -> None:
         """Tell the sender's devices a message's delivery state."""
@@ -297,12 +350,13 @@ class Chat:
 
     # a person sends
 
-    def send_by_person(self, user_id: str, conversation_id: str, draft: Draft) -> tuple[Row, bool]:
-        """Send text, files or a tap; (message, created) — False when the key matched."""
+    def send_by_person(self, user_id: str, conversation_id: str, draft: Draft) -> Sent:
+        """Send text, files or a tap (not created when the idempotency key matched)."""
         conversation = self.hub.conversations.for_member(user_id, conversation_id)
         prior = self._replay(user_id, conversation_id, draft.idempotency_key)
         if prior is not None:
-            return prior, False
+            return Sent(prior, False)
+        self.hub.conversations.check_not_blocked(conversation_id)
         if draft.buttons not in (None, []) or draft.quick_replies not in (None, []):
             raise invalid(
                 "buttons_not_allowed", "Only agents send buttons and quick replies.", "buttons"
@@ -319,21 +373,20 @@ class Chat:
             body["text"] = self._text(draft.text, allow_empty=bool(media))
         if media:
             body["attachments"] = [shapes.attachment_json(item) for item in media]
-        reply_to = self._reply_to(conversation_id, draft.reply_to)
+        reply = self._reply_to(conversation_id, draft.reply_to)
         if draft.action is not None and not self.hub.storage.select_button(
             body["action"]["source_message_id"], body["action"]["button_id"]
         ):
             raise conflict("button_already_selected", "A button of this message was taken.")
-        row = self._create(
+        return self._create(
             conversation,
             "user",
             user_id,
             body,
-            reply_to=reply_to,
+            reply=reply,
             key=draft.idempotency_key,
             media=media,
         )
-        return row, True
 
     def _tap(self, conversation_id: str, raw: Any) -> tuple[dict[str, str], str]:
         if not isinstance(raw, dict) or set(raw) != {"button_id", "source_message_id"}:
@@ -362,18 +415,18 @@ class Chat:
 
     # an agent sends
 
-    def send_by_agent(self, agent_id: str, conversation_id: str, draft: Draft) -> tuple[Row, bool]:
-        """Send a message or start a stream; (message, created)."""
+    def send_by_agent(self, agent_id: str, conversation_id: str, draft: Draft) -> Sent:
+        """Send a message or start a stream (not created when the idempotency key matched)."""
         conversation = self.hub.conversations.for_member(agent_id, conversation_id)
         prior = self._replay(agent_id, conversation_id, draft.idempotency_key)
         if prior is not None:
-            return prior, False
+            return Sent(prior, False)
         if draft.extra.get("schedule_id") is not None:
             raise not_found("schedule_not_found", "This hub has no schedules.")
         if not isinstance(draft.stream, bool):
             raise invalid("invalid_stream", "`stream` must be true or false.", "stream")
         self._rate("send", agent_id, self.hub.config.agent_send_rate)
-        reply_to = self._reply_to(conversation_id, draft.reply_to)
+        reply = self._reply_to(conversation_id, draft.reply_to)
         if draft.stream:
             if draft.text not in (None, ""):
                 raise invalid("stream_with_text", "A stream starts empty.", "text")
@@ -383,16 +436,15 @@ class Chat:
                 raise invalid(
                     "stream_with_attachments", "A stream carries no files.", "attachments"
                 )
-            row = self._create(
+            return self._create(
                 conversation,
                 "agent",
                 agent_id,
                 {"text": ""},
-                reply_to=reply_to,
+                reply=reply,
                 key=draft.idempotency_key,
                 streaming=True,
             )
-            return row, True
         media = self._attachments(agent_id, draft.attachments)
         body: dict[str, Any] = {"text": self._text(draft.text, allow_empty=bool(media), trim=False)}
         if media:
@@ -403,16 +455,15 @@ class Chat:
             body["buttons"] = buttons
         if replies:
             body["quick_replies"] = replies
-        row = self._create(
+        return self._create(
             conversation,
             "agent",
             agent_id,
             body,
-            reply_to=reply_to,
+            reply=reply,
             key=draft.idempotency_key,
             media=media,
         )
-        return row, True
 
     # streams
 
@@ -524,8 +575,8 @@ class Chat:
             if row["sender_kind"] == "agent":
                 rows.append(self.close_stream(row, truncated=True, stopped=True))
                 stopped[row["sender_id"]] = row["id"]
-        for part in self.hub.storage.participants(conversation_id):
-            if part["kind"] == "agent":
+        for part in self.hub.storage.participants_named(conversation_id):
+            if part["kind"] == "agent" and not part["blocked"]:
                 self.hub.outbox.emit(
                     part["member_id"],
                     "stop.requested",

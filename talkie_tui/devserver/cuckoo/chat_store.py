@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from ..common.sqlite import Row
@@ -50,6 +51,17 @@ def _messages(rows: list[Row]) -> list[Row]:
 class ChatStore(HubDatabase):
     """The conversation tables (part of `Storage`)."""
 
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        # Read for every message and changed rarely: a conversation's row, and its
+        # participants with their names and whether a person blocked the agent. Every change
+        # to them goes through a store method, which forgets what it changed.
+        self._conversation_rows: dict[str, Row] = {}
+        self._named: dict[str, list[Row]] = {}
+
+    def _memberships_changed(self) -> None:
+        self._named.clear()
+
     # conversations
 
     def create_dm(self, conversation_id: str, user_id: str, agent_id: str, now: str) -> Row:
@@ -68,6 +80,7 @@ class ChatStore(HubDatabase):
                     (conversation_id, "agent", agent_id, now),
                 ],
             )
+        self._named.pop(conversation_id, None)
         row = self.get_conversation(conversation_id)
         assert row is not None
         return row
@@ -80,7 +93,13 @@ class ChatStore(HubDatabase):
 
     def get_conversation(self, conversation_id: str) -> Row | None:
         """A conversation by id, or None."""
-        return self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
+        row = self._conversation_rows.get(conversation_id)
+        if row is None:
+            row = self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
+            if row is None:
+                return None
+            self._conversation_rows[conversation_id] = row
+        return dict(row)
 
     def participants(self, conversation_id: str) -> list[Row]:
         """Who is in a conversation, people first."""
@@ -90,29 +109,64 @@ class ChatStore(HubDatabase):
         )
 
     def participants_named(self, conversation_id: str) -> list[Row]:
-        """`participants`, each with its `display_name` and, for an agent, `handle` (empty
-        for a member whose user or agent row is gone)."""
-        return self._all(
-            "SELECT p.*, COALESCE(CASE p.kind WHEN 'user' THEN u.display_name"
-            " ELSE a.display_name END, '') AS display_name, COALESCE(a.handle, '') AS handle"
-            " FROM participants p"
-            " LEFT JOIN users u ON p.kind = 'user' AND u.id = p.member_id"
-            " LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.member_id"
-            " WHERE p.conversation_id = ? ORDER BY p.kind DESC, p.joined_at",
-            conversation_id,
-        )
+        """Who is in a conversation, people first: `conversation_id`, `kind`, `member_id`,
+        `joined_at`, the member's `display_name` and, for an agent, `handle` (both empty for
+        a member whose row is gone), and `blocked`: an agent a person here blocked."""
+        named = self._named.get(conversation_id)
+        if named is None:
+            named = self._all(
+                "SELECT p.conversation_id, p.kind, p.member_id, p.joined_at,"
+                " COALESCE(CASE p.kind WHEN 'user' THEN u.display_name"
+                " ELSE a.display_name END, '') AS display_name, COALESCE(a.handle, '') AS handle,"
+                " p.kind = 'agent' AND EXISTS (SELECT 1 FROM blocks b JOIN participants q"
+                " ON q.conversation_id = p.conversation_id AND q.kind = 'user'"
+                " AND q.member_id = b.user_id WHERE b.agent_id = p.member_id) AS blocked"
+                " FROM participants p"
+                " LEFT JOIN users u ON p.kind = 'user' AND u.id = p.member_id"
+                " LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.member_id"
+                " WHERE p.conversation_id = ? ORDER BY p.kind DESC, p.joined_at",
+                conversation_id,
+            )
+            for part in named:
+                part["blocked"] = bool(part["blocked"])
+            self._named[conversation_id] = named
+        return [dict(part) for part in named]
 
     def conversation_for(self, conversation_id: str, member_id: str) -> tuple[Row | None, bool]:
-        """A conversation by id (or None) and whether `member_id` is in it, in one query."""
-        row = self._one(
-            "SELECT c.*, EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = c.id"
-            " AND p.member_id = ?) AS is_member FROM conversations c WHERE c.id = ?",
-            member_id,
-            conversation_id,
-        )
+        """A conversation by id (or None) and whether `member_id` is in it."""
+        row = self.get_conversation(conversation_id)
         if row is None:
             return None, False
-        return row, bool(row.pop("is_member"))
+        members = self.participants_named(conversation_id)
+        return row, any(part["member_id"] == member_id for part in members)
+
+    # blocks
+
+    def block(self, user_id: str, agent_id: str, now: str) -> bool:
+        """Record that a person blocked an agent; False when it was blocked already."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO blocks (user_id, agent_id, created_at) VALUES (?, ?, ?)",
+                (user_id, agent_id, now),
+            )
+        self._memberships_changed()
+        return cursor.rowcount > 0
+
+    def unblock(self, user_id: str, agent_id: str) -> bool:
+        """Lift a person's block of an agent; False when there was none."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM blocks WHERE user_id = ? AND agent_id = ?", (user_id, agent_id)
+            )
+        self._memberships_changed()
+        return cursor.rowcount > 0
+
+    def is_blocked(self, user_id: str, agent_id: str) -> bool:
+        """Whether a person blocked an agent."""
+        found = self._one(
+            "SELECT 1 FROM blocks WHERE user_id = ? AND agent_id = ?", user_id, agent_id
+        )
+        return found is not None
 
     def is_participant(self, conversation_id: str, member_id: str) -> bool:
         """Whether a user or agent is in a conversation."""

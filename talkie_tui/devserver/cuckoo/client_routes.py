@@ -137,10 +137,13 @@ async def send_message(request: Request) -> JSONResponse:
     """POST …/messages: send text and files, or tap a button (`action`) → 201, or 200 on replay."""
     hub = hub_of(request)
     body = await read_json(request, SEND_FIELDS)
-    row, is_new = hub.chat.send_by_person(
-        user_of(request), request.path_params["conversation_id"], Draft.of(body)
-    )
-    return created({"message": hub.chat.client_form(row)}, is_new)
+    with hub.storage.grouped():
+        sent = hub.chat.send_by_person(
+            user_of(request), request.path_params["conversation_id"], Draft.of(body)
+        )
+        answer = {"message": hub.chat.client_form_of(sent)}
+    await hub.storage.durable()  # the 201 goes out once the message and its events are stored
+    return created(answer, sent.created)
 
 
 async def stop(request: Request) -> JSONResponse:

@@ -41,14 +41,29 @@ class Conversations:
         return clock.iso(clock.later(-self.hub.config.retention_seconds))
 
     def for_member(self, member_id: str, conversation_id: str) -> Row:
-        """The conversation, if `member_id` is in it (else 404 or 403 `not_participant`)."""
+        """The conversation, if `member_id` is in it (else 404 or 403 `not_participant`); an
+        agent a person here blocked has left it (403 `blocked`)."""
         check_id(conversation_id, "cnv", "conversation")
         row, is_member = self.hub.storage.conversation_for(conversation_id, member_id)
         if row is None:
             raise not_found("conversation_not_found", "There is no such conversation.")
         if not is_member:
             raise forbidden("not_participant", "You are not in this conversation.")
+        if ids.is_id(member_id, "agt") and self._blocked_agents(conversation_id) & {member_id}:
+            raise forbidden("blocked", "The person blocked this agent here.")
         return row
+
+    def _blocked_agents(self, conversation_id: str) -> set[str]:
+        return {
+            part["member_id"]
+            for part in self.hub.storage.participants_named(conversation_id)
+            if part["blocked"]
+        }
+
+    def check_not_blocked(self, conversation_id: str) -> None:
+        """403 `blocked` when a person here blocked its agent (nobody would receive a send)."""
+        if self._blocked_agents(conversation_id):
+            raise forbidden("blocked", "You blocked this agent; unblock it to write again.")
 
     def name_of(self, kind: str, member_id: str) -> str:
         """A participant's display name."""

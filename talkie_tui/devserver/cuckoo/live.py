@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 FEED_DEPTH = 1000
@@ -26,11 +26,23 @@ class Feed:
             self.overflowed = True
 
 
-class ClientFeeds:
-    """Every open client socket by person."""
+Effect = Callable[[], None]
 
-    def __init__(self) -> None:
+
+def _at_once(effect: Effect) -> None:
+    effect()
+
+
+class ClientFeeds:
+    """Every open client socket by person.
+
+    `defer` runs a push once the writes before it are committed (the storage's
+    `after_commit`), so an app never sees a message the hub could still lose.
+    """
+
+    def __init__(self, defer: Callable[[Effect], None] = _at_once) -> None:
         self._feeds: dict[str, set[Feed]] = {}
+        self._defer = defer
 
     def open(self, user_id: str) -> Feed:
         """A new feed for one socket of a person."""
@@ -48,10 +60,16 @@ class ClientFeeds:
 
     def push(self, user_ids: Iterable[str], frame_type: str, data: dict[str, Any]) -> None:
         """Send `{type, data}` to every socket of these people."""
+        feeds = [feed for user_id in set(user_ids) for feed in self._feeds.get(user_id, ())]
+        if not feeds:
+            return
         text = json.dumps({"type": frame_type, "data": data}, ensure_ascii=False)
-        for user_id in set(user_ids):
-            for feed in list(self._feeds.get(user_id, ())):
+
+        def put() -> None:
+            for feed in feeds:
                 feed.put(text)
+
+        self._defer(put)
 
     def end_all(self) -> None:
         """End every feed (the hub is stopping)."""
@@ -68,6 +86,13 @@ class AgentLink(Protocol):
 
     def close_soon(self, code: int, reason: str) -> None:
         """Close the socket with this code."""
+
+    @property
+    def caught_up(self) -> bool:
+        """Whether every event due has been pushed (a new one may go straight out)."""
+
+    def push_leased(self, event_id: str, frame: str) -> None:
+        """Push an event stored already leased to this socket."""
 
 
 class AgentLinks:
@@ -94,6 +119,13 @@ class AgentLinks:
     def connected(self, agent_id: str) -> bool:
         """Whether the agent has a socket open."""
         return agent_id in self._links
+
+    def caught_up(self, agent_id: str) -> AgentLink | None:
+        """The agent's socket if it has pushed every event due, else None."""
+        current = self._links.get(agent_id)
+        if current is not None and current[1].caught_up:
+            return current[1]
+        return None
 
     def wake(self, agent_id: str) -> None:
         """Tell the agent's socket that events are due."""

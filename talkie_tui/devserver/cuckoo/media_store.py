@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..common.sqlite import Database, Row
+from ..common.sqlite import Row
+from .database import HubDatabase
 
 LIVE = "deleted_at IS NULL"
 
@@ -17,7 +18,7 @@ def decode_media(row: Row | None) -> Row | None:
     return row
 
 
-class MediaStore(Database):
+class MediaStore(HubDatabase):
     """The media table (part of `Storage`)."""
 
     def add_media(self, row: Row) -> Row:

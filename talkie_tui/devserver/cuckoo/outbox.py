@@ -26,6 +26,13 @@ def dump(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
+def frame_text(row: Row, data_text: str) -> str:
+    """An event's socket frame from its row and its data as compact JSON text: the same text
+    as `dump(envelope(row))`, without dumping the data again."""
+    head = dump({name: row[name] for name in ("id", "type", "created_at", "agent_id")})
+    return f'{head[:-1]},"data":{data_text}}}'
+
+
 def envelope(row: Row) -> dict[str, Any]:
     """The event as agents receive it."""
     return {
@@ -50,18 +57,32 @@ class Outbox:
     def emit(
         self, agent_id: str, event_type: str, data: dict[str, Any], message_id: str | None = None
     ) -> None:
-        """Store an event for an agent and wake whoever delivers it."""
+        """Store an event for an agent and hand it to whoever delivers it.
+
+        An agent whose socket has caught up with its events gets the event pushed straight
+        away, leased from the start (the insert is the lease: no second write to claim it).
+        """
+        now = clock.now()
+        created_at = clock.iso(now)
         event_id = ids.new_id("evt")
-        text = self.hub.storage.add_event(
-            {
-                "id": event_id,
-                "agent_id": agent_id,
-                "type": event_type,
-                "data": data,
-                "message_id": message_id,
-                "created_at": clock.iso(clock.now()),
-            }
-        )
+        row: Row = {
+            "id": event_id,
+            "agent_id": agent_id,
+            "type": event_type,
+            "data": data,
+            "message_id": message_id,
+            "created_at": created_at,
+            "due_at": created_at,
+            "attempts": 0,
+        }
+        socket = self.hub.links.caught_up(agent_id)
+        if socket is not None:
+            row["due_at"] = clock.iso(clock.later(self.hub.config.lease_seconds, now))
+            row["attempts"] = 1
+        text = self.hub.storage.add_event(row)
+        if socket is not None:
+            socket.push_leased(event_id, frame_text(row, text))
+            return
         self._texts[event_id] = text
         if len(self._texts) > TEXTS_KEPT:
             del self._texts[next(iter(self._texts))]
@@ -69,14 +90,12 @@ class Outbox:
         self.hub.webhooks.wake()
 
     def frame_of(self, row: Row) -> str:
-        """The socket frame of an event row as `claim_due(decode=False)` gives it: the same
-        text as `dump(envelope(decoded row))`, without parsing and dumping its data again
-        when this hub wrote it."""
+        """The socket frame of an event row as `claim_due(decode=False)` gives it, without
+        parsing and dumping its data again when this hub wrote it."""
         text = self._texts.pop(row["id"], None)
         if text is None:
             text = dump(json.loads(row["data"]))
-        head = dump({name: row[name] for name in ("id", "type", "created_at", "agent_id")})
-        return f'{head[:-1]},"data":{text}}}'
+        return frame_text(row, text)
 
     def succeeded(self, agent_id: str) -> None:
         """A delivery, connection or acknowledgement worked: the agent is reachable."""

@@ -26,11 +26,13 @@ class OutboxStore(HubDatabase):
     """The events table (part of `Storage`)."""
 
     def add_event(self, row: Row) -> str:
-        """Insert an event, due at once; its data as stored (compact JSON text)."""
+        """Insert an event (due at `due_at`, delivered `attempts` times: a lease from the
+        start); its data as stored (compact JSON text)."""
         text = json.dumps(row["data"], ensure_ascii=False, separators=(",", ":"))
         self._write(
-            "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at)"
-            " VALUES (:id, :agent_id, :type, :data, :message_id, :created_at, :created_at)",
+            "INSERT INTO events (id, agent_id, type, data, message_id, created_at, due_at,"
+            " attempts) VALUES (:id, :agent_id, :type, :data, :message_id, :created_at,"
+            " :due_at, :attempts)",
             {**row, "data": text},
         )
         return text
@@ -46,7 +48,7 @@ class OutboxStore(HubDatabase):
         with self._lock:
             rows = [
                 dict(row)
-                for row in self._db.execute(CLAIM, (lease_until, agent_id, now, limit)).fetchall()
+                for row in self._write(CLAIM, (lease_until, agent_id, now, limit)).fetchall()
             ]
         rows.sort(key=lambda row: int(row["seq"]))  # RETURNING has no order of its own
         return [decode_event(row) for row in rows] if decode else rows
@@ -80,7 +82,7 @@ class OutboxStore(HubDatabase):
         """Mark an agent's event delivered; the event's `id`, `type`, `message_id` and
         `acked_at`, or None when it is not the agent's."""
         with self._lock:
-            rows = self._db.execute(
+            rows = self._write(
                 "UPDATE events SET acked_at = ? WHERE id = ? AND agent_id = ?"
                 " AND acked_at IS NULL RETURNING id, type, message_id, acked_at",
                 (now, event_id, agent_id),

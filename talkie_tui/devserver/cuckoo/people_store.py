@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from ..common.sqlite import Database, Row
+from pathlib import Path
+
+from ..common.sqlite import Row
+from .database import HubDatabase
 
 
-class PeopleStore(Database):
+class PeopleStore(HubDatabase):
     """The people tables (part of `Storage`)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        # Ids of users known to exist (users are never deleted): a dev-mode request names its
+        # user in a header, and looking it up each time would be a read per request.
+        self._known_users: set[str] = set()
 
     def get_meta(self, name: str) -> str | None:
         """A value of the hub's own (its signing key), or None."""
@@ -23,6 +32,14 @@ class PeopleStore(Database):
     def get_user(self, user_id: str) -> Row | None:
         """A user by id, or None."""
         return self._one("SELECT * FROM users WHERE id = ?", user_id)
+
+    def ensure_user(self, user_id: str, display_name: str, now: str) -> None:
+        """Make a user with this id and name unless one exists (a dev-mode caller)."""
+        if user_id in self._known_users:
+            return
+        if self.get_user(user_id) is None:
+            self.create_user(user_id, None, display_name, now)
+        self._known_users.add(user_id)
 
     def user_by_email(self, email: str) -> Row | None:
         """A user by e-mail address, or None."""
@@ -47,6 +64,7 @@ class PeopleStore(Database):
                 "UPDATE users SET display_name = ?, updated_at = ? WHERE id = ?",
                 (display_name, now, user_id),
             )
+        self._memberships_changed()
 
     # sign-in codes
 

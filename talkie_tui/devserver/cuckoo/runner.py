@@ -23,6 +23,8 @@ def socket_options(config: HubConfig) -> dict[str, Any]:
         "ws_ping_interval": config.ping_interval,
         "ws_ping_timeout": config.pong_timeout,
         "ws_max_size": config.max_frame_bytes,
+        # Frames are small JSON: compressing each costs more CPU than it saves on the wire.
+        "ws_per_message_deflate": False,
     }
     if config.speedups:
         # uvloop has no Windows build (the dependency is not installed there).

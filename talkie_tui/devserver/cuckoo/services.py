@@ -29,7 +29,7 @@ class Hub:
         self.storage = Storage(config.resolved_db_path())
         self.signing_key = self._signing_key()
         self.limiter = RateLimiter()
-        self.feeds = ClientFeeds()
+        self.feeds = ClientFeeds(self.storage.after_commit)
         self.links = AgentLinks()
         self.media = MediaFiles(config)
         self.outbox = Outbox(self)

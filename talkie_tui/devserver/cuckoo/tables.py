@@ -78,6 +78,13 @@ CREATE TABLE IF NOT EXISTS conversations (
     created_at TEXT NOT NULL,
     UNIQUE (user_id, agent_id)
 );
+-- a person who blocked an agent: it has left their conversations until they unblock it
+CREATE TABLE IF NOT EXISTS blocks (
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (user_id, agent_id)
+);
 CREATE TABLE IF NOT EXISTS participants (
     conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
     kind TEXT NOT NULL,
