@@ -67,6 +67,7 @@ async def test_multi_sends_every_checked_option(gateway_url: str, tmp_path: Path
             if box.label.plain in ("Salary", "Travel"):
                 await pilot.click(box)
         await until(pilot, lambda: sum(box.value for box in view.query(Checkbox)) == 2, WAIT)
+        await until(pilot, lambda: not send.has_class("-active"), WAIT)  # clicks then count
         await pilot.click(send)
         await until(pilot, lambda: not screen.answering, WAIT)
         assert answer_text(screen) == "Asking.Answer: Salary, Travel"
