@@ -219,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_bridge(commands: Any) -> None:
-    """`talkie bridge cuckoo SERVER --hub URL --secret S [--allow USER]…`."""
+    """`talkie bridge cuckoo SERVER --hub URL --secret S [--allow USER]… [--webhook HOST:PORT]`."""
     bridge = commands.add_parser(
         "bridge",
         help="serve a Talkie server's agent in another protocol (a Cuckoo hub)",
@@ -229,14 +229,15 @@ def _add_bridge(commands: Any) -> None:
     cuckoo = kinds.add_parser(
         "cuckoo",
         help="serve a Talkie server's agent as a Cuckoo agent",
-        description="Connects to a Cuckoo hub's agent socket with the binding secret and answers "
-        "each conversation from the Talkie server SERVER, signed in as you (--token or "
-        "$TALKIE_TOKEN, else the sign-in of `talkie login SERVER`): one Talkie thread per "
-        "conversation, answers streamed, cards as messages with link buttons, actions as "
-        "Confirm / Cancel buttons. Only the people named by --allow (default: the agent's "
-        "owner) are answered; anyone else is told once that the agent is private. Runs until "
-        "Ctrl+C (exit 0); exit 1 when the hub ends the binding (replaced, revoked, another "
-        "backend connected), 2 on bad usage, 3 when sign-in to SERVER is needed.",
+        description="Connects to a Cuckoo hub's agent socket with the binding secret (or, with "
+        "--webhook, receives a webhook binding's posts) and answers each conversation from the "
+        "Talkie server SERVER, signed in as you (--token or $TALKIE_TOKEN, else the sign-in of "
+        "`talkie login SERVER`): one Talkie thread per conversation, answers streamed, cards as "
+        "messages with link buttons, actions as Confirm / Cancel buttons. Only the people "
+        "named by --allow (default: the agent's owner) are answered; anyone else is told once "
+        "that the agent is private. Runs until Ctrl+C (exit 0); exit 1 when the hub ends the "
+        "binding (replaced, revoked, another backend connected) or the webhook address cannot "
+        "be listened on, 2 on bad usage, 3 when sign-in to SERVER is needed.",
     )
     _add_server(cuckoo)
     cuckoo.add_argument("--hub", metavar="URL", required=True, help="the hub's address")
@@ -258,6 +259,14 @@ def _add_bridge(commands: Any) -> None:
         metavar="PATH",
         help="the bridge's SQLite file (default: one per agent in the state folder)",
     )
+    cuckoo.add_argument(
+        "--webhook",
+        metavar="HOST:PORT",
+        help="serve a webhook-mode binding: listen on HOST:PORT for the hub's signed posts "
+        "(the binding's https URL reaches it through your reverse proxy; a hub in development "
+        "mode may post to http://127.0.0.1:PORT) and send replies over the hub's HTTP API; "
+        "each post is answered at once and its work kept in the state file until done",
+    )
 
 
 def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -271,6 +280,14 @@ def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     for person in args.allow:
         if not person.startswith("usr_") or len(person) <= len("usr_"):
             parser.error(f"bridge cuckoo: --allow takes a person's id (usr_…), not {person!r}")
+    webhook = None
+    if args.webhook is not None:
+        from talkie_tui.bridge.webhook import listen_address
+
+        try:
+            webhook = listen_address(args.webhook)
+        except ValueError as error:
+            parser.error(f"bridge cuckoo: --webhook: {error}")
     return run_bridge_cuckoo(
         args.server,
         hub=args.hub,
@@ -279,6 +296,7 @@ def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         token=args.token,
         state_path=args.state,
         allow_private_http=args.allow_private_http,
+        webhook=webhook,
     )
 
 

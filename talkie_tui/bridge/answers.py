@@ -121,13 +121,12 @@ class Answers:
     async def _private(self, conversation_id: str, person: str, name: str) -> None:
         if self.bridge.state.told_private(conversation_id):
             return
-        await self.bridge.link.request(
+        await self.bridge.ops.send(
+            conversation_id,
             {
-                "op": "send",
-                "conversation_id": conversation_id,
                 "text": self.bridge.speak(PRIVATE_TEXT),
                 "idempotency_key": f"private:{conversation_id}",
-            }
+            },
         )
         self.bridge.state.mark_told_private(conversation_id)
         self.bridge.say(

@@ -1,9 +1,18 @@
 """`talkie bridge cuckoo`: a Talkie server's agent, serving the conversations of a Cuckoo agent.
 
-The bridge holds the agent's socket on the hub (`hub.AgentLink`) and, signed in to the Talkie
-server as the operator (a `Backend`), answers each conversation from one Talkie thread. This
-module is its event loop: events in, one worker per conversation handling its events in order,
-acknowledgements, catching up after a reconnect, joins and leaves. The work is elsewhere:
+The bridge takes the agent's events from the hub and, signed in to the Talkie server as the
+operator (a `Backend`), answers each conversation from one Talkie thread. Events come in one of
+two ways, as the agent's binding is set up on the hub:
+
+- a socket binding: the bridge holds the agent socket (`hub.AgentLink`), acknowledges each event
+  there once its work is done, and sends its messages as socket ops (`ops.SocketOps`);
+- a webhook binding (`webhook=(host, port)`): the bridge listens for the hub's signed POSTs
+  (`webhook.WebhookReceiver`), keeps each event in the state file before answering 2xx (the hub
+  wants an answer within 10 s), and sends its messages over HTTP (`ops.HttpOps`).
+
+This module is the event loop both share: events in, one worker per conversation handling its
+events in order, acknowledgements, catching up on what was missed, joins and leaves. The work
+is elsewhere:
 
 - `answers.Answers`: a person's message answered by a run of the conversation's thread (the
   hub's `msg_` id is the run's message id, so a replay answers nothing twice), a stop, the
@@ -14,11 +23,12 @@ acknowledgements, catching up after a reconnect, joins and leaves. The work is e
   confirmed action in its undo window is followed to its end, whose result is sent as a message;
 - `conversation.left` ends replies to that conversation.
 
-At least once, handled: an event is acknowledged after its work is done; every send carries an
+At least once, handled: an event is acknowledged after its work is done (a webhook's event is
+kept pending until then, and done after a restart if need be); every send carries an
 idempotency key made from the event id (`evt_…:n`, n counting the reply's messages, which a
 replayed run sends in the same order), so a redelivered event finds its messages already made;
-handled event ids are kept in the state file, and after a reconnect `/events?since=` the last
-event up to which all was handled fills any gap.
+handled event ids are kept in the state file, and after a reconnect (or a start, for a webhook)
+`/events?since=` the last event up to which all was handled fills any gap.
 
 Only the people allowed (by default the agent's owner) are served, since the bridge acts with
 the operator's Talkie identity; anyone else gets one "this agent is private" reply per
@@ -43,6 +53,8 @@ from . import render
 from .answers import Answers
 from .decisions import Decisions
 from .hub import AgentApi, AgentLink, LinkEnded
+from .ops import HttpOps, HubOps, SocketOps
+from .webhook import WebhookReceiver
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
@@ -58,6 +70,9 @@ FLUSH_INTERVAL = 0.06
 WORKER_IDLE = 300.0
 """Seconds a conversation's worker waits for its next event before it ends (a new one starts
 with the next event)."""
+WEBHOOK_RETRY = 30.0
+"""Seconds before a webhook's event whose work failed is tried again (a socket's is sent again
+by the hub, 30 s after it was pushed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +109,8 @@ class CuckooBridge:
         backoff: tuple[float, ...] | None = None,
         before_ack: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
         api: AgentApi | None = None,
+        webhook: tuple[str, int] | None = None,
+        webhook_retry: float = WEBHOOK_RETRY,
     ) -> None:
         self.backend = backend
         self.hub_url = hub_url
@@ -109,16 +126,27 @@ class CuckooBridge:
         # What people on the hub are told is in the agent's language (see `render.speech`).
         self.speak: render.Speak = render.speech(backend.info.locale)
         self.decisions = Decisions(self)
-        link_options: dict[str, Any] = {} if backoff is None else {"backoff": backoff}
-        self.link = AgentLink(
-            hub_url,
-            secret,
-            self._on_event,
-            on_connected=self._connected,
-            on_delta_failed=self._delta_failed,
-            say=warn,
-            **link_options,
-        )
+        self.link: AgentLink | None = None
+        self.receiver: WebhookReceiver | None = None
+        self.ops: HubOps
+        self.webhook_retry = webhook_retry
+        if webhook is None:
+            link_options: dict[str, Any] = {} if backoff is None else {"backoff": backoff}
+            self.link = AgentLink(
+                hub_url,
+                secret,
+                self._on_event,
+                on_connected=self._connected,
+                on_delta_failed=self._delta_failed,
+                say=warn,
+                **link_options,
+            )
+            self.ops = SocketOps(self.link)
+        else:
+            self.receiver = WebhookReceiver(
+                *webhook, secret, self._posted, on_ready=self._listening, warn=warn
+            )
+            self.ops = HttpOps(self.api, on_delta_failed=self._delta_failed)
         self._active: set[str] = set()
         self._order: collections.deque[str] = collections.deque()
         self._workers: dict[str, _Worker] = {}
@@ -153,12 +181,17 @@ class CuckooBridge:
         return self.served
 
     async def run(self) -> None:
-        """Serve until cancelled; LinkEnded when the hub ended the agent's socket for good."""
+        """Serve until cancelled; LinkEnded when the hub ended the agent's socket for good,
+        OSError when the webhook's address cannot be listened on."""
         if self.served is None:
             await self.start()
         self.decisions.resume()
         try:
-            await self.link.run()
+            if self.receiver is not None:
+                await self.receiver.run()
+            else:
+                assert self.link is not None
+                await self.link.run()
         finally:
             await self._shut()
 
@@ -169,7 +202,10 @@ class CuckooBridge:
             task.cancel()
         self.answers.abandon()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.link.close()
+        if isinstance(self.ops, HttpOps):
+            await self.ops.aclose()
+        if self.link is not None:
+            await self.link.close()
         await self.api.aclose()
 
     # --- events in ----------------------------------------------------------------------
@@ -182,12 +218,19 @@ class CuckooBridge:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _posted(self, event: dict[str, Any]) -> None:
+        """An event the hub POSTed to the webhook: kept pending before the hub is told it
+        arrived (the 2xx), then handled as a pushed one."""
+        if not self.state.is_handled(str(event["id"])):
+            self.state.keep_pending(event)
+        self._on_event(event)
+
     def _on_event(self, event: dict[str, Any], *, pushed: bool = True) -> None:
         event_id = str(event["id"])
         if event_id in self._active:
             return  # being handled: acknowledged when done
         if self.state.is_handled(event_id):
-            if pushed:
+            if pushed and self.link is not None:
                 self.spawn(self._ack(event_id))  # its acknowledgement was lost
             return
         self._active.add(event_id)
@@ -239,14 +282,23 @@ class CuckooBridge:
         except Exception as error:
             self._active.discard(str(event["id"]))
             words = error.message if isinstance(error, TalkieError) else repr(error)
+            if self.link is not None:
+                again = _("the hub will send it again")
+            else:  # a webhook's event: the hub had its 2xx, and it is pending here
+                again = _("tried again in {seconds:.0f} s").format(seconds=self.webhook_retry)
+                self.spawn(self._retry(event))
             self.warn(
-                _("could not handle {event} ({type}): {words}; the hub will send it again").format(
-                    event=event["id"], type=event.get("type"), words=words
+                _("could not handle {event} ({type}): {words}; {again}").format(
+                    event=event["id"], type=event.get("type"), words=words, again=again
                 )
             )
             logger.exception("event %s", event.get("id"))
             return
         await self._done(event)
+
+    async def _retry(self, event: dict[str, Any]) -> None:
+        await asyncio.sleep(self.webhook_retry)
+        self._on_event(event, pushed=False)
 
     async def _done(self, event: dict[str, Any]) -> None:
         event_id = str(event["id"])
@@ -263,19 +315,46 @@ class CuckooBridge:
         await self._ack(event_id)
 
     async def _ack(self, event_id: str) -> None:
-        await self.link.ack(event_id)
+        if self.link is not None:  # a webhook's event was acknowledged by its 2xx
+            await self.link.ack(event_id)
 
     async def _connected(self, reconnected: bool) -> None:
         """The socket is open: say so, and after a drop fill the gap from `?since=`."""
-        served = self.served
-        if served is None:
+        if self.served is None:
             return
-        cursor = self.state.cursor(served.agent_id)
         if reconnected:
             self.warn(_("hub: connected again"))
         else:
             self.say(_("connected to the hub; waiting for messages (Ctrl+C stops)"))
         self.ready.set()
+        await self._catch_up()
+
+    async def _listening(self, url: str) -> None:
+        """The webhook listens: say where, then do what is pending and what was missed."""
+        self.say(
+            _(
+                "listening for the hub's webhook posts on {url}; "
+                "waiting for messages (Ctrl+C stops)"
+            ).format(url=url)
+        )
+        self.ready.set()
+        pending = self.state.pending()
+        for event in pending:
+            self._on_event(event, pushed=False)
+        if pending:
+            self.say(
+                ngettext(
+                    "{count} event received before a restart is handled now",
+                    "{count} events received before a restart are handled now",
+                    len(pending),
+                ).format(count=len(pending))
+            )
+        await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        """Handle what `/events?since=` the cursor has that was not handled yet."""
+        served = self.served
+        cursor = self.state.cursor(served.agent_id) if served is not None else None
         if cursor is None:
             return
         caught = 0

@@ -124,6 +124,36 @@ class AgentApi(RestClient):
                 return found if isinstance(found, str) else ""
         return None
 
+    async def send_message(self, conversation_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """`POST /v1/agent/conversations/{id}/messages`: a message, or a stream's start."""
+        route = f"v1/agent/conversations/{path_segment(conversation_id)}/messages"
+        return self._message(await self._json("POST", route, body=fields), route)
+
+    async def append(self, message_id: str, text: str) -> None:
+        """`POST /v1/agent/messages/{id}/append`: more text for a streaming message."""
+        route = f"v1/agent/messages/{path_segment(message_id)}/append"
+        await self._send("POST", self.url(route), body={"text": text})
+
+    async def finish(
+        self, message_id: str, buttons: list[list[dict[str, str]]] | None = None
+    ) -> dict[str, Any]:
+        """`POST /v1/agent/messages/{id}/finish`: a stream ended (with `buttons` at its end)."""
+        route = f"v1/agent/messages/{path_segment(message_id)}/finish"
+        body = await self._json("POST", route, body={"buttons": buttons} if buttons else {})
+        return self._message(body, route)
+
+    async def activity(self, conversation_id: str, state: str, label: str | None = None) -> None:
+        """`POST /v1/agent/conversations/{id}/activity`: thinking, working (label), idle."""
+        route = f"v1/agent/conversations/{path_segment(conversation_id)}/activity"
+        body = {"state": state, "label": label} if label else {"state": state}
+        await self._send("POST", self.url(route), body=body)
+
+    def _message(self, body: Any, route: str) -> dict[str, Any]:
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, dict):
+            raise self._unreadable("/" + route, "no message")
+        return message
+
     async def conversation(self, conversation_id: str) -> dict[str, Any]:
         """`GET /v1/agent/conversations/{id}`: the conversation and its participants."""
         body = await self._json("GET", f"v1/agent/conversations/{path_segment(conversation_id)}")

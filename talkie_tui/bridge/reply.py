@@ -17,12 +17,13 @@ from talkie_tui.core.waiting import wait_event
 from talkie_tui.i18n import N_
 
 from . import render
-from .hub import AgentLink, OpFailed
+from .hub import OpFailed
 
 if TYPE_CHECKING:
     from talkie_tui.protocol.models import Action, Card
 
     from .cuckoo import CuckooBridge
+    from .ops import HubOps
 
 __all__ = ["STREAM_CHARS", "Reply", "Stream"]
 
@@ -34,9 +35,9 @@ class Stream:
     """One streaming message: deltas batched and sent every `interval` (the first at once)."""
 
     def __init__(
-        self, link: AgentLink, message_id: str, *, interval: float, skip: int, done: bool
+        self, ops: HubOps, message_id: str, *, interval: float, skip: int, done: bool
     ) -> None:
-        self.link = link
+        self.ops = ops
         self.message_id = message_id
         self.interval = interval
         self.skip = skip  # characters the hub already has (a replay of a cut-off reply)
@@ -71,13 +72,11 @@ class Stream:
             self._wake.clear()
             chunk = "".join(self._buffer)
             self._buffer.clear()
-            if chunk and not self.stopped:
-                frame = {"op": "stream.delta", "message_id": self.message_id, "text": chunk}
-                if not await self.link.send_frame(frame):
-                    self._buffer.insert(0, chunk)  # no socket: sent once it is back
-                    await self.link.wait_up()
-                    self._wake.set()
-                    continue
+            if chunk and not self.stopped and not await self.ops.append(self.message_id, chunk):
+                self._buffer.insert(0, chunk)  # the hub out of reach: sent once it is back
+                await self.ops.wait_ready()
+                self._wake.set()
+                continue
             if self._closing.is_set() and not self._buffer:
                 return
             # Paced: the next batch after `interval`, or at once when the reply ends.
@@ -90,11 +89,8 @@ class Stream:
         await self._task
         if self.done or self.stopped:
             return
-        frame: dict[str, Any] = {"op": "stream.end", "message_id": self.message_id}
-        if buttons:
-            frame["buttons"] = buttons
         try:
-            message = await self.link.request(frame)
+            message = await self.ops.finish(self.message_id, buttons)
             body = message.get("body") if isinstance(message.get("body"), dict) else {}
             held = body.get("text") if isinstance(body, dict) else None
             if message.get("stopped") is True:
@@ -122,7 +118,7 @@ class Reply:
         self, bridge: CuckooBridge, event_id: str, conversation_id: str, reply_to: str | None
     ) -> None:
         self.bridge = bridge
-        self.link = bridge.link
+        self.ops = bridge.ops
         self.event_id = event_id
         self.conversation_id = conversation_id
         self.reply_to = reply_to
@@ -139,28 +135,18 @@ class Reply:
         self.count += 1
         return key
 
-    def _frame(self, op: str) -> dict[str, Any]:
-        frame: dict[str, Any] = {
-            "op": op,
-            "conversation_id": self.conversation_id,
-            "idempotency_key": self._key(),
-        }
+    def _fields(self) -> dict[str, Any]:
+        """The next message's idempotency key, and the quote of the person's for the first."""
+        fields: dict[str, Any] = {"idempotency_key": self._key()}
         if self.reply_to is not None:
-            frame["reply_to"] = self.reply_to
+            fields["reply_to"] = self.reply_to
             self.reply_to = None  # the first message of the reply quotes the person's
-        return frame
+        return fields
 
     async def activity(self, state: str, label: str | None = None) -> None:
         if self.stopped:
             return
-        frame: dict[str, Any] = {
-            "op": "activity",
-            "conversation_id": self.conversation_id,
-            "state": state,
-        }
-        if label:
-            frame["label"] = label
-        await self.link.send_frame(frame)
+        await self.ops.activity(self.conversation_id, state, label)
 
     async def text(self, delta: str) -> None:
         if self.stopped or not delta:
@@ -182,13 +168,13 @@ class Reply:
             delta = delta[room:]
 
     async def _start_stream(self) -> None:
-        message = await self.link.request(self._frame("stream.start"))
+        message = await self.ops.start_stream(self.conversation_id, self._fields())
         body = message.get("body") if isinstance(message.get("body"), dict) else {}
         assert isinstance(body, dict)
         already = body.get("text") if isinstance(body.get("text"), str) else ""
         assert isinstance(already, str)
         self.stream = Stream(
-            self.link,
+            self.ops,
             str(message.get("id") or ""),
             interval=self.bridge.flush_interval,
             skip=len(already),
@@ -226,11 +212,11 @@ class Reply:
         if self.stopped:
             return
         await self.end_stream()
-        frame = self._frame("send")
-        frame["text"] = text
+        fields = self._fields()
+        fields["text"] = text
         if buttons:
-            frame["buttons"] = buttons
-        await self.link.request(frame)
+            fields["buttons"] = buttons
+        await self.ops.send(self.conversation_id, fields)
 
     async def card(self, card: Card) -> None:
         self.cards += 1

@@ -3,6 +3,8 @@
 - `handled`: the ids of the hub's events whose work is done (kept a week): a redelivered event
   is acknowledged and nothing else; the event ids feed the send's idempotency keys too.
 - `cursor`: the last event up to which everything received was handled, for `?since=`.
+- `pending`: events a webhook binding's hub was told were received (its 2xx) before their work
+  was done: the bridge does that work after a restart too (see `webhook`).
 - `conversations`: the Talkie thread of each hub conversation, whether the conversation was
   left (`conversation.left`: no more replies) and whether a stranger was told it is private.
 - `actions`: the short key a Confirm / Cancel button carries, the Talkie action it names and the
@@ -17,10 +19,12 @@ The file is opened by one bridge at a time; its calls are quick and made on the 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from talkie_tui.config import ensure_private_dir, state_dir
 
@@ -31,6 +35,11 @@ HANDLED_DAYS = 7
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS handled (event_id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS cursor (agent_id TEXT PRIMARY KEY, event_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pending (
+    event_id TEXT PRIMARY KEY,
+    event TEXT NOT NULL,
+    at REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS conversations (
     conversation_id TEXT PRIMARY KEY,
     thread_id TEXT,
@@ -107,17 +116,31 @@ class BridgeState:
         return row.fetchone() is not None
 
     def mark_handled(self, event_id: str, cursor: tuple[str, str] | None = None) -> None:
-        """The event's work is done; `cursor` (agent id, event id) moves in the same commit."""
-        # One transaction for both: one WAL commit per event instead of two, so checkpoints
-        # (an fsync on the event loop) come half as often.
+        """The event's work is done (no longer pending); `cursor` (agent id, event id) moves
+        in the same commit."""
+        # One transaction: one WAL commit per event instead of two or three, so checkpoints
+        # (an fsync on the event loop) come less often.
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute(
                 "INSERT OR IGNORE INTO handled (event_id, at) VALUES (?, ?)",
                 (event_id, time.time()),
             )
+            self._db.execute("DELETE FROM pending WHERE event_id = ?", (event_id,))
             if cursor is not None:
                 self._set_cursor(*cursor)
+
+    def keep_pending(self, event: dict[str, Any]) -> None:
+        """Keep an event whose receipt is acknowledged before its work is done."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO pending (event_id, event, at) VALUES (?, ?, ?)",
+            (str(event["id"]), json.dumps(event, ensure_ascii=False), time.time()),
+        )
+
+    def pending(self) -> list[dict[str, Any]]:
+        """The events kept by `keep_pending` whose work is not done yet, oldest first."""
+        rows = self._db.execute("SELECT event FROM pending ORDER BY at, rowid")
+        return [json.loads(row[0]) for row in rows]
 
     def _set_cursor(self, agent_id: str, event_id: str) -> None:
         self._db.execute(

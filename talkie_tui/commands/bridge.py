@@ -1,10 +1,12 @@
-"""`talkie bridge cuckoo SERVER --hub URL --secret S [--allow USER]…`: the command around
-`talkie_tui.bridge.cuckoo.CuckooBridge`.
+"""`talkie bridge cuckoo SERVER --hub URL --secret S [--allow USER]… [--webhook HOST:PORT]`:
+the command around `talkie_tui.bridge.cuckoo.CuckooBridge`.
 
 It signs in to the Talkie server the way `talkie ask` does (`--token`/$TALKIE_TOKEN, else the
 sign-in `talkie login SERVER` kept), asks the hub who the agent is, says what it serves, and
 runs until Ctrl+C (exit 0) or until the hub ends the agent's socket for good (4001, 4002, a
-refused binding: exit 1 with the hub's words). Status lines go to stdout, problems to stderr.
+refused binding: exit 1 with the hub's words; a webhook binding refused the socket is told to
+use --webhook), or the webhook's address cannot be listened on (exit 1). Status lines go to
+stdout, problems to stderr.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ async def bridge_cuckoo(
     token: str | None = None,
     state_path: Path | None = None,
     allow_private_http: bool = False,
+    webhook: tuple[str, int] | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -83,6 +86,7 @@ async def bridge_cuckoo(
             allow=allow,
             say=say,
             warn=warn,
+            webhook=webhook,
         )
         try:
             served = await bridge.start()
@@ -125,6 +129,24 @@ async def bridge_cuckoo(
             await bridge.run()
         except LinkEnded as ended:
             warn(ended.message)
+            if ended.code == "binding_not_socket":
+                warn(
+                    "  "
+                    + _(
+                        "the agent's binding is in webhook mode: start the bridge with "
+                        "--webhook HOST:PORT, the address its webhook URL reaches"
+                    )
+                )
+            return ExitCode.FAILED
+        except OSError as error:
+            if webhook is None:
+                raise
+            host, port = webhook  # its listening socket: the address taken, or not this host's
+            warn(
+                _("could not listen on {host}:{port} for the hub's webhook posts: {words}").format(
+                    host=host, port=port, words=clean_text(str(error))
+                )
+            )
             return ExitCode.FAILED
         except asyncio.CancelledError:
             say(_("stopped."))

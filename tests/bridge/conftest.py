@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,14 +147,24 @@ class Agent:
     secret: str
     dm: str
 
-    async def rebind(self) -> str:
-        """Replace the binding (the old secret's socket is closed with 4002)."""
-        answer = await self.owner.http.post(
-            f"/v1/mgmt/agents/{self.id}/binding", json={"mode": "socket"}
+    async def rebind(self, webhook_url: str | None = None) -> str:
+        """Replace the binding (the old secret's socket is closed with 4002): a socket one, or
+        a webhook one posting to `webhook_url`."""
+        mode = (
+            {"mode": "webhook", "webhook_url": webhook_url} if webhook_url else {"mode": "socket"}
         )
+        answer = await self.owner.http.post(f"/v1/mgmt/agents/{self.id}/binding", json=mode)
         assert answer.status_code in (200, 201), answer.text
         self.secret = str(answer.json()["secret"])
         return self.secret
+
+    async def bind_webhook(self) -> tuple[str, int]:
+        """Make the binding a webhook one, posting to a free port of 127.0.0.1: the address
+        for the bridge's `webhook`."""
+        with socket.create_server(("127.0.0.1", 0)) as probe:
+            port = int(probe.getsockname()[1])
+        await self.rebind(webhook_url=f"http://127.0.0.1:{port}/cuckoo")
+        return "127.0.0.1", port
 
     async def pair(self, person: Person) -> str:
         """Bring `person` into a conversation with the agent (a pairing code); its id."""
@@ -238,9 +249,10 @@ StartBridge = Callable[..., Awaitable[RunningBridge]]
 
 @pytest.fixture
 async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterator[StartBridge]:
-    """`await start_bridge(agent, allow=(), before_ack=None, server=None)`: a bridge serving the
-    agent from the Talkie server (`server_url` unless `server` names another), once it is
-    connected to the hub (its state file kept per agent)."""
+    """`await start_bridge(agent, allow=(), before_ack=None, server=None, webhook=None)`: a
+    bridge serving the agent from the Talkie server (`server_url` unless `server` names
+    another), once it is connected to the hub or listens on `webhook` (its state file kept per
+    agent)."""
     running: list[RunningBridge] = []
     states: list[BridgeState] = []
 
@@ -252,6 +264,8 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
         wait_ready: bool = True,
         flush_interval: float = 0.06,
         server: str | None = None,
+        webhook: tuple[str, int] | None = None,
+        webhook_retry: float = 30.0,
     ) -> RunningBridge:
         backend = await backends.connect(
             server or server_url, protocol="talkie", tokens=StaticToken(TEST_TOKEN)
@@ -275,6 +289,8 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
             flush_interval=flush_interval,
             backoff=(0.1, 0.2, 0.5),
             before_ack=before_ack,
+            webhook=webhook,
+            webhook_retry=webhook_retry,
         )
 
         async def run() -> None:

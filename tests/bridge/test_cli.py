@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def test_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> None:
         main(["bridge", "cuckoo", "--help"])
     assert ended.value.code == 0
     text = capsys.readouterr().out
-    for option in ("SERVER", "--hub", "--secret", "--allow", "--token", "--state"):
+    for option in ("SERVER", "--hub", "--secret", "--allow", "--token", "--state", "--webhook"):
         assert option in text
     assert "private" in text
 
@@ -43,6 +44,10 @@ def test_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> None:
             "usr_",
         ),
         (["bridge", "minara", "x"], "invalid choice"),
+        (
+            ["bridge", "cuckoo", "x", "--hub", "h", "--secret", SECRET, "--webhook", "8787"],
+            "HOST:PORT",
+        ),
     ],
 )
 def test_bad_usage_exits_2(
@@ -183,3 +188,51 @@ async def test_a_hub_that_does_not_answer_ends_with_1(
     assert code == 1
     err = capsys.readouterr().err
     assert "could not ask the hub who the agent is" in err and "Trying again may help" in err
+
+
+@pytest.mark.slow
+async def test_the_command_serves_a_webhook_binding_until_ctrl_c(
+    server_url: str, agent: Agent, owner: Person, tmp_path: Path
+) -> None:
+    host, port = await agent.bind_webhook()
+    process = await _start(server_url, agent, tmp_path, "--webhook", f"{host}:{port}")
+    try:
+        assert process.stdout is not None
+        said = await _line_with(process.stdout, "waiting for messages")
+        assert f"listening for the hub's webhook posts on http://{host}:{port}" in said[-1]
+        await owner.say(agent.dm, "talkie-test:echo from the webhook")
+        await owner.wait_agent_messages(
+            agent.dm, lambda found: any(m["body"]["text"] == "from the webhook" for m in found)
+        )
+        await _line_with(process.stdout, "answered")
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(process.wait(), 15) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+@pytest.mark.slow
+async def test_a_webhook_binding_without_webhook_says_how_to_serve_it(
+    server_url: str, agent: Agent, tmp_path: Path
+) -> None:
+    await agent.bind_webhook()
+    process = await _start(server_url, agent, tmp_path)
+    assert await asyncio.wait_for(process.wait(), 20) == 1
+    assert process.stderr is not None
+    err = (await process.stderr.read()).decode()
+    assert "binding_not_socket" in err and "--webhook HOST:PORT" in err
+
+
+@pytest.mark.slow
+async def test_a_webhook_address_in_use_ends_with_1(
+    server_url: str, agent: Agent, tmp_path: Path
+) -> None:
+    host, port = await agent.bind_webhook()
+    with socket.create_server((host, port)):
+        process = await _start(server_url, agent, tmp_path, "--webhook", f"{host}:{port}")
+        assert await asyncio.wait_for(process.wait(), 20) == 1
+    assert process.stderr is not None
+    err = (await process.stderr.read()).decode()
+    assert f"could not listen on {host}:{port}" in err
