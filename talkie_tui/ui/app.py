@@ -74,6 +74,12 @@ def _stylesheets() -> list[Path]:
     return sorted(sheets, key=lambda path: path.name != "app.tcss")
 
 
+# Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
+_CHAT_ACTIONS = frozenset(
+    {"voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate", "reply"}
+)
+
+
 class TalkieApp(CrashGuard):
     """The talkie terminal client."""
 
@@ -274,6 +280,11 @@ class TalkieApp(CrashGuard):
         if chat := self._chat():
             chat.action_dictate()
 
+    def action_reply(self) -> None:
+        """Answer the message selected in the conversation (where the server takes replies)."""
+        if chat := self._chat():
+            chat.action_reply()
+
     def action_devices(self) -> None:
         """Show the devices signed in to this server (where it lists them)."""
         backend = self.backend
@@ -301,7 +312,7 @@ class TalkieApp(CrashGuard):
         if action == "devices":
             backend = self.backend
             return isinstance(backend, Devices) and backend.info.capabilities.devices
-        if action in ("voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate"):
+        if action in _CHAT_ACTIONS:
             chat = self._chat_below()
             return chat is not None and chat.check_action(action, parameters) is True
         if action == "sign_in":

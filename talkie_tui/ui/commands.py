@@ -48,6 +48,11 @@ COMMANDS: tuple[PaletteCommand, ...] = (
         "choose_model",
     ),
     PaletteCommand(N_("Attach a file"), N_("Send a file with the next message (Ctrl+F)"), "attach"),
+    PaletteCommand(
+        N_("Reply to this message"),
+        N_("Answer the selected message (r), or the agent's last, quoting it"),
+        "reply",
+    ),
     PaletteCommand(N_("Dictate"), N_("Speak the next message, then review it (F6)"), "dictate"),
     PaletteCommand(
         N_("Devices"),

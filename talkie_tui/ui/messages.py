@@ -8,7 +8,7 @@ import rich.repr
 from textual.message import Message
 from textual.widget import Widget
 
-from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuestionPart
+from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuestionPart, Turn
 from talkie_tui.chat.vocabulary import Action, FileBlock
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "DownloadRequested",
     "OpenLinkRequested",
     "QuickReplyChosen",
+    "ReplyRequested",
     "RetryRequested",
     "SecretProvided",
     "SecretValue",
@@ -59,6 +60,15 @@ class DecisionRequested(Message):
     def control(self) -> Widget | None:
         """The action card that was decided: it shows the outcome, or why it failed."""
         return self._card
+
+
+class ReplyRequested(Message):
+    """The person asked to answer a message of the transcript (`turn`; None: none is selected,
+    the agent's newest is meant)."""
+
+    def __init__(self, turn: Turn | None) -> None:
+        super().__init__()
+        self.turn = turn
 
 
 class RetryRequested(Message):

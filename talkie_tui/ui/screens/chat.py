@@ -5,8 +5,9 @@ call in the open thread and hangs up, F6 (or Ctrl+Space) talks, F7 switches to h
 interrupts the assistant (the keys' actions are `CallKeys`); its `VoiceUpdate` messages come here
 and go on to it. The actions' decisions are `Decisions`; the thread list is `Threads`; who is
 signed in, their usage and the logo are `ServerStatus`; links, files, copies and the export are
-`Takeaways`; the composer's drafts are `ComposerDrafts`. The header's connection state and count
-of pending actions are derived in one place, `show_state`, after every change.
+`Takeaways`; the composer's drafts are `ComposerDrafts`; the message the next one answers is
+`Replies`'s. The header's connection state and count of pending actions are derived in one
+place, `show_state`, after every change.
 """
 
 from __future__ import annotations
@@ -42,12 +43,14 @@ from ..messages import (
     DownloadRequested,
     OpenLinkRequested,
     QuickReplyChosen,
+    ReplyRequested,
     RetryRequested,
     SecretProvided,
     TapRequested,
 )
 from ..model_choice import ThreadModels
 from ..questions import Questions
+from ..replies import Replies
 from ..status import ServerStatus
 from ..steering import Steering
 from ..takeaways import Takeaways
@@ -61,6 +64,7 @@ from ..widgets.composer import Composer
 from ..widgets.dictation_bar import DictationBar
 from ..widgets.footer import TalkieFooter
 from ..widgets.header import WIDE, TalkieHeader
+from ..widgets.reply_bar import ReplyBar
 from ..widgets.thread_list import ThreadList
 from ..widgets.transcript import Transcript
 from ..widgets.voice_bar import VoiceBar
@@ -82,6 +86,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         BARGE_IN_BINDING,
         # While "reconnecting" (a broken stream's answer is awaited), Esc stops the wait.
         Binding("escape", "stop_waiting", N_("Stop waiting"), show=True),
+        # While the next message answers an earlier one and no answer runs, Esc drops the reply.
+        Binding("escape", "cancel_reply", N_("Cancel reply"), show=True),
         Binding("escape", "cancel_run", N_("Stop answer"), show=True),
         *CALL_BINDINGS,
         *DICTATION_BINDINGS,
@@ -121,6 +127,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.decisions = Decisions(self, backend, self.voice)
         self.questions = Questions(self, backend)
         self.taps = Taps(self, backend)
+        self.replies = Replies(self, backend, lambda: self.query_one(ReplyBar))
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
         self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
@@ -159,6 +166,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 yield ActivityLine(lambda: self.session.conversation, id="activity")
                 yield AttachmentTray(id="attachments")
                 yield DictationBar(id="dictation-bar")
+                yield ReplyBar(id="reply-bar")
                 yield Composer(
                     max_chars=info.max_message_chars,
                     newline_key=self._newline_key,
@@ -202,6 +210,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.transcript.show(self.session.conversation, welcome=not self._initial_thread)
         self.drafts.restore()
         self.composer.offer_paths = self.attachments.offered
+        self.transcript.replies_offered = self.replies.offered
         self.composer.focus()
         self.status.load()
         self.status.load_logo()
@@ -279,6 +288,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             )
             return
         self._request = None
+        self.replies.cancel()  # it answered a message of the thread left
         self.transcript.show(conversation)
         if message_id is not None:
             self.transcript.reveal(message_id)
@@ -391,10 +401,14 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             self.notify(reason, severity="warning", markup=False)
             return
         files = self.attachments.take() if self.attachments.offered else []
-        request = self.session.prepare(event.text, **self._extras(files, self.dictation.extras()))
+        extras = self._extras(files, self.dictation.extras()) | self.replies.extras()
+        request = self.session.prepare(event.text, **extras)
         self.composer.clear()
         self.drafts.put("")
         self.drafts.save()
+        if self.replies.target is not None:
+            self.replies.cancel()  # the quote goes with the message: its turn shows it
+            self.transcript.anchor()  # to the message sent, wherever the one answered was
         self.send(request, files)
 
     def _extras(self, files: list[Pending], dictated: dict[str, Any]) -> dict[str, Any]:
@@ -511,16 +525,18 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if failed is not self._request or not self._offers_extras:
             self.send(self.session.again(failed.text, failed.message_id))
             return
-        # Its files again (out of the tray, where the failure put them), the thread's model now.
+        # Its files again (out of the tray, where the failure put them), the thread's model now,
+        # the message it answered.
         files = self.attachments.take(self._request_files)
-        extras = self._extras(files, self.dictation.extras())
+        extras = self._extras(files, self.dictation.extras()) | self.replies.extras_of(failed)
         self.send(self.session.again(failed.text, failed.message_id, **extras), files)
 
     @property
     def _offers_extras(self) -> bool:
-        """True when a message may carry more than its text here (files, a model, audio)."""
+        """True when a message may carry more than its text here (files, a model, audio, the
+        message it answers)."""
         offers = self.backend.info.capabilities
-        return offers.attachments or offers.models or offers.dictation
+        return offers.attachments or offers.models or offers.dictation or offers.replies
 
     def _last_request(self) -> Outgoing | None:
         """Rebuild the request of the last user message (to retry a failed answer)."""
@@ -528,6 +544,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             if turn.role == "user":
                 return self.session.again(turn.text, turn.id)
         return None
+
+    def action_cancel_reply(self) -> None:
+        """Esc while the next message answers an earlier one: it answers nothing."""
+        self.replies.cancel()
 
     def action_stop_waiting(self) -> None:
         """Esc while reconnecting: stop waiting for the answer; the message stays with Retry.
@@ -601,12 +621,31 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         event.stop()
         self.taps.chosen(event)
 
+    # --- replies: a message of the transcript answered, by `Replies` --------------------
+
+    @on(ReplyRequested)
+    def _reply_requested(self, event: ReplyRequested) -> None:
+        event.stop()
+        self.replies.start(event.turn)
+
+    @on(ReplyBar.CancelRequested)
+    def _reply_cancelled(self, event: ReplyBar.CancelRequested) -> None:
+        event.stop()
+        self.replies.cancel()
+        self.composer.focus()
+
+    def action_reply(self) -> None:
+        """Answer the message selected in the transcript (else the agent's newest)."""
+        self.replies.start(self.transcript.selected)
+
     # --- voice (§10): the call is the controller's, its keys' actions are `CallKeys` -----
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Voice keys only where they do something (the footer shows just those)."""
-        if action in ("stop_waiting", "cancel_run"):  # one Esc: the wait, else the answer
-            return self._waiting.waiting == (action == "stop_waiting")
+        if action in ("stop_waiting", "cancel_reply", "cancel_run"):  # one Esc
+            return action == self._escape_does()
+        if action == "reply":
+            return self.replies.offered
         if action == "attach":
             return self.attachments.offered
         if action == "choose_model":
@@ -615,6 +654,15 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return dictating and self.voice.call is None
         allowed = self.voice.allows(action)
         return True if allowed is None else allowed
+
+    def _escape_does(self) -> str:
+        """What Esc does now: stop waiting for a broken stream's answer, else drop the reply
+        being written while no answer runs, else stop the answer."""
+        if self._waiting.waiting:
+            return "stop_waiting"
+        if self.replies.target is not None and not self.answering:
+            return "cancel_reply"
+        return "cancel_run"
 
     async def on_unmount(self) -> None:
         """Leaving the screen (another server, quitting) hangs up: no peer or stream is left."""
@@ -677,6 +725,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return
         self.session = self.backend.new_session()
         self._request = None
+        self.replies.cancel()
         self._following = None
         self.workers.cancel_group(self, "follow")  # the thread left is followed no more
         self.transcript.show(self.session.conversation)

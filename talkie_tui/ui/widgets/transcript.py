@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -42,6 +42,7 @@ from .card import CardView
 from .interjection import InterjectionView
 from .link import LinkView
 from .markdown_view import MarkdownView
+from .message_cursor import MessageCursor
 from .notice import NoticeView
 from .question import QuestionView
 from .todos import TodoView
@@ -193,11 +194,12 @@ class TurnView(Vertical):
                 view.finish()
 
 
-class Transcript(VerticalScroll):
+class Transcript(MessageCursor):
     """The conversation; follows new text only while the person is at the bottom.
 
     A thread with no turns yet starts with a `WelcomePanel` (when given a `welcome`): the
     server, what it offers and the keys. It is not a turn, and goes with the first one.
+    A message may be selected in it (`MessageCursor`), to be answered.
     """
 
     class LoadEarlier(Message):
@@ -232,6 +234,7 @@ class Transcript(VerticalScroll):
         Without turns it starts with the welcome panel, unless `welcome` is False (a stored
         thread is on its way and would replace it at once).
         """
+        self.select(None)  # the views go, and a selection with them
         self._conversation = conversation
         self._turn_views.clear()
         turns = conversation.turns

@@ -52,6 +52,7 @@ class HelpApp(App[None]):
         "voice_mode",
         "choose_model",
         "attach",
+        "reply",
         "dictate",
     )
 
@@ -106,6 +107,9 @@ class HelpApp(App[None]):
 
     def action_attach(self) -> None:
         self._record("attach")
+
+    def action_reply(self) -> None:
+        self._record("reply")
 
     def action_dictate(self) -> None:
         self._record("dictate")
