@@ -17,7 +17,10 @@ moment of the machine hits every path alike:
   backend, from the send to the first text delta and to RUN_FINISHED;
 - baseline (with `--baseline DIR`): like bridged, through the bridge of another checkout of the
   project (`git archive REV | tar -x -C DIR`), serving an agent of its own on the same hub, so
-  that before and after are measured in one run.
+  that before and after are measured in one run;
+- webhook (with `--webhook`): like bridged, through this checkout's bridge serving a webhook
+  binding (`--webhook 127.0.0.1:PORT`: the hub's signed POSTs in, the agent API's HTTP routes
+  out).
 
 A bridge's added latency for a reply is its time minus the direct time of the same round. It
 includes the hub's two hops (person → agent, agent → person), which a person on a hub pays
@@ -31,7 +34,7 @@ The prompt must be answered with text only (`talkie-test:echo …`, `help`): a r
 the `reply_to` its first message carries, and its streamed message's completion ends it.
 Prints one JSON line per path and stage, then a summary line with the load average.
 
-    .venv/bin/python benchmarks/bridge_latency.py [--rounds 500] [--baseline DIR]
+    .venv/bin/python benchmarks/bridge_latency.py [--rounds 500] [--baseline DIR] [--webhook]
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import socket
 import statistics
 import sys
 import tempfile
@@ -145,8 +149,11 @@ def server_process(kind: str, folder: Path) -> Iterator[str]:
 # --- the hub's side: agents, bridges, the person's socket -------------------------------
 
 
-async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str]:
-    """A new agent with a socket binding: its secret and the owner's DM with it."""
+async def make_agent(
+    http: httpx.AsyncClient, owner: str, webhook_url: str | None = None
+) -> tuple[str, str]:
+    """A new agent with a socket binding (or a webhook one posting to `webhook_url`): its
+    secret and the owner's DM with it."""
     headers = {"X-Dev-User": owner}
     made = await http.post(
         "/v1/mgmt/agents",
@@ -155,9 +162,8 @@ async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str]:
     )
     made.raise_for_status()
     agent_id = made.json()["agent"]["id"]
-    bound = await http.post(
-        f"/v1/mgmt/agents/{agent_id}/binding", headers=headers, json={"mode": "socket"}
-    )
+    mode = {"mode": "webhook", "webhook_url": webhook_url} if webhook_url else {"mode": "socket"}
+    bound = await http.post(f"/v1/mgmt/agents/{agent_id}/binding", headers=headers, json=mode)
     bound.raise_for_status()
     listed = await http.get("/v1/client/conversations", headers=headers)
     dm = next(
@@ -170,7 +176,7 @@ async def make_agent(http: httpx.AsyncClient, owner: str) -> tuple[str, str]:
 
 @contextlib.asynccontextmanager
 async def bridge_process(
-    source: Path, talkie_url: str, hub_url: str, secret: str, folder: Path
+    source: Path, talkie_url: str, hub_url: str, secret: str, folder: Path, *extra: str
 ) -> AsyncIterator[int]:
     """`talkie bridge cuckoo` of the project at `source`, running until the block ends."""
     env = {
@@ -195,6 +201,7 @@ async def bridge_process(
         secret,
         "--state",
         str(folder / "bridge.sqlite3"),
+        *extra,
         cwd=source,
         env=env,
         stdout=asyncio.subprocess.PIPE,
@@ -304,6 +311,8 @@ async def measure(
     sources = {"bridged": HERE}
     if options.baseline is not None:
         sources["baseline"] = options.baseline.resolve()
+    if options.webhook:
+        sources["webhook"] = HERE
     owner = new_id("usr")
     async with (
         httpx.AsyncClient(base_url=hub_url, timeout=30, trust_env=False) as http,
@@ -312,11 +321,18 @@ async def measure(
         conversations: dict[str, str] = {}
         pids: dict[str, int] = {}
         for path, source in sources.items():
-            secret, conversations[path] = await make_agent(http, owner)
+            extra: tuple[str, ...] = ()
+            webhook_url = None
+            if path == "webhook":
+                with socket.create_server(("127.0.0.1", 0)) as probe:
+                    port = probe.getsockname()[1]
+                webhook_url = f"http://127.0.0.1:{port}/cuckoo"
+                extra = ("--webhook", f"127.0.0.1:{port}")
+            secret, conversations[path] = await make_agent(http, owner, webhook_url)
             place = folder / path
             place.mkdir()
             pids[path] = await stack.enter_async_context(
-                bridge_process(source, talkie_url, hub_url + "/", secret, place)
+                bridge_process(source, talkie_url, hub_url + "/", secret, place, *extra)
             )
         direct_backend = await backends.connect(
             talkie_url, protocol="talkie", tokens=StaticToken(TOKEN)
@@ -414,5 +430,10 @@ if __name__ == "__main__":
         type=Path,
         metavar="DIR",
         help="another checkout of the project whose bridge is measured alongside",
+    )
+    parser.add_argument(
+        "--webhook",
+        action="store_true",
+        help="also measure this checkout's bridge serving a webhook binding",
     )
     asyncio.run(main(parser.parse_args()))
