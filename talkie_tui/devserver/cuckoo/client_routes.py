@@ -1,5 +1,6 @@
 """`/v1/client`: what a person's app speaks — themselves, their conversations and messages,
-stop, pairing, devices, storage and API keys (media and the socket are in their own modules)."""
+stop, pairing, blocking an agent, devices, storage and API keys (media and the socket are in
+their own modules)."""
 
 from __future__ import annotations
 
@@ -212,6 +213,23 @@ async def accept_code(request: Request) -> JSONResponse:
     )
 
 
+# blocking
+
+
+async def block_agent(request: Request) -> Response:
+    """POST /v1/client/agents/{id}/block → 204; the agent leaves the person's conversation."""
+    hub = hub_of(request)
+    await read_json(request, (), optional=True)
+    hub.conversations.block(user_of(request), request.path_params["agent_id"])
+    return no_content()
+
+
+async def unblock_agent(request: Request) -> Response:
+    """DELETE /v1/client/agents/{id}/block → 204; the agent joins again (no pair token)."""
+    hub_of(request).conversations.unblock(user_of(request), request.path_params["agent_id"])
+    return no_content()
+
+
 # devices
 
 
@@ -299,6 +317,8 @@ CLIENT_ROUTES = [
     Route(f"{CONVERSATION}/read", mark_read, methods=["POST"]),
     Route("/v1/client/pair/{code}", resolve_code, methods=["GET"]),
     Route("/v1/client/pair/{code}/accept", accept_code, methods=["POST"]),
+    Route("/v1/client/agents/{agent_id}/block", block_agent, methods=["POST"]),
+    Route("/v1/client/agents/{agent_id}/block", unblock_agent, methods=["DELETE"]),
     Route("/v1/client/devices", list_devices, methods=["GET"]),
     Route("/v1/client/devices", delete_other_devices, methods=["DELETE"]),
     Route("/v1/client/devices/{device_id}", delete_device, methods=["DELETE"]),

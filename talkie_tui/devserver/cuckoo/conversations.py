@@ -140,16 +140,23 @@ class Conversations:
     def open_dm(
         self, user_id: str, agent_id: str, pair_token: Row | None = None
     ) -> tuple[Row, bool]:
-        """A person's DM with an agent; a new one tells the agent (`conversation.joined`)."""
+        """A person's DM with an agent; a new one tells the agent (`conversation.joined`).
+        A person who blocked the agent unblocks it instead (403 `blocked`)."""
         existing = self.hub.storage.dm_between(user_id, agent_id)
         if existing is not None:
             return existing, False
+        if self.hub.storage.is_blocked(user_id, agent_id):
+            raise forbidden("blocked", "You blocked this agent; unblock it to add it again.")
         row = self.hub.storage.create_dm(
             ids.new_id("cnv"), user_id, agent_id, clock.iso(clock.now())
         )
         token = None
         if pair_token is not None:
             token = {"id": pair_token["id"], "payload": pair_token["payload"]}
+        self._tell_joined(row, agent_id, token)
+        return row, True
+
+    def _tell_joined(self, row: Row, agent_id: str, token: dict[str, Any] | None) -> None:
         self.hub.outbox.emit(
             agent_id,
             "conversation.joined",
@@ -159,4 +166,35 @@ class Conversations:
                 "pair_token": token,
             },
         )
-        return row, True
+
+    def _agent_to_block(self, agent_id: str) -> None:
+        check_id(agent_id, "agt", "agent")
+        if self.hub.storage.get_agent(agent_id) is None:
+            raise not_found("agent_not_found", "There is no such agent.")
+
+    def block(self, user_id: str, agent_id: str) -> None:
+        """A person blocks an agent: it leaves their conversation (`conversation.left`, reason
+        `user_blocked`), its replies streaming there end, and it may write there no more."""
+        self._agent_to_block(agent_id)
+        if not self.hub.storage.block(user_id, agent_id, clock.iso(clock.now())):
+            return  # blocked already: it left then
+        row = self.hub.storage.dm_between(user_id, agent_id)
+        if row is None:
+            return
+        for message in self.hub.storage.streaming_in(row["id"]):
+            if message["sender_id"] == agent_id:
+                self.hub.chat.close_stream(message, truncated=True)
+        self.hub.outbox.emit(
+            agent_id,
+            "conversation.left",
+            {"conversation": shapes.conversation_ref(row), "reason": "user_blocked"},
+        )
+
+    def unblock(self, user_id: str, agent_id: str) -> None:
+        """A person unblocks an agent: it joins their conversation again, with no pair token."""
+        self._agent_to_block(agent_id)
+        if not self.hub.storage.unblock(user_id, agent_id):
+            return  # not blocked: nothing changes
+        row = self.hub.storage.dm_between(user_id, agent_id)
+        if row is not None:
+            self._tell_joined(row, agent_id, None)
