@@ -245,6 +245,21 @@ async def agent(hub: str, owner: Person) -> Agent:
 
 
 StartBridge = Callable[..., Awaitable[RunningBridge]]
+ServedBy = Callable[[Agent], Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture(params=["socket", "webhook"])
+def served_by(request: pytest.FixtureRequest) -> ServedBy:
+    """How the bridge takes the agent's events, a test run once each way: the socket binding
+    the agent was made with, or a webhook binding; `await served_by(agent)` is the options
+    of `start_bridge` for it."""
+
+    async def options(agent: Agent) -> dict[str, Any]:
+        if request.param == "socket":
+            return {}
+        return {"webhook": await agent.bind_webhook()}
+
+    return options
 
 
 @pytest.fixture

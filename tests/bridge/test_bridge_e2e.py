@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from talkie_tui.bridge.hub import LinkEnded
-from tests.bridge.conftest import Agent, Person, StartBridge
+from tests.bridge.conftest import Agent, Person, ServedBy, StartBridge
 from tests.helpers import AUTH, TEST_TOKEN
 
 pytestmark = pytest.mark.slow
@@ -29,9 +29,9 @@ def _complete(messages: list[dict[str, Any]]) -> bool:
 
 
 async def test_a_question_gets_a_streamed_answer_and_the_card(
-    agent: Agent, owner: Person, start_bridge: StartBridge
+    agent: Agent, owner: Person, start_bridge: StartBridge, served_by: ServedBy
 ) -> None:
-    running = await start_bridge(agent)
+    running = await start_bridge(agent, **await served_by(agent))
     feed = await owner.feed()
     try:
         asked = await owner.say(agent.dm, "show me Alfa")
@@ -186,9 +186,9 @@ async def _agent_events(agent: Agent) -> list[dict[str, Any]]:
 
 
 async def test_a_stranger_is_told_once_that_the_agent_is_private(
-    hub: str, agent: Agent, owner: Person, start_bridge: StartBridge
+    hub: str, agent: Agent, owner: Person, start_bridge: StartBridge, served_by: ServedBy
 ) -> None:
-    running = await start_bridge(agent)
+    running = await start_bridge(agent, **await served_by(agent))
     stranger = Person(hub)
     try:
         conversation = await agent.pair(stranger)
@@ -230,9 +230,9 @@ async def test_a_binding_secret_the_hub_does_not_know_is_refused(
 
 
 async def test_stop_requested_cancels_the_run(
-    agent: Agent, owner: Person, start_bridge: StartBridge
+    agent: Agent, owner: Person, start_bridge: StartBridge, served_by: ServedBy
 ) -> None:
-    running = await start_bridge(agent)
+    running = await start_bridge(agent, **await served_by(agent))
     feed = await owner.feed()
     try:
         await owner.say(agent.dm, "talkie-test:slow")
@@ -281,9 +281,9 @@ async def test_conversation_left_stops_replies(
 
 
 async def test_a_failed_run_is_told_in_the_servers_words(
-    agent: Agent, owner: Person, start_bridge: StartBridge
+    agent: Agent, owner: Person, start_bridge: StartBridge, served_by: ServedBy
 ) -> None:
-    running = await start_bridge(agent)
+    running = await start_bridge(agent, **await served_by(agent))
     await owner.say(agent.dm, "talkie-test:error")
     found = await owner.wait_agent_messages(agent.dm, lambda found: _complete(found))
     [said] = found
