@@ -8,10 +8,11 @@ the conformance runner and the reference servers. A bridge is a long-running pro
 own rather than a piece of one command: it drives a Talkie server through `talkie_tui.backends`
 (the same `Backend` and `Session` the TUI and `talkie ask` use, so runs, cards and actions are
 read once, by the backend's reducer), speaks the hub's agent protocol on the wire itself (its
-socket and the few `/v1/agent` routes, with `talkie_tui.protocol`'s REST plumbing and the
-hub's error envelope), and keeps its state with `talkie_tui.config`'s folders. It prints
-nothing itself and never imports Textual or Rich: `talkie_tui.commands.bridge` gives it the
-backend, the lines' destination and the Ctrl+C handling, and `cli.py` parses the arguments.
+socket, or a webhook receiver for a webhook binding, and the `/v1/agent` routes, with
+`talkie_tui.protocol`'s REST plumbing and the hub's error envelope), and keeps its state with
+`talkie_tui.config`'s folders. It prints nothing itself and never imports Textual or Rich:
+`talkie_tui.commands.bridge` gives it the backend, the lines' destination and the Ctrl+C
+handling, and `cli.py` parses the arguments.
 """
 
 from __future__ import annotations

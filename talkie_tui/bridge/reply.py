@@ -3,9 +3,10 @@
 Every message of a reply carries an idempotency key made from the event id (`evt_…:n`, n
 counting the reply's messages, which a replayed run sends in the same order), so a redelivered
 event finds its messages already made. A reply's text streams (`stream.start`, `stream.delta`
-batched every `flush_interval`, `stream.end`); a text past `STREAM_CHARS`, or one the hub
-finished early (idle), goes on in a new message; a card is a message of its fallbackText and
-fields with URL buttons; an action is a message with Confirm / Cancel.
+batched every `flush_interval`, `stream.end`, or their HTTP routes: `ops.HubOps`); a text
+past `STREAM_CHARS`, or one the hub finished early (idle), goes on in a new message; a card is
+a message of its fallbackText and fields with URL buttons; an action is a message with
+Confirm / Cancel.
 """
 
 from __future__ import annotations
