@@ -29,7 +29,9 @@ busy with other work, so compare trees within one session, alternating.
 The hub runs on httptools and uvloop, as it does by default; `--plain` runs it on h11 and
 asyncio's loop to compare (the summary's `hub_speedups` says which).
 
-Prints one JSON line per phase, then a summary line with the goals and whether they are met.
+Prints one JSON line per phase, then a summary line with the goals and whether they are met,
+the CPU milliseconds per round trip of the hub and of this process, and the load average
+before and after (other work on the machine shares the cores).
 
     .venv/bin/python benchmarks/cuckoo_hub.py [--rate 100] [--seconds 10] [--persons 4]
         [--senders 8] [--load-seconds 10] [--hub thread|process] [--plain]
@@ -59,6 +61,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from talkie_tui.core.waiting import wait_event
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.ids import new_id
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
@@ -336,15 +339,13 @@ async def one_trip(poster: Poster, person: Person, ledger: Ledger, text: str) ->
     trip = Trip(posted=time.perf_counter())
     ledger.trips[text] = trip
     try:
-        trip.status = await asyncio.wait_for(
-            poster.post(person.path, person.headers, {"text": text}), REPLY_TIMEOUT
-        )
+        async with asyncio.timeout(REPLY_TIMEOUT):
+            trip.status = await poster.post(person.path, person.headers, {"text": text})
     except (ConnectionError, OSError, asyncio.IncompleteReadError, TimeoutError):
         await poster.close()  # counted as refused (no status) and lost
         return trip
     if trip.status in (200, 201):
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(trip.done.wait(), REPLY_TIMEOUT)
+        await wait_event(trip.done, REPLY_TIMEOUT)
     return trip
 
 
@@ -431,6 +432,7 @@ def _rate_in(times: list[float], start: float, end: float) -> float:
 async def main(options: argparse.Namespace) -> None:
     base = {"benchmark": "cuckoo_hub"}
     lines: list[dict[str, Any]] = []
+    load_before = [round(value, 2) for value in os.getloadavg()]
     with (
         tempfile.TemporaryDirectory() as folder,
         running_hub(folder, options.hub, not options.plain) as (url, hub_thread),
@@ -461,7 +463,8 @@ async def main(options: argparse.Namespace) -> None:
                 )
                 watchers.append(asyncio.ensure_future(watch_person(ws, ledger)))
             running = asyncio.ensure_future(backend.run(agent_ws))
-            await asyncio.wait_for(backend.ready.wait(), 10)
+            if not await wait_event(backend.ready, 10):
+                raise RuntimeError("the agent backend did not start")
 
             # 1. paced
             cpu0, hub0 = time.process_time(), _thread_cpu(hub_thread)
@@ -550,9 +553,19 @@ async def main(options: argparse.Namespace) -> None:
         and options.rate >= GOAL_RATE
         and paced_line["lost"] == 0,
         "meets_throughput_goal": throughput >= GOAL_THROUGHPUT and load_line["lost"] == 0,
+        "hub_cpu_ms_per_round_trip": load_line["hub_cpu_ms_per_round_trip"],
+        # This process: the persons and the agent backend (and the hub too with --hub thread).
+        "process_cpu_ms_per_round_trip": (
+            round(load_line["process_cpu_s"] * 1000 / load_line["answered"], 3)
+            if load_line["answered"]
+            else None
+        ),
         "hub_in": options.hub,
         "hub_speedups": not options.plain,
         "cpus": os.cpu_count(),
+        # Other work on the machine takes cores from the hub and the load generator alike.
+        "load_average_before": load_before,
+        "load_average_after": [round(value, 2) for value in os.getloadavg()],
     }
     print(json.dumps(summary), flush=True)
 
