@@ -45,7 +45,8 @@ class HubDatabase(Database):
 
     @contextmanager
     def grouped(self) -> Iterator[None]:
-        """Writes in this block join the turn's transaction; an error undoes this block only.
+        """Writes in this block join the turn's transaction; an error undoes this block only
+        (a block inside another is part of it: the outermost one is undone).
 
         The block must not await: the COMMIT runs as soon as the loop gets control back.
         Without a running loop (a script, a unit test) the block commits when it ends.
@@ -56,10 +57,14 @@ class HubDatabase(Database):
                 self._group_open = True
                 if _loop_running():  # else the outermost block commits when it ends
                     asyncio.get_running_loop().call_soon(self.flush)
+            outermost = not self._grouping
             self._grouping += 1
             try:
-                with self._savepoint():
-                    yield
+                if outermost:
+                    with self._savepoint():
+                        yield
+                else:
+                    yield  # part of the enclosing block, undone with it
             finally:
                 self._grouping -= 1
             if not self._grouping and not _loop_running():

@@ -17,12 +17,20 @@ BINDING_SECRET = "bnd_sec_"  # noqa: S105 - a prefix, not a secret
 _ID = re.compile(r"([a-z]{3})_([0-9a-hjkmnp-tv-z]{26})")
 
 
+# Every pair of characters, by the 10 bits they encode: half as many steps per id.
+_PAIRS = [first + second for first in ALPHABET for second in ALPHABET]
+
+
 def _base32(value: int, length: int) -> str:
-    chars = []
-    for _ in range(length):
-        chars.append(ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    """The low `length` * 5 bits of `value`, most significant first."""
+    pairs, odd = divmod(length, 2)
+    chunks = []
+    for _ in range(pairs):
+        chunks.append(_PAIRS[value & 1023])
+        value >>= 10
+    if odd:
+        chunks.append(ALPHABET[value & 31])
+    return "".join(reversed(chunks))
 
 
 _last_stamp = 0

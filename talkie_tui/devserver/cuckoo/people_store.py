@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..common.sqlite import Row
@@ -33,12 +34,13 @@ class PeopleStore(HubDatabase):
         """A user by id, or None."""
         return self._one("SELECT * FROM users WHERE id = ?", user_id)
 
-    def ensure_user(self, user_id: str, display_name: str, now: str) -> None:
-        """Make a user with this id and name unless one exists (a dev-mode caller)."""
+    def ensure_user(self, user_id: str, display_name: str, now: Callable[[], str]) -> None:
+        """Make a user with this id and name unless one exists (a dev-mode caller); `now`
+        gives the time of its making."""
         if user_id in self._known_users:
             return
         if self.get_user(user_id) is None:
-            self.create_user(user_id, None, display_name, now)
+            self.create_user(user_id, None, display_name, now())
         self._known_users.add(user_id)
 
     def user_by_email(self, email: str) -> Row | None:

@@ -49,7 +49,7 @@ def resolve(hub: Hub, connection: HTTPConnection) -> Principal:
     if hub.config.dev and dev_user is not None:
         if not ids.is_id(dev_user, "usr"):
             raise ApiError(422, "invalid_id", "X-Dev-User must be a user id (usr_…).")
-        hub.storage.ensure_user(dev_user, f"Dev {dev_user[-6:]}", clock.iso(clock.now()))
+        hub.storage.ensure_user(dev_user, f"Dev {dev_user[-6:]}", lambda: clock.iso(clock.now()))
         return Principal(kind="user", user_id=dev_user)
     token = bearer_token(connection.headers.get("authorization")) or _subprotocol_token(connection)
     if token is None:

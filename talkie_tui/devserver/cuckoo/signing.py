@@ -16,6 +16,8 @@ from typing import Any
 
 from ..common.sqlite import Row
 
+# `json.dumps(…, ensure_ascii=False, separators=(",", ":"))`, made once rather than per call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 DEV_KEY = "6375636b6f6f2d6465762d7369676e696e672d6b65792d6e6f742d7365637265"
 META_NAME = "signing_key"
 
@@ -41,7 +43,7 @@ def signed_content(message: Row) -> bytes:
         "reply_to": message.get("reply_to_id"),
         "truncated": bool(message.get("truncated")),
     }
-    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+    return _COMPACT.encode(content).encode()
 
 
 @functools.lru_cache(maxsize=8)
