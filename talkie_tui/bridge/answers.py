@@ -77,7 +77,7 @@ class Answers:
 
     async def message(self, event_id: str, conversation_id: str, message: dict[str, Any]) -> None:
         """A person's `message.created`: answered, or a tap decided, or a stranger told."""
-        if self.bridge.state.has_left(conversation_id):
+        if self.bridge.state.has_left(conversation_id, since=message.get("created_at")):
             return
         sender = message.get("sender") if isinstance(message.get("sender"), dict) else {}
         assert isinstance(sender, dict)

@@ -249,10 +249,10 @@ class CuckooBridge:
         if kind == "stop.requested":
             self.spawn(self._handled(event, self.answers.stop(conversation_id)))
             return
-        if kind == "conversation.left":
-            # Replies stop now, not after the conversation's queue.
-            self.state.mark_left(conversation_id)
-            self.answers.stop_run(conversation_id)
+        if kind == "conversation.left" and self.state.mark_left(
+            conversation_id, event.get("created_at")
+        ):
+            self.answers.stop_run(conversation_id)  # now, not after the conversation's queue
         worker = self._workers.get(conversation_id)
         if worker is None or worker.task is None or worker.task.done():
             worker = self._workers[conversation_id] = _Worker()
@@ -391,7 +391,7 @@ class CuckooBridge:
         data = event["data"]
         conversation_id = str(data["conversation"]["id"])
         if kind == "conversation.joined":
-            self.state.mark_joined(conversation_id)
+            self.state.mark_joined(conversation_id, event.get("created_at"))
             names = ", ".join(
                 f"{clean_text(str(p.get('display_name') or ''))} ({clean_text(str(p.get('id')))})"
                 for p in data.get("participants") or []

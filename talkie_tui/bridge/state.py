@@ -6,7 +6,9 @@
 - `pending`: events a webhook binding's hub was told were received (its 2xx) before their work
   was done: the bridge does that work after a restart too (see `webhook`).
 - `conversations`: the Talkie thread of each hub conversation, whether the conversation was
-  left (`conversation.left`: no more replies) and whether a stranger was told it is private.
+  left (`conversation.left`: no more replies) and the hub's time of the join or leave that says
+  so (a webhook's events may come out of order: an older one changes nothing), and whether a
+  stranger was told it is private.
 - `actions`: the short key a Confirm / Cancel button carries, the Talkie action it names and the
   conversation it was offered in (a tap elsewhere decides nothing); when its offer expires and
   when it ended. An action that ended (or whose undecided offer expired) is forgotten after a
@@ -23,6 +25,7 @@ import json
 import sqlite3
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +61,23 @@ CREATE TABLE IF NOT EXISTS follows (
     undo_until REAL NOT NULL
 );
 """
-# Columns added to `actions` after its first version (a file from then gains them on open).
-_ACTION_COLUMNS = {"expires_at": "REAL", "ended_at": "REAL"}
+# Columns added after a table's first version (a file from then gains them on open).
+_ADDED_COLUMNS = {
+    "actions": {"expires_at": "REAL", "ended_at": "REAL"},
+    "conversations": {"membership_at": "TEXT"},
+}
 ENDED_ACTION_DAYS = 1
+
+
+def _hub_time(text: object) -> datetime | None:
+    """A hub's `created_at` (ISO 8601), or None when there is none to read."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def default_state_path(agent_id: str) -> Path:
@@ -97,10 +114,11 @@ class BridgeState:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(actions)")}
-        for name, kind in _ACTION_COLUMNS.items():
-            if name not in columns:
-                self._db.execute(f"ALTER TABLE actions ADD COLUMN {name} {kind}")
+        for table, added in _ADDED_COLUMNS.items():
+            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in added.items():
+                if name not in columns:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         self._db.execute("DELETE FROM handled WHERE at < ?", (time.time() - HANDLED_DAYS * 86_400,))
         self.prune_actions()
 
@@ -181,28 +199,44 @@ class BridgeState:
             (thread_id, conversation_id),
         )
 
-    def has_left(self, conversation_id: str) -> bool:
-        """True once the agent left (was blocked in) the conversation."""
+    def has_left(self, conversation_id: str, since: str | None = None) -> bool:
+        """True once the agent left (was blocked in) the conversation; for a message the hub
+        made at `since`, only if the leave is not older: the hub takes no message there while
+        the agent is blocked, so a newer one means it joined again (its join still on the way)."""
         row = self._db.execute(
-            "SELECT left_at FROM conversations WHERE conversation_id = ?", (conversation_id,)
-        ).fetchone()
-        return bool(row and row[0] is not None)
-
-    def mark_left(self, conversation_id: str) -> None:
-        """The conversation is over for the agent: nothing is sent there again."""
-        self._ensure(conversation_id)
-        self._db.execute(
-            "UPDATE conversations SET left_at = ? WHERE conversation_id = ?",
-            (time.time(), conversation_id),
-        )
-
-    def mark_joined(self, conversation_id: str) -> None:
-        """The agent is (again) in the conversation: a join after a block starts afresh."""
-        self._ensure(conversation_id)
-        self._db.execute(
-            "UPDATE conversations SET left_at = NULL WHERE conversation_id = ?",
+            "SELECT left_at, membership_at FROM conversations WHERE conversation_id = ?",
             (conversation_id,),
+        ).fetchone()
+        if not row or row[0] is None:
+            return False
+        made, left = _hub_time(since), _hub_time(row[1])
+        return made is None or left is None or made <= left
+
+    def mark_left(self, conversation_id: str, at: str | None = None) -> bool:
+        """The conversation is over for the agent: nothing is sent there again. `at` is the
+        hub's time of the leave; one older than the join already seen changes nothing. Whether
+        it was taken."""
+        return self._membership(conversation_id, at, time.time())
+
+    def mark_joined(self, conversation_id: str, at: str | None = None) -> bool:
+        """The agent is (again) in the conversation: a join after a block starts afresh (one
+        older than the leave already seen changes nothing). Whether it was taken."""
+        return self._membership(conversation_id, at, None)
+
+    def _membership(self, conversation_id: str, at: str | None, left_at: float | None) -> bool:
+        self._ensure(conversation_id)
+        row = self._db.execute(
+            "SELECT membership_at FROM conversations WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchone()
+        moment, known = _hub_time(at), _hub_time(row[0] if row else None)
+        if moment is not None and known is not None and moment < known:
+            return False
+        self._db.execute(
+            "UPDATE conversations SET left_at = ?, membership_at = ? WHERE conversation_id = ?",
+            (left_at, at if moment is not None else None, conversation_id),
         )
+        return True
 
     def told_private(self, conversation_id: str) -> bool:
         """True once a stranger in the conversation was told the agent is private."""

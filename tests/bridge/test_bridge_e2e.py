@@ -14,6 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from talkie_tui.bridge.hub import LinkEnded
+from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from tests.bridge.conftest import Agent, Person, ServedBy, StartBridge
 from tests.helpers import AUTH, TEST_TOKEN
 
@@ -278,6 +279,38 @@ async def test_conversation_left_stops_replies(
     await asyncio.sleep(0.3)
     assert await owner.agent_messages(agent.dm) == []
     assert any("left" in line for line in running.lines)
+
+
+async def test_a_block_stops_the_reply_and_an_unblock_serves_again(
+    agent: Agent, owner: Person, start_bridge: StartBridge, served_by: ServedBy
+) -> None:
+    """The person blocks the agent mid-answer: the hub says `conversation.left` and the bridge
+    stops that reply and says so; after an unblock (`conversation.joined`) it answers again."""
+    running = await start_bridge(agent, **await served_by(agent))
+    feed = await owner.feed()
+    try:
+        await owner.say(agent.dm, "talkie-test:slow")
+        await feed.wait(lambda f: f["type"] == "message.delta")
+        blocked = await owner.http.post(f"/v1/client/agents/{agent.id}/block")
+        assert blocked.status_code == 204, blocked.text
+        deadline = asyncio.get_running_loop().time() + 10
+        while not any("no more replies there" in line for line in running.lines):
+            assert asyncio.get_running_loop().time() < deadline, running.lines
+            await asyncio.sleep(0.05)
+        [cut] = await owner.agent_messages(agent.dm)
+        assert cut["truncated"] and cut["body"].get("text", "") != SLOW_TEXT
+        unblocked = await owner.http.delete(f"/v1/client/agents/{agent.id}/block")
+        assert unblocked.status_code == 204, unblocked.text
+        while sum("joined" in line for line in running.lines) < 2:
+            assert asyncio.get_running_loop().time() < deadline + 10, running.lines
+            await asyncio.sleep(0.05)
+        await owner.say(agent.dm, "talkie-test:echo welcome back")
+        found = await owner.wait_agent_messages(
+            agent.dm, lambda found: "welcome back" in _texts(found)
+        )
+    finally:
+        await feed.close()
+    assert [m["body"].get("text", "") for m in found][-1] == "welcome back"
 
 
 async def test_a_failed_run_is_told_in_the_servers_words(

@@ -166,6 +166,41 @@ def test_the_state_file_keeps_what_was_handled(tmp_path: Path) -> None:
     again.close()
 
 
+def test_joins_and_leaves_count_in_the_hubs_order_not_their_arrival(tmp_path: Path) -> None:
+    """A webhook's events may come out of order: an older join or leave changes nothing, and
+    a message made after the leave (which the hub takes only from a member) is answered."""
+    state = BridgeState(tmp_path / "state.sqlite3")
+    assert state.mark_left("cnv_1", "2026-01-01T10:00:00.000Z")
+    assert state.has_left("cnv_1")
+    assert state.has_left("cnv_1", since="2026-01-01T09:59:59.000Z")
+    assert not state.has_left("cnv_1", since="2026-01-01T10:00:01.000Z")  # joined again
+    # The unblock's join, then the block's leave arriving late: still a member.
+    assert state.mark_joined("cnv_2", "2026-01-01T10:00:02.000Z")
+    assert not state.mark_left("cnv_2", "2026-01-01T10:00:01.000Z")
+    assert not state.has_left("cnv_2")
+    # Without the hub's time, in arrival order as before.
+    assert state.mark_left("cnv_2") and state.has_left("cnv_2")
+    assert state.mark_joined("cnv_2") and not state.has_left("cnv_2")
+    state.close()
+
+
+def test_a_pending_event_is_kept_until_handled(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    state = BridgeState(path)
+    event = {"id": "evt_1", "type": "message.created", "data": {"text": "Dobrý den"}}
+    state.keep_pending(event)
+    state.keep_pending({"id": "evt_2", "type": "conversation.joined", "data": {}})
+    state.keep_pending(event)  # posted twice: kept once
+    state.close()
+    again = BridgeState(path)
+    assert [found["id"] for found in again.pending()] == ["evt_1", "evt_2"]
+    assert again.pending()[0] == event
+    again.mark_handled("evt_1", ("agt_1", "evt_1"))
+    assert [found["id"] for found in again.pending()] == ["evt_2"]
+    assert again.is_handled("evt_1") and again.cursor("agt_1") == "evt_1"
+    again.close()
+
+
 def test_the_state_file_forgets_ended_actions_after_a_day(tmp_path: Path) -> None:
     import sqlite3
     import time
