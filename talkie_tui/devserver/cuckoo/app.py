@@ -44,12 +44,14 @@ def create_app(config: HubConfig) -> Starlette:
         finally:
             await hub.close()
 
+    # The router tries routes in order: the client and agent APIs, where every message
+    # passes, come first (each group has its own path prefix, so the order changes no match).
     routes: list[BaseRoute] = [
+        *CLIENT_ROUTES,
+        *AGENT_ROUTES,
         Route("/healthz", healthz, methods=["GET"]),
         *AUTH_ROUTES,
         *MGMT_ROUTES,
-        *CLIENT_ROUTES,
-        *AGENT_ROUTES,
         *MEDIA_ROUTES,
         WebSocketRoute("/v1/client/socket", client_socket),
         WebSocketRoute("/v1/agent/socket", agent_socket),
