@@ -19,11 +19,11 @@ Headless (`App.run_test`, 120x40), in one run and one app:
    widget. Latency is from the press to the bound action's handler; the summary pools both.
 
 Feeding: each delta is written, then the feeder yields with `await asyncio.sleep(...)`, so the
-app's timers (60 Hz screen updates, the view's 30 Hz flush) and message queues run whenever
+app's timers (60 Hz screen updates, the view's 24 Hz flush) and message queues run whenever
 they are due, as between network reads. `pilot.pause(0)` was not used: it posts a message to
 every widget and forces a screen update per delta (harness work that grows with the history).
 Unpaced (`sleep(0)`), the view accepts the whole answer in a fraction of a second because
-`append()` only queues text and re-renders at most 30 times a second; so few frames happen that
+`append()` only queues text and re-renders at most 24 times a second; so few frames happen that
 "cost per delta" would mostly measure the loop. The measured stream is therefore paced at
 --rate tokens/s (default 2,000, ten times a fast model) and its cost is CPU time (all of the
 app's work: appends, flushes, layout, paint) per delta. The naive widget cannot keep up with

@@ -16,7 +16,7 @@ from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
 
 @pytest.fixture
 def instant(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Flush and grow on the next turn of the loop instead of at most 30 and 10 times a second,
+    """Flush and grow on the next turn of the loop instead of at most 24 and 10 times a second,
     without blank room below fast text."""
     monkeypatch.setattr(markdown_view, "FRAME_INTERVAL", 0.0)
     monkeypatch.setattr(markdown_view, "GROW_INTERVAL", 0.0)
@@ -367,3 +367,51 @@ async def test_a_growing_line_repaints_only_the_lines_that_changed(instant: None
         last = text_lines(view) - 1
         assert dirty == [Region(0, last, view.size.width, 1)]
         assert painted_text(view)[last].endswith("word more")
+
+
+def screen_lines(view: MarkdownView) -> list[list[tuple[str, object]]]:
+    """Every line as the compositor gets it (styles and filters applied)."""
+    width, height = view.outer_size
+    return [
+        [(segment.text, segment.style) for segment in strip]
+        for strip in view.render_lines(Region(0, 0, width, height))
+    ]
+
+
+async def test_lines_painted_while_streaming_are_kept_across_growth(clock: FakeClock) -> None:
+    view = MarkdownView(streaming=True)
+    async with MarkdownApp(view).run_test(size=(60, 40)) as pilot:
+        await stream_lines(pilot, view, clock, 30, per_second=20)
+        width = view.outer_size.width
+        before = view.render_lines(Region(0, 0, width, text_lines(view)))
+        height = view.size.height
+        while view.size.height == height:  # until the view grows again
+            await stream_lines(pilot, view, clock, 1, per_second=20)
+        after = view.render_lines(Region(0, 0, width, view.outer_size.height))
+        # The text that was there comes back as the very same Strips, blank room as one…
+        assert all(new is old for new, old in zip(after[: len(before) - 1], before, strict=False))
+        blank = after[text_lines(view) :]
+        assert blank and all(strip is blank[0] for strip in blank)
+        # …and what reaches the screen is what Textual's own painting gives once it ends.
+        streaming = screen_lines(view)
+        assert {text for line in streaming[text_lines(view) :] for text, _ in line} == {" " * width}
+        view.finish()
+        await pilot.pause()
+        assert screen_lines(view) == streaming[: text_lines(view)]
+
+
+async def test_screen_lines_while_streaming_and_after_match_the_same_text_at_once(
+    instant: None,
+) -> None:
+    streamed, whole = MarkdownView(streaming=True), MarkdownView(ANSWER)
+    async with MarkdownApp(streamed, whole).run_test(size=(70, 100)) as pilot:
+        for index, delta in enumerate(deltas(ANSWER)):
+            streamed.append(delta)
+            if index % 5 == 0:
+                await pilot.pause()
+                screen_lines(streamed)  # painted and kept mid-stream
+        await pilot.pause()
+        assert screen_lines(streamed) == screen_lines(whole)
+        streamed.finish()
+        await pilot.pause()
+        assert screen_lines(streamed) == screen_lines(whole)

@@ -39,8 +39,13 @@ from talkie_tui.ui.messages import OpenLinkRequested
 
 __all__ = ["FRAME_INTERVAL", "MarkdownPalette", "MarkdownView"]
 
-FRAME_INTERVAL = 1 / 30
-"""Seconds between two re-renders of the live tail while text streams in."""
+FRAME_INTERVAL = 1 / 24
+"""Seconds between two re-renders of the live tail while text streams in.
+
+Each costs a parse of the tail (~1 ms) and a frame of Textual's (~2 ms of CPU in a terminal:
+its compositor asks every widget on the screen for its visible lines, whatever changed): 24 a
+second reads as smoothly as 30 and costs a fifth less.
+"""
 
 GROW_INTERVAL = 1 / 10
 """Seconds between two height changes while streaming.
@@ -174,6 +179,11 @@ class MarkdownView(Widget):
         self._base_style = Style.null()
         self._frozen_strips: LRUCache[int, Strip] = LRUCache(_STRIP_CACHE_LINES)
         self._live_strips: dict[int, Strip] = {}
+        # While streaming: lines as painted for the compositor (styles and filters applied), by
+        # line number, what they were painted with, and the one blank line of the room below.
+        self._painted: LRUCache[int, Strip] = LRUCache(_STRIP_CACHE_LINES)
+        self._painted_with: tuple[object, ...] | None = None
+        self._painted_blank: Strip | None = None
         super().__init__(**widget_kwargs)
         if not streaming:
             self._parse(final=True)
@@ -278,6 +288,7 @@ class MarkdownView(Widget):
         first = self._first_changed(old_frozen, old_tail)
         frozen = len(self._frozen.lines)
         self._live_strips = {y: s for y, s in self._live_strips.items() if frozen <= y < first}
+        self._forget_painted(first)
         old_height = self._height
         self._grow()
         end = min(max(old_frozen + len(old_tail), self._line_count()), self._height)
@@ -352,6 +363,7 @@ class MarkdownView(Widget):
         lines = self._line_count()
         if self._height > lines:
             self._height = lines
+            self._forget_painted(lines)
             self._line_rate = 0.0
             self._rate_mark = None
             self.refresh(layout=True)
@@ -414,6 +426,16 @@ class MarkdownView(Widget):
     def _forget_strips(self) -> None:
         self._frozen_strips.clear()
         self._live_strips.clear()
+        self._clear_painted()
+
+    def _clear_painted(self) -> None:
+        self._painted.clear()
+        self._painted_blank = None
+
+    def _forget_painted(self, first: int) -> None:
+        """Painted lines from line `first` on are out of date."""
+        for y in [y for y in self._painted.keys() if y >= first]:  # noqa: SIM118 (not a dict)
+            self._painted.discard(y)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Height of the wrapped text at `width` (while streaming, as last revealed)."""
@@ -421,13 +443,65 @@ class MarkdownView(Widget):
         return self._height
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Paint `crop`; cached Strips carry the background, so drop them if it changed."""
+        """Paint `crop`; cached Strips carry the background, so drop them if it changed.
+
+        While streaming (in the transcript: no padding, no border), painted lines are kept
+        across height changes. Textual paints every visible line of a widget again after any
+        change of its size, and the growing view changes height a few times a second; it also
+        asks for every visible line on each frame. Kept, the same Strip objects come back (the
+        compositor's own per-Strip caches then answer too), and only the changed tail lines and
+        one blank line of the room below go through Textual's styles and filters.
+        """
         base_style = self.rich_style
         if base_style != self._base_style:
             self._base_style = base_style
             self._styles = StyleSource(self._component_style)
             self._forget_strips()
-        return super().render_lines(crop)
+        if not self._streaming or self.styles.gutter:
+            if self._painted_with is not None:
+                self._clear_painted()
+                self._painted_with = None
+            return super().render_lines(crop)
+        return self._render_painted(crop)
+
+    def _render_painted(self, crop: Region) -> list[Strip]:
+        width = self.outer_size.width
+        painted_with = (width, self._base_style, tuple(self.get_line_filters()))
+        if painted_with != self._painted_with:
+            self._clear_painted()
+            self._painted_with = painted_with
+        painted = self._painted
+        blank_from = self._line_count()  # below the text, up to the height: blank room
+        lines: list[Strip] = []
+        missing_from: int | None = None
+        for y in crop.line_range:
+            strip = painted.get(y) if y < blank_from else self._painted_blank
+            if strip is None and y < blank_from:
+                if missing_from is None:
+                    missing_from = y
+                continue
+            if missing_from is not None:
+                lines += self._paint(missing_from, y, width)
+                missing_from = None
+            if strip is None:
+                strip = self._painted_blank = self._paint(y, y + 1, width)[0]
+            lines.append(strip)
+        if missing_from is not None:
+            lines += self._paint(missing_from, crop.bottom, width)
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            lines = [strip.crop(x1, x2) for strip in lines]
+        return lines
+
+    def _paint(self, start: int, end: int, width: int) -> list[Strip]:
+        """Lines `start` to `end` through Textual's styles and filters; text lines are kept for
+        later frames."""
+        strips = super().render_lines(Region(0, start, width, end - start))
+        blank_from = self._line_count()
+        for y, strip in enumerate(strips, start):
+            if y < blank_from:
+                self._painted.set(y, strip)
+        return strips
 
     def render_line(self, y: int) -> Strip:
         """One line: frozen lines come from the Strip cache, tail lines are built on demand."""
