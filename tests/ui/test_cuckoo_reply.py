@@ -17,7 +17,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
 from talkie_tui.backends.cuckoo import sign_in
-from talkie_tui.chat.turns import ReplyPart, Turn
+from talkie_tui.chat.turns import ReplyPart
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.chat import ChatScreen
@@ -177,23 +177,6 @@ async def test_the_palette_replies_to_the_agents_newest_and_esc_or_x_drops_it(
     stored = await hub_messages(hub, person, agent.conversation_id)
     plain = next(m for m in stored if m["body"].get("text") == "plain")
     assert plain["reply_to"] is None
-
-
-def test_a_reply_quotes_the_message_as_plain_cleaned_text() -> None:
-    """The bar's quote: control sequences gone, markup kept as characters, long text cut."""
-    from talkie_tui.chat.turns import TextPart
-    from talkie_tui.ui.widgets.reply_bar import PREVIEW_CHARS, reply_target
-
-    hostile = "\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 [link=x]me[/link]\x1b[31m red"
-    turn = Turn("msg_1", "assistant", [TextPart("msg_1", [hostile])], author="Bot\x1b[2J")
-    target = reply_target(turn)
-    assert target is not None
-    assert target.preview == "click [link=x]me[/link] red"
-    long_turn = Turn("msg_2", "assistant", [TextPart("msg_2", ["word " * 40])])
-    cut = reply_target(long_turn)
-    assert cut is not None and len(cut.preview) == PREVIEW_CHARS and cut.preview.endswith("…")
-    failed = Turn("msg_3", "user", [TextPart("msg_3", ["lost"])], state="failed")
-    assert reply_target(failed) is None
 
 
 async def test_a_talkie_server_takes_no_replies_and_says_so(devserver, tmp_path: Path) -> None:
