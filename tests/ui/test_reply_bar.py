@@ -26,3 +26,13 @@ def test_a_file_without_words_is_quoted_by_its_name_and_a_notice_is_no_message()
     assert target is not None and target.preview == "offer.pdf"
     notice = Turn("msg_5", "assistant", [NoticePart("Earlier messages are gone.")])
     assert reply_target(notice) is None
+
+
+def test_the_quote_shows_the_words_of_markdown_not_its_marks() -> None:
+    text = (
+        "# Offer\n\n**Alfa s.r.o.** is a client (*active*), "
+        "see [the CRM](https://crm.example).\n\n- one\n- `two`"
+    )
+    target = reply_target(Turn("msg_6", "assistant", [TextPart("msg_6", [text])]))
+    assert target is not None
+    assert target.preview == "Offer Alfa s.r.o. is a client (active), see the CRM. one two"

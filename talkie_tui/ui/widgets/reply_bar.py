@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -25,6 +26,24 @@ __all__ = ["PREVIEW_CHARS", "ReplyBar", "ReplyTarget", "reply_target"]
 PREVIEW_CHARS = 80
 """The most characters of the answered message the quote shows (the bar cuts it to its width)."""
 REPLY_MARK = "↩"
+_MARKDOWN = MarkdownIt("commonmark")
+
+
+def plain_words(markdown: str) -> str:
+    """The words of a Markdown text as a reader sees them: no `**`, `#` or link targets."""
+    pieces: list[str] = []
+    for token in _MARKDOWN.parse(markdown):
+        if token.type == "inline":
+            for child in token.children or ():
+                if child.type in ("text", "code_inline"):
+                    pieces.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    pieces.append(" ")
+        elif token.type in ("fence", "code_block"):
+            pieces.append(token.content)
+        if token.block and token.nesting <= 0:
+            pieces.append(" ")  # blocks end with a space, not run together
+    return " ".join("".join(pieces).split())
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +65,7 @@ def reply_target(turn: Turn) -> ReplyTarget | None:
     notice of the app, a message that was not delivered)."""
     if turn.state == "failed" or all(isinstance(part, NoticePart) for part in turn.parts):
         return None
-    words = " ".join(clean_text(turn.text).split())
+    words = plain_words(clean_text(turn.text))
     if not words:
         files = [part.filename for part in turn.parts if isinstance(part, AttachmentPart)]
         words = " ".join(clean_text(", ".join(files)).split())
