@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -160,18 +159,8 @@ async def bridge_cuckoo(
             state.close()
 
 
-def _no_search_for_a_missing_sniffio() -> None:
-    """httpcore tries `import sniffio` for every lock it sets up (4 per request here), and when
-    the package is not installed Python searches all of sys.path again each time (~50 µs): 28
-    times per reply of a webhook bridge, which sends its messages over HTTP. Marked absent once,
-    the import fails at once (~2 µs) and httpcore takes asyncio, as it does anyway."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
 def run_bridge_cuckoo(server: str, **options: Any) -> int:
     """`bridge_cuckoo` under asyncio.run; Ctrl+C is a clean stop (exit 0)."""
-    _no_search_for_a_missing_sniffio()
     try:
         return asyncio.run(bridge_cuckoo(server, **options))
     except KeyboardInterrupt:
