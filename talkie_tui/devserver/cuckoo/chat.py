@@ -315,20 +315,19 @@ class Chat:
         message = self.agent_form(
             row, reply=reply, sender_name=sender["display_name"] if sender else None
         )
-        with self.hub.storage.grouped():
-            for agent_id in agents:
-                self.hub.outbox.emit(
-                    agent_id,
-                    "message.created",
-                    {
-                        "conversation": shapes.conversation_ref(conversation),
-                        "message": message,
-                        "participants": self.hub.conversations.agent_participants(
-                            conversation_id, agent_id, parts
-                        ),
-                    },
-                    message_id=row["id"],
-                )
+        for agent_id in agents:
+            self.hub.outbox.emit(
+                agent_id,
+                "message.created",
+                {
+                    "conversation": shapes.conversation_ref(conversation),
+                    "message": message,
+                    "participants": self.hub.conversations.agent_participants(
+                        conversation_id, agent_id, parts
+                    ),
+                },
+                message_id=row["id"],
+            )
         if sent is not None:
             sent.events = len(agents)
 
