@@ -221,6 +221,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """An answer that ended lets the messages waiting for it go; an unexpected failure in
         background work is reported, and the app keeps running."""
+        if event.worker.group == "run":
+            self.refresh_bindings()  # Esc stops an answer only while one runs
         if event.worker.group == "run" and event.worker.name == "send" and event.worker.is_finished:
             self.steering.answer_ended(self.session.conversation)
             self.follow_live()
@@ -643,7 +645,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Voice keys only where they do something (the footer shows just those)."""
         if action in ("stop_waiting", "cancel_reply", "cancel_run"):  # one Esc
-            return action == self._escape_does()
+            if action != self._escape_does():
+                return False
+            # With no answer running there is nothing to stop: shown dimmed, not offered.
+            return None if action == "cancel_run" and not self.answering else True
         if action == "reply":
             return self.replies.offered
         if action == "attach":
