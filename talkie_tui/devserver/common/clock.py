@@ -13,8 +13,8 @@ def now() -> datetime:
 
 def iso(moment: datetime) -> str:
     """Format as `2026-10-22T10:00:00.123Z`; fixed width, so string order is time order."""
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    # isoformat is about twice as fast as strftime, and the hub writes several per message.
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:23] + "Z"
 
 
 def parse_iso(text: str) -> datetime:

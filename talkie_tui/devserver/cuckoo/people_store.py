@@ -117,11 +117,12 @@ class PeopleStore(HubDatabase):
         return evicted
 
     def session_by_hash(self, token_hash: str, now: str) -> Row | None:
-        """The live session of a token (touching its last use), or None."""
+        """The live session of a token (touching its last use, to the minute), or None."""
         row = self._one(
             "SELECT * FROM sessions WHERE token_hash = ? AND expires_at > ?", token_hash, now
         )
-        if row is not None:
+        # A write per request would end the hub's grouped commit early; devices show the minute.
+        if row is not None and (row["last_seen_at"] or "")[:16] != now[:16]:
             with self._transaction() as db:
                 db.execute("UPDATE sessions SET last_seen_at = ? WHERE id = ?", (now, row["id"]))
         return row
