@@ -43,8 +43,9 @@ FRAME_INTERVAL = 1 / 24
 """Seconds between two re-renders of the live tail while text streams in.
 
 Each costs a parse of the tail (~1 ms) and a frame of Textual's (~2 ms of CPU in a terminal:
-its compositor asks every widget on the screen for its visible lines, whatever changed): 24 a
-second reads as smoothly as 30 and costs a fifth less.
+its compositor asks every widget on the screen for its visible lines, whatever changed). 24 a
+second reads as smoothly as 30, with a fifth fewer of both: measured in the client at 500
+tokens/s, ~2 % of its CPU (most of the rest is per token: reading and decoding the stream).
 """
 
 GROW_INTERVAL = 1 / 10
