@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
     from talkie_tui.commands.demo_cuckoo import CuckooDemo
     from talkie_tui.ui.app import TalkieApp
+    from talkie_tui.ui.screens.chat import ChatScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
@@ -107,7 +110,6 @@ async def capture_gateway(url: str) -> list[Path]:
     """A Minara gateway's session: a table, a chart and a confirmation the agent asks for."""
     from talkie_tui.config import KnownServers, Settings
     from talkie_tui.ui.app import TalkieApp
-    from talkie_tui.ui.screens.chat import ChatScreen
     from talkie_tui.ui.widgets.question import QuestionView
 
     app = TalkieApp(
@@ -118,13 +120,7 @@ async def capture_gateway(url: str) -> list[Path]:
         known=KnownServers.load(),
     )
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(500):
-            screen = app.screen
-            if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
-                break
-            await pilot.pause(0.02)
-        screen = app.screen
-        assert isinstance(screen, ChatScreen)
+        screen = await chat_screen(pilot)
         screen.composer.insert("portfolio")
         await pilot.press("enter")
         for _ in range(500):
@@ -147,7 +143,6 @@ async def capture_hub(demo: CuckooDemo) -> list[Path]:
     """A hub's chat through the bridge: the client's card, then the offer with its buttons."""
     from talkie_tui.config import KnownServers, Settings
     from talkie_tui.ui.app import TalkieApp
-    from talkie_tui.ui.screens.chat import ChatScreen
     from talkie_tui.ui.widgets.buttons import ButtonsView
 
     app = TalkieApp(
@@ -158,13 +153,7 @@ async def capture_hub(demo: CuckooDemo) -> list[Path]:
         known=KnownServers.load(),
     )
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(500):
-            screen = app.screen
-            if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
-                break
-            await pilot.pause(0.02)
-        screen = app.screen
-        assert isinstance(screen, ChatScreen)
+        screen = await chat_screen(pilot)
         for message, done in (
             ("show me Alfa", lambda: "is a client from Brno" in _text(app)),
             ("send the offer to Alfa", lambda: bool(screen.transcript.query(ButtonsView))),
@@ -179,6 +168,18 @@ async def capture_hub(demo: CuckooDemo) -> list[Path]:
         path = OUT / "cuckoo.svg"
         app.save_screenshot(filename=path.name, path=str(OUT))
     return [path]
+
+
+async def chat_screen(pilot: Pilot[None]) -> ChatScreen:
+    """The chat screen, once it has composed (its header is there)."""
+    from talkie_tui.ui.screens.chat import ChatScreen
+
+    for _ in range(500):
+        screen = pilot.app.screen
+        if isinstance(screen, ChatScreen) and screen.is_mounted and screen.query("#header"):
+            return screen
+        await pilot.pause(0.02)
+    raise RuntimeError("the chat screen did not open")
 
 
 def _text(app: TalkieApp) -> str:
