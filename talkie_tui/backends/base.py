@@ -55,6 +55,7 @@ __all__ = [
     "ModelChoice",
     "ModelList",
     "Outgoing",
+    "PacesReads",
     "PagesBack",
     "ProtocolName",
     "ReasoningEffort",
@@ -484,6 +485,16 @@ class Transcription:
 
     text: str
     audio_key: str | None = None
+
+
+@runtime_checkable
+class PacesReads(Protocol):
+    """A streamed answer may be read in batches: a screen drawing some 24 frames a second
+    loses nothing when a read rests a little and the next one takes several tokens at once."""
+
+    def pace_reads(self, seconds: float) -> None:
+        """Rest `seconds` after a read of an answer that waited (0: read as it comes)."""
+        ...
 
 
 @runtime_checkable

@@ -140,6 +140,7 @@ class TalkieClient:
         self._http = http or make_http_client()
         self._cache = cache or ManifestCache()
         self._max_event_chars = max_event_chars
+        self.read_pause = 0.0  # rest after a run's read that waited (see iter_event_data)
         self._retry_delay = retry_delay
 
     @classmethod
@@ -432,7 +433,7 @@ class TalkieClient:
         decoder = EventDecoder()
         ended = False
         try:
-            async for batch in iter_event_data(response, self._max_event_chars):
+            async for batch in iter_event_data(response, self._max_event_chars, self.read_pause):
                 for data in batch:
                     for event in decoder.decode(data):
                         cls = type(event)

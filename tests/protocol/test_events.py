@@ -6,6 +6,8 @@ server and read with TalkieClient.run.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 
@@ -404,3 +406,50 @@ async def test_many_small_events_are_not_added_up_against_the_cap() -> None:
     """The cap is per event: a long stream of small events is fine."""
     frames = [f'data: {{"n":{i:03}}}\n\n' for i in range(50)]
     assert len(await _collect(_response(*frames), cap=100)) == 50
+
+
+async def _arrivals(pause: float) -> tuple[list[str], list[float]]:
+    """The events read from a real socket where one comes every 4 ms (40 in all), and when
+    each batch of them reached the reader."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+        writer.write(head.encode())
+        for n in range(40):
+            writer.write(f'data: {{"n":{n}}}\n\n'.encode())
+            await writer.drain()
+            await asyncio.sleep(0.004)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    events: list[str] = []
+    times: list[float] = []
+    try:
+        async with (
+            httpx.AsyncClient(trust_env=False) as http,
+            http.stream("GET", f"http://127.0.0.1:{port}/") as response,
+        ):
+            async for batch in iter_event_data(response, pause=pause):
+                events.extend(batch)
+                times.append(asyncio.get_running_loop().time())
+    finally:
+        server.close()
+        await server.wait_closed()
+    return events, times
+
+
+def _bursts(times: list[float]) -> int:
+    """How many times the reader waited more than 2 ms for the next batch."""
+    return sum(1 for a, b in itertools.pairwise(times) if b - a > 0.002)
+
+
+async def test_a_rest_after_a_read_that_waited_reads_the_tokens_in_bursts() -> None:
+    """With a pause, the reader rests after waiting and then drains what came meanwhile:
+    every event, in order, in a few bursts instead of one wait per event."""
+    plain_events, plain_times = await _arrivals(0.0)
+    paced_events, paced_times = await _arrivals(0.03)
+    expected = [f'{{"n":{n}}}' for n in range(40)]
+    assert plain_events == expected and paced_events == expected
+    assert _bursts(paced_times) * 2 < _bursts(plain_times), (paced_times, plain_times)

@@ -102,6 +102,10 @@ class TalkieBackend:
         """Who the server is, from its manifest (re-read when the manifest is refreshed)."""
         return server_info(self.client.server)
 
+    def pace_reads(self, seconds: float) -> None:
+        """Rest `seconds` after a read of a run's stream that waited (PacesReads)."""
+        self.client.read_pause = seconds
+
     def new_session(self, thread_id: str | None = None) -> ChatSession:
         """A chat session for a new thread, or for `thread_id`."""
         return ChatSession(self.client, thread_id)

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from talkie_tui.backends.base import Backend, Outgoing, Update
+from talkie_tui.backends.base import Backend, Outgoing, PacesReads, Update
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.vocabulary import DecisionResult, FileBlock
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
@@ -73,6 +73,10 @@ from .attach_prompt import AttachPromptScreen
 from .confirm import ConfirmScreen
 
 __all__ = ["ChatScreen"]
+
+STREAM_READ_PAUSE = 0.02
+"""Seconds a read of a streamed answer rests after waiting for the network, so that the next
+takes the tokens of about half a frame at once (the answer is drawn 24 times a second)."""
 
 
 class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
@@ -205,6 +209,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 sidebar.display = self._show_sidebar and event.size.width >= WIDE
 
     def on_mount(self) -> None:
+        if isinstance(self.backend, PacesReads):
+            self.backend.pace_reads(STREAM_READ_PAUSE)
         self.query_one("#sidebar").display = self._show_sidebar
         # A thread given to open (--thread) shows its turns, not a new thread's welcome.
         self.transcript.show(self.session.conversation, welcome=not self._initial_thread)
