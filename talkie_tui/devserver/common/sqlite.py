@@ -35,9 +35,13 @@ class Database:
         with self._lock:
             self._db.close()
 
+    def _before_statement(self) -> None:
+        """Called under the lock before each statement (a hook: the hub commits its group)."""
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            self._before_statement()
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -48,9 +52,11 @@ class Database:
 
     def _one(self, sql: str, *args: Any) -> Row | None:
         with self._lock:
+            self._before_statement()
             row = self._db.execute(sql, args).fetchone()
         return dict(row) if row is not None else None
 
     def _all(self, sql: str, *args: Any) -> list[Row]:
         with self._lock:
+            self._before_statement()
             return [dict(row) for row in self._db.execute(sql, args).fetchall()]

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..common.sqlite import Database, Row
+from ..common.sqlite import Database
 
 logger = logging.getLogger(__name__)
 
@@ -148,30 +148,18 @@ class HubDatabase(Database):
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """The base's transaction; inside a grouped one, a savepoint of it."""
         with self._lock:
             self._settle()
             if self._db.in_transaction:
                 with self._savepoint():
                     yield self._db
                 return
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            with super()._transaction() as db:
+                yield db
 
-    def _one(self, sql: str, *args: Any) -> Row | None:
-        with self._lock:
-            self._settle()
-            row = self._db.execute(sql, args).fetchone()
-        return dict(row) if row is not None else None
-
-    def _all(self, sql: str, *args: Any) -> list[Row]:
-        with self._lock:
-            self._settle()
-            return [dict(row) for row in self._db.execute(sql, args).fetchall()]
+    def _before_statement(self) -> None:
+        self._settle()
 
     def close(self) -> None:
         """Commit what is grouped, then close the connection."""
