@@ -500,9 +500,16 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def _show_send_failure(self, request: Outgoing, error: TalkieError) -> None:
         """Keep the message: mark it not delivered, with the server's words and a retry."""
         self.transcript.sync_turns()  # the failure may come before the message was shown
+        # A refused sign-in is asked for again at once, and then Retry helps: not "Trying
+        # again will not help" above the notice's own "Trying again may help".
+        hint = (
+            _("Retry once you are signed in again.")
+            if isinstance(error, UnauthorizedError)
+            else error.retry_hint
+        )
         turn = self.session.conversation.not_delivered(
             request.message_id,
-            f"{error.message} {error.retry_hint}",
+            f"{error.message} {hint}",
             code=getattr(error, "code", None),
             retry_after=error.retry_after if isinstance(error, RateLimitedError) else None,
         )

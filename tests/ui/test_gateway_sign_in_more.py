@@ -1,0 +1,221 @@
+"""A Minara gateway's token in the real app, beyond the first sign-in (`test_gateway_sign_in`):
+the token changed on the gateway mid-session (REST 401 and socket close 4401) asked for again
+over the chat with nothing the person typed lost, and where the token is kept when there is no
+system keyring (the private file or this session only, as the person chooses).
+
+The gateway is the reference one over real HTTP and WebSocket on 127.0.0.1; "the token changed"
+is what an operator does: the gateway restarted with another `GATEWAY_AUTH_TOKEN`, on the same
+port and database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, Static
+
+from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
+from talkie_tui.auth.file_store import FileStore
+from talkie_tui.chat.turns import NoticePart
+from talkie_tui.config import KnownServers, Settings
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.runner import serve_in_thread
+from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.screens.token_prompt import TokenScreen
+from talkie_tui.ui.widgets.notice import NoticeView
+from tests.helpers import TEST_TOKEN
+from tests.ui.minara_e2e import SIZE, WAIT, answer_text, chat, say, screen_text, until
+
+pytestmark = pytest.mark.slow
+
+NEW_TOKEN = "rotated-token-2"
+
+
+class Gateway:
+    """The reference gateway (test mode) that an operator restarts with another token, on the
+    same port and database."""
+
+    def __init__(self, folder: Path) -> None:
+        self.db = folder / "gateway.sqlite3"
+        self.port = 0
+        self.url = ""
+        self._running: AbstractContextManager[str] | None = None
+
+    def start(self, token: str) -> str:
+        config = GatewayConfig(
+            auth_token=token, db_path=self.db, test_mode=True, port=self.port, demo_delay=0
+        )
+        self._running = serve_in_thread(config)
+        self.url = self._running.__enter__()
+        self.port = int(self.url.rsplit(":", 1)[1])
+        return self.url
+
+    def stop(self) -> None:
+        if self._running is not None:
+            running, self._running = self._running, None
+            running.__exit__(None, None, None)
+
+    async def restart(self, token: str) -> None:
+        """Stop and start again with `token` (in a thread: the app's loop goes on meanwhile)."""
+        await asyncio.to_thread(self.stop)
+        await asyncio.to_thread(self.start, token)
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> Iterator[Gateway]:
+    running = Gateway(tmp_path)
+    running.start(TEST_TOKEN)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def app_for(url: str, tmp_path: Path, storage: str = "file") -> TalkieApp:
+    """`talkie connect URL` with the token storage the settings name."""
+    settings = Settings(token_storage=storage, downloads_dir=tmp_path / "downloads")
+    known = KnownServers.load(tmp_path / "servers.json")
+    return TalkieApp(url, settings=settings, known=known)
+
+
+def kept_in_file(url: str) -> str | None:
+    """The token the private file keeps for the gateway at `url`."""
+    found = find_bearer(url, url, FileStore())
+    return found[0] if found is not None else None
+
+
+async def token_screen(pilot: Pilot[None]) -> TokenScreen:
+    """The token screen, mounted and taking keys."""
+    app = pilot.app
+    await until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, TokenScreen)
+            and app.screen.is_mounted
+            and bool(app.screen.query("#token-input"))
+        ),
+        WAIT,
+    )
+    screen = app.screen
+    assert isinstance(screen, TokenScreen)
+    return screen
+
+
+async def give_token(pilot: Pilot[None], screen: TokenScreen, token: str) -> None:
+    """Type `token` into the token screen and press Enter."""
+    box = screen.query_one("#token-input", Input)
+    box.value = token
+    box.focus()
+    await pilot.press("enter")
+
+
+async def user_rows(url: str, token: str) -> list[str]:
+    """The person's messages the gateway stored, over all its sessions, oldest first."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=10) as http:
+        sessions = (await http.get("/v1/sessions")).raise_for_status().json()["sessions"]
+        rows: list[dict[str, Any]] = []
+        for session in sessions:
+            detail = (await http.get(f"/v1/sessions/{session['id']}")).raise_for_status().json()
+            rows += [row for row in detail["messages"] if row["role"] == "user"]
+    return [row["content"] for row in sorted(rows, key=lambda row: row["created_at"])]
+
+
+# --- the token changed on the gateway mid-session ---------------------------------------------
+
+
+async def test_a_token_changed_mid_session_is_asked_for_and_the_message_is_sent_with_retry(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    """REST 401: the message sent after the change stays with Retry, the token screen asks over
+    the chat (a wrong token is refused there), and with the new one Retry sends the message."""
+    keep_bearer(FileStore(), gateway.url, gateway.url, TEST_TOKEN)  # signed in earlier
+    app = app_for(gateway.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat(app, pilot)
+        await say(pilot, screen, "minara-test:echo before the change")
+        assert answer_text(screen) == "before the change"
+
+        await gateway.restart(NEW_TOKEN)
+        await say(pilot, screen, "minara-test:echo after the change", wait=False)
+        asked = await token_screen(pilot)
+        reason = str(asked.query_one("#token-reason", Static).content)
+        assert "did not accept the token" in reason and "what you typed are kept" in reason
+        assert asked.kept_in  # where the new token will be kept is said before
+        # The message is still in the conversation under the token screen, with Retry.
+        user = screen.session.conversation.turns[-1]
+        assert user.role == "user" and user.text == "minara-test:echo after the change"
+        notice = next(p for p in user.parts if isinstance(p, NoticePart))
+        assert notice.kind == "not_delivered" and notice.retryable
+        # What the notice says fits its Retry: the sign-in comes next, then retrying helps.
+        assert "Retry once you are signed in again." in notice.text
+        assert "will not help" not in notice.text
+
+        await give_token(pilot, asked, "still-the-old-one")
+        await until(pilot, lambda: "Not signed in" in asked.status_text, WAIT)
+        assert app.screen is asked  # asked again, nothing else happened
+        await give_token(pilot, asked, NEW_TOKEN)
+        await until(pilot, lambda: app.screen is screen, WAIT)
+        assert kept_in_file(gateway.url) == NEW_TOKEN  # the new token replaced the old one
+        assert "Signed in to" in " ".join(str(note.message) for note in app._notifications)
+
+        await until(pilot, lambda: bool(screen.transcript.query(NoticeView)), WAIT)
+        retry = screen.transcript.query(NoticeView).last().query_one(Button)
+        retry.press()
+        await until(pilot, lambda: answer_text(screen) == "after the change", WAIT)
+        await until(pilot, lambda: not screen.answering, WAIT)
+        assert "after the change" in screen_text(app)
+
+    assert await user_rows(gateway.url, NEW_TOKEN) == [
+        "minara-test:echo before the change",
+        "minara-test:echo after the change",  # once: the refused send never reached it
+    ]
+
+
+async def test_a_token_changed_during_an_answer_is_asked_for_and_the_draft_is_kept(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    """Socket close 4401: the gateway restarts with another token while an answer streams; the
+    stream's reconnect is refused, the token screen asks, and the draft the person was typing
+    meanwhile is still in the composer after it, and goes out with the new token. Retry on the
+    broken turn shows what the gateway kept of it, without storing the message twice."""
+    keep_bearer(FileStore(), gateway.url, gateway.url, TEST_TOKEN)
+    app = app_for(gateway.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await chat(app, pilot)
+        await say(pilot, screen, "minara-test:slow", wait=False)
+        await until(pilot, lambda: "part 2 " in answer_text(screen), WAIT)
+        screen.composer.focus()
+        await pilot.press(*"minara-test:echo half a thought")  # typed, not sent
+
+        await gateway.restart(NEW_TOKEN)
+        asked = await token_screen(pilot)
+        assert "close 4401" in str(asked.query_one("#token-reason", Static).content)
+        await give_token(pilot, asked, NEW_TOKEN)
+        await until(pilot, lambda: app.screen is screen, WAIT)
+        await until(pilot, lambda: not screen.answering, WAIT)
+        assert screen.composer.text == "minara-test:echo half a thought"  # nothing was lost
+        assert kept_in_file(gateway.url) == NEW_TOKEN
+
+        retry = screen.transcript.query(NoticeView).last().query_one(Button)
+        retry.press()  # the same client_message_id: the gateway keeps the message once
+        await until(pilot, lambda: not screen.transcript.query(NoticeView), WAIT)
+        await until(pilot, lambda: not screen.answering, WAIT)
+        assert answer_text(screen).startswith("part 1 part 2 ")  # what the gateway kept
+
+        screen.composer.focus()
+        await pilot.press("enter")  # the draft, sent now
+        await until(pilot, lambda: answer_text(screen) == "half a thought", WAIT)
+        await until(pilot, lambda: not screen.answering, WAIT)
+
+    assert await user_rows(gateway.url, NEW_TOKEN) == [
+        "minara-test:slow",
+        "minara-test:echo half a thought",
+    ]
