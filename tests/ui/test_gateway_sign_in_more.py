@@ -11,7 +11,8 @@ port and database.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -23,15 +24,20 @@ from textual.widgets import Button, Input, Static
 
 from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
 from talkie_tui.auth.file_store import FileStore
+from talkie_tui.auth.store import MemoryStore
 from talkie_tui.chat.turns import NoticePart
-from talkie_tui.config import KnownServers, Settings
+from talkie_tui.config import KnownServers, Settings, config_dir
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.screens.connect import ConnectScreen
+from talkie_tui.ui.screens.store_choice import StoreChoiceScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.helpers import TEST_TOKEN
 from tests.ui.minara_e2e import SIZE, WAIT, answer_text, chat, say, screen_text, until
+from tests.ui.test_gateway_sign_in import chat_composed
 
 pytestmark = pytest.mark.slow
 
@@ -219,3 +225,136 @@ async def test_a_token_changed_during_an_answer_is_asked_for_and_the_draft_is_ke
         "minara-test:slow",
         "minara-test:echo half a thought",
     ]
+
+
+# --- no system keyring: the person chooses where the token is kept ----------------------------
+
+
+@pytest.fixture
+def mounted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the sign-in screens shown, in order (the choice of store, the token)."""
+    shown: list[str] = []
+
+    def recorded(original: Callable[[Any], None]) -> Callable[[Any], None]:
+        def on_mount(screen: Any) -> None:  # one parameter: Textual passes no event to it
+            shown.append(type(screen).__name__)
+            original(screen)
+
+        return on_mount
+
+    for screen_class in (StoreChoiceScreen, TokenScreen):
+        monkeypatch.setattr(screen_class, "on_mount", recorded(screen_class.on_mount))
+    return shown
+
+
+async def store_choice(pilot: Pilot[None]) -> StoreChoiceScreen:
+    """The choice of store, mounted, Cancel focused (as it comes up)."""
+    app = pilot.app
+    await until(
+        pilot, lambda: isinstance(app.screen, StoreChoiceScreen) and app.screen.is_mounted, WAIT
+    )
+    screen = app.screen
+    assert isinstance(screen, StoreChoiceScreen)
+    await until(pilot, lambda: screen.focused is not None, WAIT)
+    return screen
+
+
+def files_holding(folder: Path, secret: str) -> list[Path]:
+    """The files under `folder` whose bytes contain `secret`."""
+    return [p for p in folder.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+async def test_without_a_keyring_the_private_file_keeps_the_token_for_next_time(
+    gateway_url: str, tmp_path: Path, mounted: list[str]
+) -> None:
+    """The keyring named in the settings is not usable: the choice appears before the token is
+    asked; "private file" keeps the token in TALKIE_HOME, 0600, and the next start uses it
+    without asking anything."""
+    app = app_for(gateway_url, tmp_path, storage="keyring")
+    async with app.run_test(size=SIZE) as pilot:
+        choice = await store_choice(pilot)
+        assert choice.focused is not None and choice.focused.id == "store-choice-cancel"
+        assert choice.choices[0] == f"Keep it in a private file (0600) in {config_dir()}"
+        body = str(choice.query_one("#store-choice-body", Static).content)
+        assert "none is usable here" in body
+        await pilot.click("#store-choice-file")
+        asked = await token_screen(pilot)
+        assert asked.kept_in == FileStore().describe()  # said before the token is given
+        await give_token(pilot, asked, TEST_TOKEN)
+        await until(pilot, lambda: chat_composed(app), WAIT)
+        assert app.settings.token_storage == "file"  # for this run; config.toml untouched
+    assert mounted == ["StoreChoiceScreen", "TokenScreen"]
+
+    tokens = config_dir() / "tokens.json"
+    assert files_holding(config_dir(), TEST_TOKEN) == [tokens]
+    assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+    assert kept_in_file(gateway_url) == TEST_TOKEN
+    assert not (config_dir() / "config.toml").exists()
+    entry = KnownServers.load(tmp_path / "servers.json").find(gateway_url)
+    assert entry is not None and entry.signed_in  # it lasts
+
+    mounted.clear()
+    again = app_for(gateway_url, tmp_path, storage="keyring")  # still no keyring
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: chat_composed(again), WAIT)
+        screen = again.screen
+        assert isinstance(screen, ChatScreen)
+        await say(pilot, screen, "minara-test:echo with the kept token")
+        assert answer_text(screen) == "with the kept token"
+    assert mounted == []  # neither the choice nor the token was asked
+
+
+async def test_without_a_keyring_this_session_only_writes_nothing_to_disk(
+    gateway_url: str, tmp_path: Path, mounted: list[str]
+) -> None:
+    """ "This session only": the token works now, is kept in memory, and no file anywhere under
+    TALKIE_HOME or the test's folder holds it; a new talkie (memory gone) asks again."""
+    app = app_for(gateway_url, tmp_path, storage="keyring")
+    async with app.run_test(size=SIZE) as pilot:
+        await store_choice(pilot)
+        await pilot.click("#store-choice-session")
+        asked = await token_screen(pilot)
+        assert asked.kept_in == MemoryStore().describe()
+        await give_token(pilot, asked, TEST_TOKEN)
+        await until(pilot, lambda: chat_composed(app), WAIT)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        await say(pilot, screen, "minara-test:echo for now")
+        assert answer_text(screen) == "for now"
+        assert app.settings.token_storage == "session"
+
+    found = find_bearer(gateway_url, gateway_url, MemoryStore())
+    assert found is not None and found[0] == TEST_TOKEN and found[1].kind == "session"
+    assert not (config_dir() / "tokens.json").exists()
+    assert files_holding(config_dir(), TEST_TOKEN) == []
+    assert files_holding(tmp_path, TEST_TOKEN) == []  # the known servers' list among them
+    entry = KnownServers.load(tmp_path / "servers.json").find(gateway_url)
+    assert entry is not None and not entry.signed_in
+
+    MemoryStore().discard(gateway_url)  # what a new talkie process starts with
+    mounted.clear()
+    again = app_for(gateway_url, tmp_path, storage="keyring")
+    async with again.run_test(size=SIZE) as pilot:
+        await store_choice(pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(again.screen, ConnectScreen), WAIT)
+    assert mounted == ["StoreChoiceScreen"]
+
+
+async def test_without_a_keyring_cancel_asks_for_no_token_and_keeps_nothing(
+    gateway_url: str, tmp_path: Path, mounted: list[str]
+) -> None:
+    """Cancel (focused as the choice comes up, so a stray Enter picks it): no token screen,
+    the connect screen says the sign-in was cancelled, nothing is kept."""
+    app = app_for(gateway_url, tmp_path, storage="keyring")
+    async with app.run_test(size=SIZE) as pilot:
+        await store_choice(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen), WAIT)
+        connect = app.screen
+        assert isinstance(connect, ConnectScreen)
+        await until(pilot, lambda: "Sign-in cancelled." in connect.status_text, WAIT)
+        assert app.backend is None
+    assert mounted == ["StoreChoiceScreen"]
+    assert find_bearer(gateway_url, gateway_url) is None
+    assert files_holding(config_dir(), TEST_TOKEN) == []
