@@ -5,8 +5,9 @@ and `again` re-sends it with the same `client_message_id`, which the gateway sto
 then follows the session's `chat` channel from the last seq this session applied. A dropped
 socket is a `lost` update ("reconnecting") and a `recovered` one once the stream resumed; what
 the gateway no longer has (a gap, or a `firstSeq` past the next seq) is rebuilt from
-`GET /v1/sessions/:id`. A gateway of the older revision answers the POST with the turn's event
-stream, which is read as the same events.
+`GET /v1/sessions/:id`; when the turn still ran then, its row does not exist yet, so the rest of
+it is followed live and the whole answer is loaded from its row once it ended. A gateway of the
+older revision answers the POST with the turn's event stream, which is read as the same events.
 """
 
 from __future__ import annotations
@@ -410,6 +411,7 @@ class MinaraSession:
         self._subscription = subscription
         self._stop_requested = False
         skipping = False  # inside a turn the conversation holds already (rows, a replay)
+        partial = False  # rebuilt while the turn ran: its start is only in its row, once stored
         try:
             async for item in subscription:
                 if isinstance(item, StreamEvent):
@@ -424,6 +426,11 @@ class MinaraSession:
                         if kind in ("done", "error"):
                             skipping = False
                         continue
+                    if partial and kind in ("done", "error"):
+                        whole = await self._rebuild_at_end(outgoing)
+                        if whole is not None:
+                            yield whole
+                            return
                     try:
                         change = self.conversation.apply(event)
                     except UnsupportedProtocolVersion as error:
@@ -444,6 +451,7 @@ class MinaraSession:
                     yield update
                     if ended:
                         return
+                    partial = True
                 elif isinstance(item, StreamRefused):
                     notice = NoticePart(
                         item.reason, level="warning", retryable=False, kind="malformed"
@@ -501,6 +509,28 @@ class MinaraSession:
         # The turn still runs: its events from `first_seq` follow (from the live buffer).
         self.conversation.discard_open_answer()
         return MinaraUpdate(recovered=Recovered(complete=True)), False
+
+    async def _rebuild_at_end(self, outgoing: MinaraOutgoing | None) -> MinaraUpdate | None:
+        """The turn rebuilt while it ran has ended: what it said before the missed events is
+        only in its row, so the whole answer is loaded from the rows (the gateway stores the
+        row before it sends the end). None when they do not hold it: the live fold stands."""
+        kept = self.conversation, self.last_seq, self.streaming
+        try:
+            await self.rebuild()
+        except TalkieError:
+            answer = None
+        else:
+            if outgoing is not None:
+                answer = self._answered(outgoing.message_id)
+            else:
+                turns = self.conversation.turns
+                last = turns[-1] if turns else None
+                answer = last if last is not None and last.role == "assistant" else None
+        if answer is None or answer.state == "streaming" or self.streaming:
+            self.conversation, self.last_seq, self.streaming = kept
+            return None
+        self._settle_from_rows(outgoing, answer)
+        return MinaraUpdate(recovered=Recovered(complete=True))
 
     # --- the older revision: the turn in the POST's event stream -------------------------
 

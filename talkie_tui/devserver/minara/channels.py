@@ -38,6 +38,7 @@ class Channel:
         self._events: list[tuple[int, Event]] = []
         self._ended_at: float | None = None
         self._subscribers: list[Subscriber] = []
+        self._losing = 0  # test mode: events to number but neither buffer nor deliver
 
     @property
     def first_seq(self) -> int:
@@ -52,10 +53,19 @@ class Channel:
     def append(self, event: Event) -> int:
         """Buffer one `{type, data}` event under the next seq and hand it to the subscribers."""
         self.last_seq += 1
+        if self._losing:
+            self._losing -= 1
+            return self.last_seq  # lost on purpose (test mode): a real gap in the buffer
         self._events.append((self.last_seq, event))
         for subscriber in list(self._subscribers):
             subscriber.deliver(self.last_seq, event)
         return self.last_seq
+
+    def lose_next(self, count: int) -> None:
+        """Test mode only: the next `count` events get their seq but are neither buffered nor
+        delivered, like a gateway that lost them (a real gap, which no replay fills). The turn's
+        row still holds them."""
+        self._losing = count
 
     def subscribe(self, subscriber: Subscriber) -> None:
         """Hand every future event to `subscriber`."""

@@ -1,4 +1,5 @@
-"""Test mode's own endpoints: drop every socket, and check that a secret arrived."""
+"""Test mode's own endpoints: drop every socket, lose a session's next events, and check that
+a secret arrived."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from .credentials import NAME
-from .errors import invalid_request
+from .errors import invalid_request, not_found
 from .services import Services
 
 
@@ -21,6 +22,24 @@ async def drop_sockets(request: Request) -> JSONResponse:
     return JSONResponse({"dropped": _services(request).sockets.drop_all()})
 
 
+async def lose_events(request: Request) -> JSONResponse:
+    """POST /v1/_test/sessions/:id/lose_events {"count": N} – the session's next N events get
+    their seq but never reach the buffer or a socket (a real gap); `last_seq` before them."""
+    try:
+        payload = await request.json()
+    except ValueError:
+        payload = None
+    count = payload.get("count") if isinstance(payload, dict) else None
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1000:
+        raise invalid_request("`count` must be a whole number from 1 to 1000.")
+    session_id = request.path_params["session_id"]
+    channel = _services(request).channels.get(session_id)
+    if channel is None:
+        raise not_found(f"Session {session_id}")
+    channel.lose_next(count)
+    return JSONResponse({"last_seq": channel.last_seq})
+
+
 async def credential_state(request: Request) -> JSONResponse:
     """GET /v1/_test/credentials/:name – whether it was written, and its SHA-256 (never it)."""
     name = request.path_params["name"]
@@ -32,5 +51,6 @@ async def credential_state(request: Request) -> JSONResponse:
 
 TEST_ROUTES = [
     Route("/v1/_test/drop_sockets", drop_sockets, methods=["POST"]),
+    Route("/v1/_test/sessions/{session_id}/lose_events", lose_events, methods=["POST"]),
     Route("/v1/_test/credentials/{name}", credential_state, methods=["GET"]),
 ]
