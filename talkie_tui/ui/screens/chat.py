@@ -33,6 +33,7 @@ from .. import voice as voice_ui
 from ..attachments import PendingAttachments, attach_command, attachment_file_block
 from ..call_controller import BARGE_IN_BINDING, CALL_BINDINGS, CallController
 from ..call_keys import CallKeys
+from ..compositor import LineCompositor
 from ..decisions import Decisions
 from ..dictation import CANCEL_BINDING, DICTATION_BINDINGS, Dictation
 from ..drafts import NEW, ComposerDrafts
@@ -125,6 +126,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         voice: voice_ui.VoiceOptions | None = None,
     ) -> None:
         super().__init__()
+        # While an answer streams, each frame repaints a few lines: paint only those.
+        self._compositor = LineCompositor()
         self.backend = backend
         self.session = backend.new_session()
         self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from talkie_tui.ui.compositor import RepaintedByLayout
 from talkie_tui.ui.markdown import (
     DEFAULT_STYLES,
     LINK_LABEL_KEY,
@@ -148,7 +149,7 @@ def _palette_for(screen: Screen[Any]) -> MarkdownPalette:
     return palette
 
 
-class MarkdownView(Widget):
+class MarkdownView(RepaintedByLayout, Widget):
     """Markdown (§7 subset) that can stream: `append()` deltas, then `finish()`."""
 
     # Mouse selection would need offset metadata on every Strip; copying goes through the

@@ -35,6 +35,7 @@ from talkie_tui.chat.turns import (
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 
+from ..compositor import RepaintedByLayout
 from .action_card import ActionCard
 from .attachment import AttachmentView
 from .buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
@@ -110,7 +111,7 @@ def _says_cut_off(turn: Turn) -> bool:
     return any(isinstance(part, NoticePart) and part.kind == "cut_off" for part in turn.parts)
 
 
-class TurnView(Vertical):
+class TurnView(RepaintedByLayout, Vertical):
     """A message of the person, or an answer of the agent with its cards and actions."""
 
     def __init__(self, turn: Turn) -> None:
@@ -194,7 +195,7 @@ class TurnView(Vertical):
                 view.finish()
 
 
-class Transcript(MessageCursor):
+class Transcript(RepaintedByLayout, MessageCursor):
     """The conversation; follows new text only while the person is at the bottom.
 
     A thread with no turns yet starts with a `WelcomePanel` (when given a `welcome`): the

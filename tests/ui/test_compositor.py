@@ -1,0 +1,134 @@
+"""The chat screen paints only the lines a frame changed, and the terminal gets the same bytes.
+
+LineCompositor renders each widget only within an update's rows (and skips widgets outside its
+columns); Textual's own compositor renders every overlapping widget whole. Here both render the
+same partial updates of the real app at the same moment, and their escape sequences must be
+equal: every frame of a streamed answer, then random regions of the final screen.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from textual._compositor import ChopsUpdate, Compositor
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.widgets import Static
+
+from talkie_tui.ui.compositor import LineCompositor, RepaintedByLayout
+from talkie_tui.ui.screens.chat import ChatScreen
+from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
+
+
+def partial_update(compositor: Compositor, regions: set[Region], kind: type[Compositor]) -> str:
+    """What `kind` of compositor writes to the terminal for `regions` on `compositor`'s screen."""
+    real_kind = type(compositor)
+    compositor.__class__ = kind
+    try:
+        compositor._dirty_regions.update(regions)
+        update = Compositor.render_partial_update(compositor)
+    finally:
+        compositor.__class__ = real_kind
+    return "" if update is None else update.render_segments(CONSOLE)
+
+
+CONSOLE: Any = None
+
+
+async def test_every_partial_update_writes_what_textual_would(devserver, tmp_path: Path) -> None:
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        global CONSOLE
+        CONSOLE = app.console
+        screen = await chat_screen(app, pilot)
+        compositor = screen._compositor
+        assert isinstance(compositor, LineCompositor)
+        compared: list[int] = []
+        real_update = compositor.render_partial_update
+
+        def both() -> ChopsUpdate | None:
+            regions = set(compositor._dirty_regions)
+            if regions:
+                ours = partial_update(compositor, regions, LineCompositor)
+                assert ours == partial_update(compositor, regions, Compositor)
+                compared.append(len(ours))
+                compositor._dirty_regions.update(regions)
+            return real_update()
+
+        compositor.render_partial_update = both  # type: ignore[method-assign]
+        await send(pilot, screen, "talkie-test:markdown 1500 3000 3")
+        assert len(compared) > 10 and min(compared) > 0
+
+        rng = random.Random(5)
+        for _ in range(200):
+            x, y = rng.randrange(120), rng.randrange(40)
+            region = Region(x, y, rng.randint(1, 120 - x), rng.randint(1, 40 - y))
+            ours = partial_update(compositor, {region}, LineCompositor)
+            assert ours == partial_update(compositor, {region}, Compositor), region
+
+
+async def test_only_the_changed_rows_are_rendered(devserver, tmp_path: Path) -> None:
+    """A two-line update asks each widget in those rows for two lines, not all of them."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:markdown 400 0 3")
+        asked: list[int] = []
+        for widget in screen.query("*"):
+            real = widget.render_lines
+            widget.render_lines = lambda crop, real=real: asked.append(crop.height) or real(crop)  # type: ignore[method-assign]
+        assert isinstance(screen, ChatScreen)
+        update = screen._compositor
+        transcript = screen.transcript.region
+        update._dirty_regions.add(Region(transcript.x + 4, transcript.y + 10, 20, 2))
+        update.render_partial_update()
+        assert asked and max(asked) == 2
+
+
+class Grows(RepaintedByLayout, VerticalScroll):
+    """A scrolling container that keeps VerticalScroll's styles."""
+
+
+class GrowingApp(App[None]):
+    def __init__(self, container: VerticalScroll) -> None:
+        super().__init__()
+        self.container = container
+
+    def compose(self) -> ComposeResult:
+        yield self.container
+
+
+async def repaints_of_a_growth(container: VerticalScroll) -> int:
+    """How many frames repaint the whole container after one more line at the bottom."""
+    app = GrowingApp(container)
+    async with app.run_test(size=(40, 10)) as pilot:
+        for index in range(12):
+            await container.mount(Static(f"line {index}"))
+            await pilot.pause()
+        # VerticalScroll's own CSS still applies: overflow shows a scroll bar.
+        assert container.styles.overflow_y == "auto"
+        assert container.show_vertical_scrollbar and container.virtual_size.height == 12
+        container.anchor()
+        await pilot.pause()
+        screen = app.screen
+        frames: list[set[Region]] = []
+        real_refresh = screen._compositor_refresh
+
+        def record() -> None:
+            frames.append(set(screen._compositor._dirty_regions))
+            real_refresh()
+
+        screen._compositor_refresh = record  # type: ignore[method-assign]
+        await container.mount(Static("line 12"))
+        for _ in range(5):
+            await pilot.pause(0.02)
+        assert container.scroll_y == container.max_scroll_y == 3
+        return sum(any(container.region in r for r in regions) for regions in frames)
+
+
+async def test_a_growing_container_keeps_its_styles_and_is_repainted_once() -> None:
+    assert await repaints_of_a_growth(VerticalScroll()) == 2  # Textual's own: twice
+    assert await repaints_of_a_growth(Grows()) == 1
