@@ -60,11 +60,21 @@ class RepaintedByLayout(_WidgetBase):
     Textual sets a widget's virtual size as a reactive that asks for layout and repaint, from
     inside the layout that measured it. That layout already repaints what moved, so on the chat
     screen every growth of a streaming answer repainted the whole transcript twice (two frames
-    of ~10 ms). Setting the size as a plain value keeps the first repaint only. (Put it first
-    among the bases.)
+    of ~10 ms), then a resized widget's old area and its scroll bar once more. Setting the size
+    as a plain value, and forgetting those repaints, keeps the layout's own. (Put it first among
+    the bases.)
     """
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
+        moved = size != self._size or virtual_size != self.virtual_size
+        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if moved and layout:
+            # The layout repaints every widget whose size or virtual size it changed, scroll
+            # bars included; Textual would repaint its old area and its scroll bars again.
+            self._repaint_regions.clear()
+            for bar in (self._vertical_scrollbar, self._horizontal_scrollbar):
+                if bar is not None:
+                    bar._repaint_regions.clear()
+        return changed
