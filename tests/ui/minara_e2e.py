@@ -233,7 +233,7 @@ class GatewayProxy:
         self._released.set()
 
     def pause_sockets(self) -> None:
-        """Hold back what the gateway sends on stream sockets (a stalled network)."""
+        """Hold back what the gateway sends on stream sockets once open (a stalled network)."""
         self._flowing.clear()
 
     def resume_sockets(self) -> None:
@@ -309,7 +309,7 @@ class GatewayProxy:
                 upgraded = status == 101
                 if cut:
                     return  # the client hears nothing: `finally` cuts the connection
-            if connection.socket:
+            if connection.socket and upgraded:
                 await self._flowing.wait()
             connection.client.write(data)
             await connection.client.drain()

@@ -167,6 +167,16 @@ class MinaraUpdate:
         return json.dumps(self.event, ensure_ascii=False, separators=(",", ":"))
 
 
+def _delivered(turn: Turn) -> bool:
+    """The person's message reached the gateway: the "not delivered" notice of an earlier try
+    (with its Retry) goes. True when there was one."""
+    kept = [p for p in turn.parts if not (isinstance(p, NoticePart) and p.kind == "not_delivered")]
+    if len(kept) == len(turn.parts):
+        return False
+    turn.parts = kept
+    return True
+
+
 class MinaraSession:
     """One session of a gateway: its conversation, and the turns sent into it."""
 
@@ -252,9 +262,14 @@ class MinaraSession:
         voice_input_key: str | None = None,
     ) -> MinaraOutgoing:
         """The message `message_id` once more, with its files when none are given (the
-        gateway starts no second turn for a `client_message_id` it stored)."""
+        gateway starts no second turn for a `client_message_id` it stored). When the agent's
+        answer to it failed, asking again is a new message (a fresh id): under the old one the
+        gateway would start no turn, and nothing would ever answer."""
         if attachments is None:
             attachments = self._attachments_of(message_id)
+        answer = self._answered(message_id)
+        if answer is not None and answer.state == "error":
+            message_id = new_message_id()
         return MinaraOutgoing(
             text,
             message_id,
@@ -281,6 +296,8 @@ class MinaraSession:
             raise
         turn.state = "done"
         outgoing.delivered = True
+        if _delivered(turn):
+            yield MinaraUpdate(turn)  # its Retry goes
         if isinstance(answer, SseTurn):
             async for update in self._read_sse(outgoing, answer):
                 yield update
