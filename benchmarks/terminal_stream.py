@@ -290,6 +290,21 @@ class Samples:
 VARIANTS: dict[str, str] = {}
 """Other talkie_tui trees to run as clients `talkie@NAME` (before/after in one run)."""
 
+PROFILE_DIR: Path | None = None
+"""Where py-spy's samples of each talkie client's stream go (`--profile`), or None."""
+
+
+def start_profile(pid: int, name: str, seconds: float) -> subprocess.Popen[bytes] | None:
+    """Sample the client with py-spy for `seconds` (collapsed stacks in PROFILE_DIR), if asked."""
+    spy = shutil.which("py-spy")
+    if PROFILE_DIR is None or spy is None:
+        return None
+    PROFILE_DIR.mkdir(parents=True, exist_ok=True)
+    command = [spy, "record", "--pid", str(pid), "--rate", "200", "--format", "raw"]
+    command += ["--nonblocking", "--duration", str(round(seconds) + 1)]
+    command += ["--output", str(PROFILE_DIR / f"{name}.txt")]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
 
 def client_command(client: str, url: str) -> list[str]:
     """The command line of a client."""
@@ -353,9 +368,10 @@ def _measure(
     samples.take(terminal.pid)
     system_before = cpu_times(terminal.pid)[1]
     start = terminal.output.mark()
+    expected = tokens / rate if rate else 5.0
+    profile = start_profile(terminal.pid, f"{client}-{tokens}-{rate}", expected)
     terminal.press("Enter")
     sent = time.time()
-    expected = tokens / rate if rate else 5.0
     needle = last_line.encode()
     shown: float | None = None
     key_sends: list[float] = []
@@ -374,6 +390,8 @@ def _measure(
             break
         time.sleep(SAMPLE if not keys else 0.01)
     system = cpu_times(terminal.pid)[1] - system_before
+    if profile is not None:
+        profile.wait(60)
     screen = terminal.screen()
     times = token_times(db)
     if times is None:
@@ -486,7 +504,12 @@ def main() -> None:
         metavar="NAME=DIR",
         help="also run DIR/talkie_tui as client talkie@NAME (add it to --clients)",
     )
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="sample talkie clients with py-spy into DIR"
+    )
     args = parser.parse_args()
+    global PROFILE_DIR
+    PROFILE_DIR = args.profile
     for variant in args.variant:
         name, _, tree = variant.partition("=")
         VARIANTS[name] = tree
