@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from talkie_tui.devserver.talkie.long_answer import digest, end_line, long_answer
+from talkie_tui.devserver.common.long_answer import digest, end_line, long_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..common.long_answer import long_answer, tokens_of
 from . import cards
 from .actions import ActionKind, ActionResult
-from .long_answer import long_answer, tokens_of
 from .run_context import Agent, RunContext, split_text
 
 PREFIX = "talkie-test:"

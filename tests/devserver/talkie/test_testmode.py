@@ -142,7 +142,7 @@ def test_without_test_mode_the_demo_agent_answers(
 
 
 def test_markdown_answer_is_seeded_and_paced(http: httpx.Client, fast_url: str) -> None:
-    from talkie_tui.devserver.talkie.long_answer import end_line, long_answer
+    from talkie_tui.devserver.common.long_answer import end_line, long_answer
 
     started = time.monotonic()
     events = ask(http, fast_url, "talkie-test:markdown 60 200 3")
@@ -157,7 +157,7 @@ def test_markdown_answer_is_seeded_and_paced(http: httpx.Client, fast_url: str) 
 
 
 def test_long_answer_has_the_markdown_it_is_for() -> None:
-    from talkie_tui.devserver.talkie.long_answer import long_answer
+    from talkie_tui.devserver.common.long_answer import long_answer
 
     text = long_answer(10_000, 7)
     assert len(text) == 40_000 and text == long_answer(10_000, 7) != long_answer(10_000, 8)
