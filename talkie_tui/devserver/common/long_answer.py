@@ -12,9 +12,19 @@ from __future__ import annotations
 import hashlib
 import random
 
-__all__ = ["CHARS_PER_TOKEN", "digest", "end_line", "long_answer", "tokens_of"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "MAX_TOKENS",
+    "digest",
+    "end_line",
+    "long_answer",
+    "parse_request",
+    "tokens_of",
+]
 
 CHARS_PER_TOKEN = 4
+MAX_TOKENS = 200_000
+"""The longest answer a test mode streams (800,000 characters)."""
 
 _WORDS = [
     "account",
@@ -166,6 +176,19 @@ def long_answer(tokens: int, seed: int) -> str:
 def tokens_of(text: str) -> list[str]:
     """The text as the deltas it is streamed in."""
     return [text[i : i + CHARS_PER_TOKEN] for i in range(0, len(text), CHARS_PER_TOKEN)]
+
+
+def parse_request(arguments: str) -> tuple[int, int, int] | None:
+    """`TOKENS RATE SEED` of a test-mode `markdown` message as integers, or None when they are
+    not three integers, TOKENS is not in 1..MAX_TOKENS or RATE (tokens/s, 0: unpaced) is negative.
+    """
+    try:
+        tokens, rate, seed = (int(value) for value in arguments.split())
+    except ValueError:
+        return None
+    if not 0 < tokens <= MAX_TOKENS or rate < 0:
+        return None
+    return tokens, rate, seed
 
 
 def digest(text: str) -> str:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..common.long_answer import long_answer, parse_request, tokens_of
 from .credentials import endpoint_for
 from .turn_context import Agent, TurnContext
 
 PREFIX = "minara-test:"
 ECHO = f"{PREFIX}echo"
 VERSION2 = f"{PREFIX}version2"
+MARKDOWN = f"{PREFIX}markdown"
+MARKDOWN_USAGE = f"`{MARKDOWN} <tokens> <tokens per second, 0: unpaced> <seed>`"
 DEFAULT_QUESTION_SECONDS = 30.0
 SLOW_DELTAS = 20
 ENDLESS_LIMIT = 3000  # ten minutes at 200 ms: a forgotten turn still ends
@@ -191,11 +194,31 @@ async def _huge(ctx: TurnContext) -> None:
     ctx.delta("after")
 
 
+def _markdown(arguments: str) -> Agent:
+    """The seeded long Markdown answer of the Talkie server's `talkie-test:markdown`, a token
+    (CHARS_PER_TOKEN characters) per `text_delta` at a fixed rate; its usage for bad arguments."""
+    request = parse_request(arguments)
+    if request is None:
+
+        async def usage(ctx: TurnContext) -> None:
+            ctx.delta(f"Usage: {MARKDOWN_USAGE}.")
+
+        return usage
+
+    tokens, rate, seed = request
+
+    async def markdown(ctx: TurnContext) -> None:
+        await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
+
+    return markdown
+
+
 def _unknown_command(command: str) -> Agent:
     async def unknown(ctx: TurnContext) -> None:
         ctx.delta(
             f"Unknown test message `{command}`. Known: echo TEXT, count N [MS], tools, blocks, "
-            "todos, question KIND [SECONDS], slow, error, endless, version2, unknown, huge."
+            "todos, question KIND [SECONDS], slow, error, endless, version2, unknown, huge, "
+            "markdown TOKENS RATE SEED."
         )
 
     return unknown
@@ -222,6 +245,8 @@ def script_for(message: str) -> Agent | None:
     if message == ECHO or message.startswith(f"{ECHO} "):
         # Everything after the first space is echoed verbatim, whitespace included.
         return _echo(message[len(ECHO) + 1 :])
+    if message == MARKDOWN or message.startswith(f"{MARKDOWN} "):
+        return _markdown(message[len(MARKDOWN) + 1 :])
     words = message[len(PREFIX) :].split(" ")
     command, args = words[0], words[1:]
     if command in SCRIPTS and not args:

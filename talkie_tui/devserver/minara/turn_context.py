@@ -113,6 +113,23 @@ class TurnContext:
                 await self.sleep(pause)
             self.delta(piece)
 
+    async def say_paced(self, pieces: list[str], rate: float) -> None:
+        """A `text_delta` per piece, piece `i` due `i / rate` s after the first (0: unpaced).
+
+        Pieces are sent on a schedule rather than with a pause between them, so a fast rate does
+        not drift by the event loop's wake-up granularity: every piece due is sent.
+        """
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for index, piece in enumerate(pieces):
+            if rate > 0:
+                due = start + index / rate
+                if due > loop.time():
+                    await self.sleep(due - loop.time())
+            elif index % 64 == 0:
+                await self.sleep(0)
+            self.delta(piece)
+
     def tool_start(
         self,
         name: str,

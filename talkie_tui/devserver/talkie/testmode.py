@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common.long_answer import long_answer, tokens_of
+from ..common.long_answer import MAX_TOKENS, long_answer, parse_request, tokens_of
 from . import cards
 from .actions import ActionKind, ActionResult
 from .run_context import Agent, RunContext, split_text
@@ -18,7 +18,7 @@ SLOW_TEXT = (
 SLOW_PIECES = 20
 MARKDOWN = f"{PREFIX}markdown"
 MARKDOWN_USAGE = f"`{MARKDOWN} <tokens> <tokens per second, 0: unpaced> <seed>`"
-MAX_MARKDOWN_TOKENS = 200_000
+MAX_MARKDOWN_TOKENS = MAX_TOKENS
 
 
 def _echo(text: str) -> Agent:
@@ -74,16 +74,15 @@ async def _slow(ctx: RunContext) -> None:
 
 def _markdown(arguments: str) -> Agent:
     """A seeded long Markdown answer, streamed a token at a time at a fixed rate."""
-    try:
-        tokens, rate, seed = (int(value) for value in arguments.split())
-    except ValueError:
-        tokens, rate, seed = -1, 0, 0
-    if not 0 < tokens <= MAX_MARKDOWN_TOKENS or rate < 0:
+    request = parse_request(arguments)
+    if request is None:
 
         async def usage(ctx: RunContext) -> None:
             await ctx.say(f"Usage: {MARKDOWN_USAGE}.", delay=0)
 
         return usage
+
+    tokens, rate, seed = request
 
     async def markdown(ctx: RunContext) -> None:
         await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
