@@ -22,7 +22,7 @@ __all__ = ["DEMO_SCRIPTS", "run_demo"]
 
 DEMO_SCRIPTS: dict[ProtocolName, tuple[str, ...]] = {
     "talkie": ("help", "Show me the contact Alfa", "talkie-test:card", "talkie-test:action"),
-    "minara": ("help", "portfolio", "plan my week"),
+    "minara": ("help", "portfolio", "market summary", "plan my week"),
     "cuckoo": ("show me Alfa", "send the offer to Alfa"),
 }
 """What the demo says to its server when there is no terminal to open the TUI in."""

@@ -1,7 +1,8 @@
 """`talkie demo --protocol minara`: the reference gateway on a free 127.0.0.1 port with its demo
 agent; without a terminal a scripted conversation through it (text, a tool call's table, chart
-and key-value list, todos ticked off); everything stops at the end, and Ctrl+C stops the
-gateway that `talkie demo` keeps running for another terminal."""
+and key-value list, Markdown, a newer block's fallback text and a link, todos ticked off);
+everything stops at the end, and Ctrl+C stops the gateway that `talkie demo` keeps running for
+another terminal."""
 
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ def test_without_a_terminal_a_scripted_conversation_runs_and_all_stops(
     assert re.search(r"Bitcoin \(BTC\) +0\.42 +64,250\.00 USD +26,985\.00 USD +\+1\.8 %", out)
     assert "Portfolio value, last 7 days (USD)" in out and "▁" in out and "█" in out
     assert re.search(r"Largest position +Bitcoin \(BTC\)", out)
+    # market summary: Markdown, a block of a kind newer than talkie as its fallback, a link.
+    assert "### The week in short" in out and "- **Solana** +9.6 %: led the week" in out
+    assert "Heat map of the 7-day change: SOL +9.6 % · BTC +4.1 %" in out
+    assert "Solana, the week's top mover: https://solana.com" in out
     # plan my week: the todo list as it ended, every step ticked off.
     assert "All 4 steps are prepared." in out and "To do · 4 of 4 done" in out
     assert out.count("☑") == 4 and "☐" not in out
@@ -101,7 +106,9 @@ def test_talkie_demo_keeps_the_gateway_for_another_terminal_until_ctrl_c(tmp_pat
         auth = {"Authorization": f"Bearer {token}"}
         sessions = httpx.get(f"{url}/v1/sessions", headers=auth, trust_env=False).json()
         [session] = sessions["sessions"]
-        assert session["title"] == "help" and session["message_count"] == 6
+        assert session["title"] == "help" and session["message_count"] == 2 * len(
+            DEMO_SCRIPTS["minara"]
+        )
 
         demo.send_signal(signal.SIGINT)
         _out, err = demo.communicate(timeout=30)

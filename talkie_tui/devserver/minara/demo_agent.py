@@ -1,10 +1,12 @@
 """The scripted demo agent: a crypto-portfolio assistant over the sample data of `demo_data`.
 
 Each request shows one group of events: tables, charts and key-value blocks with a tool call
-(`portfolio`), a quote then a fund-moving confirmation (`swap 100 USDC to ETH`), a secret
-(`connect my exchange`), a choice (`which account`), typed input (`name my watchlist`), todos
-updated in place (`plan my week`) and a slow turn that takes interjections (`research X`).
-Answers are deterministic: no randomness, no clock in the text.
+(`portfolio`), Markdown, a link and a block of a kind newer than this client with its
+`fallback_text` (`market summary`), a quote then a fund-moving confirmation (`swap 100 USDC to
+ETH`), a secret (`connect my exchange`), a choice of one (`which account`), a choice of several
+(`set price alerts`), typed input (`name my watchlist`), todos updated in place (`plan my
+week`) and a slow turn that takes interjections (`research X`). Answers are deterministic: no
+randomness, no clock in the text.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ EXCHANGE_SECRET = "exchange_api_key"  # noqa: S105 - the name of a credential, n
 WATCHLIST_MAX = 60
 HELP = (
     "I'm the Minara demo agent, working on a sample crypto portfolio. Try: “portfolio”, "
-    "“swap 100 USDC to ETH”, “connect my exchange”, “which account”, “name my watchlist”, "
-    "“plan my week”, or “research Solana”."
+    "“market summary”, “swap 100 USDC to ETH”, “set price alerts”, “connect my exchange”, "
+    "“which account”, “name my watchlist”, “plan my week”, or “research Solana”."
 )
 
 
@@ -76,6 +78,43 @@ async def _portfolio(ctx: TurnContext, text: str) -> None:
         }
     )
     await ctx.say("Want to rebalance? Try “swap 100 USDC to ETH”.")
+
+
+async def _market_summary(ctx: TurnContext, text: str) -> None:
+    pause = ctx.config.demo_delay
+    args = {"period": "7d"}
+    async with ctx.tool(
+        "get_market_summary", "Reading the week's market", args, seconds=pause
+    ) as call:
+        call.summary = f"{len(data.HOLDINGS)} assets, 7 days"
+    await ctx.say("Here is the week in the sample market.\n")
+    ranked = sorted(data.HOLDINGS, key=lambda h: data.WEEK_CHANGE[h.symbol], reverse=True)
+    lines = [
+        f"- **{h.name}** {data.percent(data.WEEK_CHANGE[h.symbol])}: {data.WEEK_NOTES[h.symbol]}, "
+        f"now {data.usd(h.price_usd)}."
+        for h in ranked
+    ]
+    summary = ["### The week in short", "", *lines, "", "*Sample data, not advice.*"]
+    ctx.block({"kind": "markdown", "text": "\n".join(summary)})
+    # A kind this client does not know yet: it shows the fallback text the gateway sends along.
+    changes = [f"{h.symbol} {data.percent(data.WEEK_CHANGE[h.symbol])}" for h in ranked]
+    ctx.block(
+        {
+            "kind": "heatmap",
+            "title": "7-day change",
+            "cells": [{"label": h.symbol, "value": data.WEEK_CHANGE[h.symbol]} for h in ranked],
+            "fallback_text": "Heat map of the 7-day change: " + " · ".join(changes),
+        }
+    )
+    top = ranked[0]
+    ctx.block(
+        {
+            "kind": "link",
+            "label": f"{top.name}, the week's top mover",
+            "url": data.SITES[top.symbol],
+        }
+    )
+    await ctx.say("Want to hear when prices move? Try “set price alerts”.")
 
 
 async def _swap(ctx: TurnContext, text: str) -> None:
@@ -173,6 +212,50 @@ async def _which_account(ctx: TurnContext, text: str) -> None:
     await ctx.say(f"Using the {answers[0].text} account from now on.")
 
 
+async def _price_alerts(ctx: TurnContext, text: str) -> None:
+    watched = [h for h in data.HOLDINGS if h.symbol != "USDC"]  # a stablecoin hardly moves
+    move = data.ALERT_MOVE
+    answers = await ctx.ask(
+        "select",
+        [
+            {
+                "text": f"Which assets should I watch? I'll alert you when one moves {move:.0f} % "
+                "from today's price.",
+                "options": [
+                    {
+                        "label": f"{h.name} ({h.symbol})",
+                        "description": f"now {data.usd(h.price_usd)}",
+                    }
+                    for h in watched
+                ],
+                "multi": True,
+            }
+        ],
+        asked_by={"agent": "planner", "tool": "price_alerts"},
+    )
+    if answers is None:
+        await ctx.say("No answer in time, so no alerts were set.")
+        return
+    chosen = [h for h in watched if f"{h.name} ({h.symbol})" in answers[0].labels]
+    args = {"symbols": [h.symbol for h in chosen], "move_percent": move}
+    async with ctx.tool("set_price_alerts", "Setting price alerts", args) as call:
+        call.summary = f"{len(chosen)} alert{'s' if len(chosen) > 1 else ''} set"
+    ctx.block(
+        {
+            "kind": "kv",
+            "items": [
+                {
+                    "label": f"{h.name} ({h.symbol})",
+                    "value": f"below {data.usd(h.price_usd * (1 - move / 100))} or above "
+                    f"{data.usd(h.price_usd * (1 + move / 100))}",
+                }
+                for h in chosen
+            ],
+        }
+    )
+    await ctx.say(f"Alerts set for {data.listed([h.name for h in chosen])}.")
+
+
 async def _name_watchlist(ctx: TurnContext, text: str) -> None:
     answers = await ctx.ask(
         "input",
@@ -229,6 +312,8 @@ def _intent(text: str) -> Handler:
         return _swap
     if "exchange" in lower and "connect" in lower:
         return _connect_exchange
+    if "alert" in lower:
+        return _price_alerts
     if "which account" in lower:
         return _which_account
     if "watchlist" in lower and "name" in lower:
@@ -237,6 +322,8 @@ def _intent(text: str) -> Handler:
         return _plan_week
     if _RESEARCH.match(text):
         return _research
+    if "market" in lower or "news" in lower:
+        return _market_summary
     if "portfolio" in lower or "holdings" in lower or "balance" in lower:
         return _portfolio
     return _help

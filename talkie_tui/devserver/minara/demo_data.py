@@ -40,6 +40,23 @@ WEEK = [
     ("Sat", 41_340.0),
     ("Sun", 41_880.5),
 ]
+# Each asset's change over the last seven days (percent), and what moved it (demo words).
+WEEK_CHANGE = {"BTC": 4.1, "ETH": -2.3, "SOL": 9.6, "USDC": 0.0}
+WEEK_NOTES = {
+    "BTC": "closed the week near its high",
+    "ETH": "slipped while fees on its network stayed low",
+    "SOL": "led the week on rising network activity",
+    "USDC": "held its peg",
+}
+# Each asset's own website: the market summary's link block.
+SITES = {
+    "BTC": "https://bitcoin.org",
+    "ETH": "https://ethereum.org",
+    "SOL": "https://solana.com",
+    "USDC": "https://www.circle.com/usdc",
+}
+# A price alert fires when the price moves this far from today's, either way (percent).
+ALERT_MOVE = 5.0
 ACCOUNTS = [
     ("Main", "Spot wallet for everyday trades"),
     ("Savings", "Long-term holdings, no trading"),
@@ -74,3 +91,15 @@ def amount_text(value: float) -> str:
     """An amount without needless digits: 0.031107 ETH, 100 USDC."""
     text = f"{value:,.6f}".rstrip("0").rstrip(".")
     return text or "0"
+
+
+def percent(value: float) -> str:
+    """`+4.1 %`, `-2.3 %`, `+0.0 %` (as the portfolio's table writes a change)."""
+    return f"{value:+.1f} %"
+
+
+def listed(names: list[str]) -> str:
+    """`A`, `A and B`, `A, B and C`."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import httpx
 import pytest
 
+from talkie_tui.devserver.minara.demo_agent import HELP
 from tests.helpers import AUTH, TEST_TOKEN
 
 from .wire import Socket, run_turn, start_turn, text_of, types_of, wait_until_idle
@@ -86,6 +88,37 @@ def test_a_cancelled_or_unanswered_swap_moves_nothing(
     assert "cancelled" in text_of(after) and "Nothing was moved" in text_of(after)
 
 
+def test_market_summary_is_markdown_a_newer_kind_with_its_fallback_and_a_link(
+    http: httpx.Client, demo_url: str
+) -> None:
+    _, events = run_turn(http, demo_url, "What happened in the market this week?")
+    kinds = types_of(events)
+    assert kinds.index("tool_call_start") < kinds.index("tool_call_end") < kinds.index("ui_block")
+    assert _data(events, "tool_call_start")[0]["name"] == "get_market_summary"
+    blocks = [data["block"] for data in _data(events, "ui_block")]
+    assert [block["kind"] for block in blocks] == ["markdown", "heatmap", "link"]
+    markdown, newer, link = blocks
+    lines = markdown["text"].splitlines()
+    assert lines[0] == "### The week in short"
+    bullets = [line for line in lines if line.startswith("- ")]  # biggest gain first
+    assert [line.split("**")[1] for line in bullets] == ["Solana", "Bitcoin", "USD Coin", "Ether"]
+    assert bullets[0].startswith("- **Solana** +9.6 %: led the week")
+    assert bullets[-1].startswith("- **Ether** -2.3 %: ")
+    # A kind this client does not draw (the spec: it shows `fallback_text`), in the block.
+    assert newer["fallback_text"] == (
+        "Heat map of the 7-day change: SOL +9.6 % · BTC +4.1 % · USDC +0.0 % · ETH -2.3 %"
+    )
+    assert link == {
+        "kind": "link",
+        "label": "Solana, the week's top mover",
+        "url": "https://solana.com",
+    }
+    assert text_of(events).startswith("Here is the week in the sample market.")
+    assert text_of(events).endswith("Try “set price alerts”.")
+    _, again = run_turn(http, demo_url, "market summary")
+    assert [d["block"] for d in _data(again, "ui_block")] == blocks  # deterministic
+
+
 @pytest.mark.parametrize(
     ("message", "words"),
     [
@@ -126,6 +159,53 @@ def test_which_account_is_a_select(http: httpx.Client, demo_url: str) -> None:
         assert text_of(socket.events(session_id)) == "Using the Trading account from now on."
 
 
+def test_set_price_alerts_is_a_select_of_several(http: httpx.Client, demo_url: str) -> None:
+    with Socket(demo_url) as socket:
+        session_id, _, question = _ask(http, demo_url, socket, "set price alerts")
+        assert question["kind"] == "select"
+        assert question["asked_by"] == {"agent": "planner", "tool": "price_alerts"}
+        [asked] = question["questions"]
+        assert asked["multi"] is True and "5 %" in asked["text"]
+        labels = [option["label"] for option in asked["options"]]
+        assert labels == ["Bitcoin (BTC)", "Ether (ETH)", "Solana (SOL)"]  # no stablecoin
+        assert asked["options"][0]["description"] == "now 64,250.00 USD"
+        _answer(
+            http, demo_url, question["id"], {"selected_labels": ["Solana (SOL)", "Bitcoin (BTC)"]}
+        )
+        after = socket.events(session_id)
+    [tool] = _data(after, "tool_call_start")
+    assert tool["name"] == "set_price_alerts"
+    assert tool["args"] == {"symbols": ["BTC", "SOL"], "move_percent": 5.0}  # the options' order
+    assert _data(after, "tool_call_end")[0]["summary"] == "2 alerts set"
+    [block] = [data["block"] for data in _data(after, "ui_block")]
+    assert block == {
+        "kind": "kv",
+        "items": [
+            {"label": "Bitcoin (BTC)", "value": "below 61,037.50 USD or above 67,462.50 USD"},
+            {"label": "Solana (SOL)", "value": "below 140.98 USD or above 155.82 USD"},
+        ],
+    }
+    assert text_of(after) == "Alerts set for Bitcoin and Solana."
+
+
+def test_one_price_alert_or_none_in_time(
+    http: httpx.Client, demo_url: str, minara_gateway: Callable[..., str]
+) -> None:
+    with Socket(demo_url) as socket:
+        session_id, _, question = _ask(http, demo_url, socket, "Alert me when ETH moves")
+        _answer(http, demo_url, question["id"], {"selected_labels": ["Ether (ETH)"]})
+        after = socket.events(session_id)
+    assert _data(after, "tool_call_end")[0]["summary"] == "1 alert set"
+    assert text_of(after) == "Alerts set for Ether."
+    url = minara_gateway(auth_token=TEST_TOKEN, demo_delay=0.0, question_seconds=0.2)
+    with Socket(url) as socket:
+        session_id, _, question = _ask(http, url, socket, "set price alerts")
+        after = socket.events(session_id)
+    assert after[0][1]["data"] == {"id": question["id"], "outcome": "timeout"}
+    assert text_of(after) == "No answer in time, so no alerts were set."
+    assert not _data(after, "tool_call_start")
+
+
 def test_name_my_watchlist_is_an_input(http: httpx.Client, demo_url: str) -> None:
     with Socket(demo_url) as socket:
         session_id, _, question = _ask(http, demo_url, socket, "name my watchlist")
@@ -161,7 +241,14 @@ def test_research_is_slow_and_takes_interjections(http: httpx.Client, demo_url: 
 def test_anything_else_gets_a_short_list_of_what_to_try(http: httpx.Client, demo_url: str) -> None:
     _, events = run_turn(http, demo_url, "hello")
     text = text_of(events)
-    for example in ("portfolio", "swap 100 USDC to ETH", "connect my exchange", "plan my week"):
+    for example in (
+        "portfolio",
+        "market summary",
+        "swap 100 USDC to ETH",
+        "set price alerts",
+        "connect my exchange",
+        "plan my week",
+    ):
         assert example in text
     assert types_of(events) == ["start", *["text_delta"] * (len(events) - 2), "done"]
 
@@ -183,3 +270,94 @@ def test_an_interrupted_tool_call_ends_unsuccessfully(
     ]
     segment = wait_until_idle(http, url, session_id)["messages"][-1]["metadata"]["segments"][0]
     assert (segment["type"], segment["ok"]) == ("tool", False)
+
+
+def _answer_for(question: dict) -> dict:
+    """A person's answer to any question of the demo: the first option (two when it takes
+    several), Confirm, a name, or a secret written to its endpoint first."""
+    first = question["questions"][0]
+    labels = [option["label"] for option in first.get("options", [])]
+    kind = question["kind"]
+    if kind == "input":
+        return {"free_text": "Layer 1s"}
+    if kind == "secret":
+        return {"selected_labels": ["provided"]}
+    if kind == "confirm":
+        return {"selected_labels": ["Confirm"]}
+    return {"selected_labels": labels[:2] if first.get("multi") else labels[:1]}
+
+
+def test_the_requests_help_names_exercise_every_event_group(
+    http: httpx.Client, demo_url: str
+) -> None:
+    """What `make demo` shows, request by request as the help lists them (and a file): every
+    event type of the stream page but `error`, every UI block kind and one newer kind with its
+    `fallback_text`, every question kind, a select of one and of several."""
+    suggestions = re.findall(r"“([^”]+)”", HELP)
+    assert len(suggestions) == 9
+    seen: set[str] = set()
+    blocks: list[dict] = []
+    questions: set[tuple[str, bool]] = set()
+    with Socket(demo_url) as socket:
+        for message in suggestions:
+            session_id = start_turn(http, demo_url, message)["session_id"]
+            socket.subscribe(session_id)
+            while True:
+                _, event = socket.next_event(session_id)
+                kind, data = event["type"], event["data"]
+                seen.add(kind)
+                if kind == "ui_block":
+                    blocks.append(data["block"])
+                elif kind == "pending_question_added":
+                    questions.add((data["kind"], bool(data["questions"][0].get("multi"))))
+                    if data["kind"] == "secret":
+                        written = http.put(
+                            demo_url + data["writeEndpoint"], json={"value": "k"}, headers=AUTH
+                        )
+                        assert written.status_code == 200
+                    _answer(http, demo_url, data["id"], _answer_for(data))
+                elif kind == "tool_call_start" and message.startswith("research"):
+                    body = {"session_id": session_id, "message": "and its fees?"}
+                    http.post(f"{demo_url}/v1/chat/interject", json=body, headers=AUTH)
+                elif kind in ("done", "error"):
+                    break
+        png = b"\x89PNG\r\n\x1a\n" + bytes(48_213 - 8)  # the size of the spec's example
+        stored = http.post(
+            f"{demo_url}/v1/files", files={"file": ("chart.png", png, "image/png")}, headers=AUTH
+        ).json()
+        attachment = {
+            "key": stored["key"],
+            "filename": "chart.png",
+            "media_type": "image/png",
+            "size": stored["size"],
+            "kind": "image",
+        }
+        session_id = start_turn(http, demo_url, "", attachments=[attachment])["session_id"]
+        socket.subscribe(session_id)
+        events = socket.events(session_id)
+    assert text_of(events).startswith("I received chart.png, 48 kB\n")
+    seen.update(types_of(events))
+
+    assert seen == {
+        "start",
+        "text_delta",
+        "tool_call_start",
+        "tool_call_end",
+        "ui_block",
+        "todos",
+        "pending_question_added",
+        "pending_question_resolved",
+        "user_interjection",
+        "done",
+    }
+    kinds = {block["kind"] for block in blocks}
+    assert {"markdown", "table", "kv", "link", "chart"} < kinds
+    newer = [b for b in blocks if b["kind"] not in {"markdown", "table", "kv", "link", "chart"}]
+    assert newer and all(block.get("fallback_text") for block in newer)
+    assert questions == {
+        ("select", False),
+        ("select", True),
+        ("confirm", False),
+        ("input", False),
+        ("secret", False),
+    }
