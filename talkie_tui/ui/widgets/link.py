@@ -60,15 +60,16 @@ class Row(Widget):
         def part(text: str, component: str) -> tuple[str, Style]:
             return text, self.get_visual_style(component)
 
-        parts: list[tuple[str, Style]] = []
+        parts: list[str | tuple[str, Style]] = []
         if self.marker:
             parts.append(part(f"{self.marker} ", "row--marker"))
         parts.append(part(self.title, "row--title"))
         if self.detail:
             parts.append(part(f"  {self.detail}", "row--detail"))
         if self.url:
-            separator = "\n  " if self.stacked else "  "
-            parts.append(part(f"{separator}{self.url}", "row--url"))
+            # The gap before the URL is not part of it: underlined, it drew a line before it.
+            parts.append("\n  " if self.stacked else "  ")
+            parts.append(part(self.url, "row--url"))
         if self.hint:
             parts.append(part("  ", "row--detail"))
             parts.append(part(f" {self.hint} ", "row--hint"))
