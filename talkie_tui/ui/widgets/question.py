@@ -235,10 +235,28 @@ class QuestionView(Widget):
         return _("Space picks, Send sends")
 
     def on_mount(self) -> None:
-        """Arm the input guard and draw the current state."""
+        """Arm the input guard, line up the options and draw the current state."""
         self._ready = True
         self._guard.arm()
+        self._align_options()
         self._sync()
+
+    def _align_options(self) -> None:
+        """Each question's options as one column: every control as wide as its widest, so that
+        the descriptions beside them start at one place ("Ether (ETH)" beside "Bitcoin (BTC)")."""
+        columns: dict[int, list[Widget]] = {}
+        for control in self.query(".question--row > .question--option, .question--check"):
+            columns.setdefault(getattr(control, "question_index", 0), []).append(control)
+        for controls in columns.values():
+            widest = max(self._width_of(control) for control in controls)
+            for control in controls:
+                control.styles.min_width = widest
+
+    def _width_of(self, control: Widget) -> int:
+        """The cells `control` takes on its own: its content and gutter, or its minimum."""
+        own = control.get_content_width(self.app.size, self.app.size) + control.styles.gutter.width
+        least = control.styles.min_width
+        return max(own, int(least.value) if least is not None and least.is_cells else 0)
 
     # --- what the controller and the transcript call ---------------------------------------
 
