@@ -20,6 +20,34 @@ client while an answer streams, and each counts as shown when the composer's run
 In the same run the same streams go to a ~60-line stock Textual client
 (benchmarks/stock_client.py: one `Markdown` widget fed by `MarkdownStream`), and the ratios are
 printed. Figures are JSON lines; compare them as ratios within one run (the machine is shared).
+
+The other stream paths (`--protocols talkie minara cuckoo`, default talkie only; `--protocol`
+is the same option): the same answer reaches the same rendering through each backend, and each
+JSON line says its `protocol`. Every server process is on 127.0.0.1 with its own folder.
+
+- talkie: the reference Talkie server as above; `talkie connect URL --token T`.
+- minara: the reference Minara gateway in its own process (test mode, `GATEWAY_AUTH_TOKEN` T,
+  no demo agent); `talkie connect URL --token T --protocol minara`, sent
+  `minara-test:markdown TOKENS RATE SEED` (the same text, a token per `text_delta`). The
+  gateway stamps no event, so the token times are its stored rows' (millisecond ISO times): the
+  last token's is the assistant row's `created_at`, stored in the same event-loop step as the
+  last delta (before `done`); the first token's is the user row's, stored as the turn request
+  is taken, a loop step or two before the first delta is due (the turn starts right after).
+- cuckoo: the stack of `talkie demo --protocol cuckoo` (`commands.demo_cuckoo.cuckoo_demo`: the
+  Talkie server in test mode, a development hub, the demo person signed in, the agent bound to
+  the bridge) in its own process, which prints the hub's URL and the person's session token;
+  `talkie connect HUB --token SESSION --protocol cuckoo` opens the person's conversation with
+  the agent and is sent `talkie-test:markdown …`. The answer comes from the Talkie server
+  behind the bridge, so the token times are read from that server's database as for talkie;
+  the lag includes the bridge (deltas batched every 60 ms) and the hub. A reply past the
+  bridge's 7,800 characters goes on in a new message (bridge/reply.py), so a 10,000-token
+  answer is six messages; the end line is in the last. The hub allows 8,000 characters, so the
+  composer's counter, the ready mark, reads "0 / 8,000".
+
+The stock client speaks talkie/1 only: it runs on the talkie path. The typing measurement runs
+on every protocol asked for. The summary's goals are the talkie path's; for another protocol P
+it adds `P_over_talkie_cpu_TOKENS_at_RATE` and P's figures and goals under `P_` names.
+`--screens DIR` keeps each run's last screen as text, `--profile DIR` py-spy's samples.
 """
 
 from __future__ import annotations
@@ -38,8 +66,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +86,10 @@ IDLE_TICKS = 2
 KEY = "|"
 KEY_INTERVAL = 0.15
 KEYS = 60
+PROTOCOLS = ("talkie", "minara", "cuckoo")
+READY = {"talkie": "0 / 4,000", "minara": "0 / 4,000", "cuckoo": "0 / 8,000"}
+"""What a talkie client shows once it is up: its composer's empty counter (the message limit)."""
+TEST_PREFIX = {"talkie": "talkie-test:", "minara": "minara-test:", "cuckoo": "talkie-test:"}
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 GOALS = {
@@ -76,6 +109,24 @@ config = ServerConfig(test_mode=True, dev_token=sys.argv[1], db_path=sys.argv[2]
                       demo_agent=False, ping_interval=15)
 run_forever(config, on_ready=lambda url: print(url, flush=True))
 """
+GATEWAY = """
+import sys
+from pathlib import Path
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.runner import run_forever
+config = GatewayConfig(test_mode=True, auth_token=sys.argv[1], db_path=Path(sys.argv[2]),
+                       demo_agent=False)
+run_forever(config, on_ready=lambda url: print(url, flush=True))
+"""
+CUCKOO = """
+import signal, sys, threading
+from pathlib import Path
+from talkie_tui.commands.demo_cuckoo import cuckoo_demo
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+with cuckoo_demo(Path(sys.argv[1])) as demo:
+    print(demo.hub_url, demo.session_token, flush=True)
+    threading.Event().wait()
+"""
 TMUX_CONF = """
 set -g status off
 set -g default-terminal tmux-256color
@@ -85,11 +136,10 @@ set -g history-limit 0
 
 
 @contextlib.contextmanager
-def server(workdir: Path) -> Iterator[tuple[str, Path]]:
-    """A fresh reference server on 127.0.0.1 (its own process and database)."""
-    db = workdir / "server.sqlite3"
+def _process(script: str, *args: str) -> Iterator[list[str]]:
+    """A Python script in its own process; the words of the first line it prints (its URL…)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVER, TOKEN, str(db)],
+        [sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -97,13 +147,51 @@ def server(workdir: Path) -> Iterator[tuple[str, Path]]:
     )
     try:
         assert process.stdout is not None
-        url = process.stdout.readline().strip()
-        if not url.startswith("http://127.0.0.1:"):
-            raise RuntimeError(f"the server did not start: {url!r}")
-        yield url, db
+        words = process.stdout.readline().split()
+        if not words or not words[0].startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the server did not start: {words!r}")
+        yield words
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(30)
+
+
+@contextlib.contextmanager
+def server(workdir: Path) -> Iterator[tuple[str, Path]]:
+    """A fresh reference server on 127.0.0.1 (its own process and database)."""
+    db = workdir / "server.sqlite3"
+    with _process(SERVER, TOKEN, str(db)) as (url, *_):
+        yield url, db
+
+
+@dataclass
+class Stack:
+    """What streams the answer to a client of one protocol."""
+
+    protocol: str
+    url: str
+    token: str = field(repr=False)
+    times: Callable[[], tuple[float, float] | None]
+    """The first and last token's wall-clock times (None before the answer ended)."""
+
+
+@contextlib.contextmanager
+def stack(protocol: str, workdir: Path) -> Iterator[Stack]:
+    """The servers of one protocol's stream path, fresh, on 127.0.0.1 (see the docstring)."""
+    if protocol == "talkie":
+        with server(workdir) as (url, db):
+            yield Stack(protocol, url, TOKEN, lambda: token_times(db))
+    elif protocol == "minara":
+        db = workdir / "gateway.sqlite3"
+        with _process(GATEWAY, TOKEN, str(db)) as (url, *_):
+            yield Stack(protocol, url, TOKEN, lambda: gateway_times(db))
+    elif protocol == "cuckoo":
+        folder = workdir / "cuckoo"
+        folder.mkdir()
+        with _process(CUCKOO, str(folder)) as (url, session, *_):
+            yield Stack(protocol, url, session, lambda: token_times(folder / "demo.db"))
+    else:
+        raise ValueError(f"unknown protocol {protocol!r}")
 
 
 def token_times(db: Path) -> tuple[float, float] | None:
@@ -119,6 +207,24 @@ def token_times(db: Path) -> tuple[float, float] | None:
         if event["type"] == "TEXT_MESSAGE_CONTENT"
     ]
     return (stamps[0], stamps[-1]) if stamps else None
+
+
+def gateway_times(db: Path) -> tuple[float, float] | None:
+    """The Minara gateway's stand-ins for the first and last token's times (s): the stored times
+    of the last user row and of the assistant row after it (None before the turn ended)."""
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        rows = connection.execute(
+            "SELECT role, created_at FROM messages ORDER BY seq DESC LIMIT 2"
+        ).fetchall()
+    if [role for role, _ in rows] != ["assistant", "user"]:
+        return None
+    answered, asked = (_epoch(stamp) for _, stamp in rows)
+    return asked, answered
+
+
+def _epoch(stamp: str) -> float:
+    """A wire timestamp (`2026-10-22T10:00:00.123Z`) as seconds since the epoch."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
 class PaneOutput:
@@ -293,6 +399,9 @@ VARIANTS: dict[str, str] = {}
 PROFILE_DIR: Path | None = None
 """Where py-spy's samples of each talkie client's stream go (`--profile`), or None."""
 
+SCREENS_DIR: Path | None = None
+"""Where the last screen of each run goes as text (`--screens`), or None."""
+
 
 def start_profile(pid: int, name: str, seconds: float) -> subprocess.Popen[bytes] | None:
     """Sample the client with py-spy for `seconds` (collapsed stacks in PROFILE_DIR), if asked."""
@@ -306,14 +415,19 @@ def start_profile(pid: int, name: str, seconds: float) -> subprocess.Popen[bytes
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def client_command(client: str, url: str) -> list[str]:
-    """The command line of a client."""
+def client_command(
+    client: str, url: str, token: str = TOKEN, protocol: str = "talkie"
+) -> list[str]:
+    """The command line of a client (the stock one speaks talkie/1 only)."""
     if client.startswith("talkie@"):
         tree = VARIANTS[client.removeprefix("talkie@")]
-        return ["/usr/bin/env", f"PYTHONPATH={tree}", *client_command("talkie", url)]
+        inner = client_command("talkie", url, token, protocol)
+        return ["/usr/bin/env", f"PYTHONPATH={tree}", *inner]
     if client == "talkie":
-        return [str(BIN / "talkie"), "connect", url, "--token", TOKEN]
-    return [sys.executable, str(ROOT / "benchmarks" / "stock_client.py"), url, TOKEN]
+        command = [str(BIN / "talkie"), "connect", url, "--token", token]
+        return command if protocol == "talkie" else [*command, "--protocol", protocol]
+    assert protocol == "talkie", "the stock client speaks talkie/1 only"
+    return [sys.executable, str(ROOT / "benchmarks" / "stock_client.py"), url, token]
 
 
 def wait_for(predicate: Any, timeout: float, what: str) -> None:
@@ -325,16 +439,19 @@ def wait_for(predicate: Any, timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def measure(client: str, tokens: int, rate: int, *, keys: bool = False) -> dict[str, Any]:
-    """One client streaming one answer; the figures of that run."""
+def measure(
+    client: str, tokens: int, rate: int, *, keys: bool = False, protocol: str = "talkie"
+) -> dict[str, Any]:
+    """One client streaming one answer over one protocol's path; the figures of that run."""
     answer = long_answer(tokens, SEED)
     last_line = end_line(SEED)
     workdir = Path(tempfile.mkdtemp(prefix="talkie-tstream-"))
     try:
-        with server(workdir) as (url, db):
-            terminal = Terminal(workdir, client_command(client, url))
+        with stack(protocol, workdir) as served:
+            command = client_command(client, served.url, served.token, protocol)
+            terminal = Terminal(workdir, command)
             try:
-                return _measure(terminal, db, client, tokens, rate, answer, last_line, keys)
+                return _measure(terminal, served, client, tokens, rate, answer, last_line, keys)
             finally:
                 terminal.close()
     finally:
@@ -343,7 +460,7 @@ def measure(client: str, tokens: int, rate: int, *, keys: bool = False) -> dict[
 
 def _measure(
     terminal: Terminal,
-    db: Path,
+    served: Stack,
     client: str,
     tokens: int,
     rate: int,
@@ -351,8 +468,9 @@ def _measure(
     last_line: str,
     keys: bool,
 ) -> dict[str, Any]:
-    ready = "0 / 4,000" if client.startswith("talkie") else "Message"
-    wait_for(lambda: ready in terminal.screen(), 30, f"{client} did not start")
+    protocol = served.protocol
+    ready = READY[protocol] if client.startswith("talkie") else "Message"
+    wait_for(lambda: ready in terminal.screen(), 30, f"{client} ({protocol}) did not start")
     samples = Samples()
     # Settle: the client's start-up work (status, thread list) is not the stream's.
     deadline = time.monotonic() + 20
@@ -362,14 +480,15 @@ def _measure(
             break
         time.sleep(SAMPLE)
     size = terminal.size()
-    terminal.type(f"talkie-test:markdown {tokens} {rate} {SEED}")
+    terminal.type(f"{TEST_PREFIX[protocol]}markdown {tokens} {rate} {SEED}")
     time.sleep(0.3)
     samples = Samples()
     samples.take(terminal.pid)
     system_before = cpu_times(terminal.pid)[1]
     start = terminal.output.mark()
     expected = tokens / rate if rate else 5.0
-    profile = start_profile(terminal.pid, f"{client}-{tokens}-{rate}", expected)
+    name = client if protocol == "talkie" else f"{client}-{protocol}"
+    profile = start_profile(terminal.pid, f"{name}-{tokens}-{rate}", expected)
     terminal.press("Enter")
     sent = time.time()
     needle = last_line.encode()
@@ -384,7 +503,7 @@ def _measure(
             next_key += KEY_INTERVAL
         if shown is None:
             shown = terminal.output.find(needle, start)
-            if shown is None and time.time() > sent + expected + 60 and token_times(db) is None:
+            if shown is None and time.time() > sent + expected + 60 and served.times() is None:
                 break  # the run never finished: reported below
         elif samples.idle() and samples.rows[-1][0] - shown >= IDLE_WINDOW:
             break
@@ -393,9 +512,12 @@ def _measure(
     if profile is not None:
         profile.wait(60)
     screen = terminal.screen()
-    times = token_times(db)
+    if SCREENS_DIR is not None:
+        SCREENS_DIR.mkdir(parents=True, exist_ok=True)
+        (SCREENS_DIR / f"{name}-{tokens}-{rate}{'-keys' if keys else ''}.txt").write_text(screen)
+    times = served.times()
     if times is None:
-        raise RuntimeError(f"{client}: the run did not finish; the screen:\n{screen}")
+        raise RuntimeError(f"{client} ({protocol}): the run did not finish; the screen:\n{screen}")
     first_token, last_token = times
     end = shown if shown is not None else samples.rows[-1][0]
     cpu_total = samples.cpu_at(end + 0.1) - samples.rows[0][1]
@@ -407,6 +529,7 @@ def _measure(
     big = [stamp for stamp, size in frames if size >= 512 and stamp >= last_token]
     record: dict[str, Any] = {
         "client": client,
+        "protocol": protocol,
         "tokens": tokens,
         "rate_tokens_per_s": rate,
         "answer_digest": digest(answer),
@@ -495,6 +618,15 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, nargs="*", help="answer lengths (default 1000 10000)")
     parser.add_argument("--rates", type=int, nargs="*", help="tokens/s, 0 unpaced (500 2000 0)")
     parser.add_argument("--clients", nargs="*", default=["talkie", "stock"])
+    parser.add_argument(
+        "--protocols",
+        "--protocol",
+        nargs="+",
+        choices=PROTOCOLS,
+        default=["talkie"],
+        metavar="P",
+        help="stream paths: talkie, minara, cuckoo (default talkie; stock runs on talkie only)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs per case (medians printed)")
     parser.add_argument("--no-keys", action="store_true", help="skip the typing measurement")
     parser.add_argument(
@@ -507,9 +639,12 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="sample talkie clients with py-spy into DIR"
     )
+    parser.add_argument(
+        "--screens", type=Path, metavar="DIR", help="keep each run's last screen as text in DIR"
+    )
     args = parser.parse_args()
-    global PROFILE_DIR
-    PROFILE_DIR = args.profile
+    global PROFILE_DIR, SCREENS_DIR
+    PROFILE_DIR, SCREENS_DIR = args.profile, args.screens
     for variant in args.variant:
         name, _, tree = variant.partition("=")
         VARIANTS[name] = tree
@@ -518,52 +653,93 @@ def main() -> None:
         return
     sizes = args.tokens or ([1000] if args.quick else [1000, 10_000])
     rates = args.rates if args.rates is not None else ([500, 0] if args.quick else [500, 2000, 0])
-    results: dict[tuple[str, int, int], dict[str, Any]] = {}
+    protocols = list(dict.fromkeys(args.protocols))
+    cases = [
+        (protocol, client)
+        for protocol in protocols
+        for client in args.clients
+        if protocol == "talkie" or client.startswith("talkie")
+    ]
+    for protocol, client in itertools.product(protocols, args.clients):
+        if (protocol, client) not in cases:
+            print(json.dumps({"skipped": client, "protocol": protocol, "speaks": "talkie"}))
+    results: dict[tuple[str, str, int, int], dict[str, Any]] = {}
     for tokens in sizes:
         for rate in rates:
-            # Clients take turns within each repeat, so a change in the machine's load falls on
-            # all of them.
-            runs: dict[str, list[dict[str, Any]]] = {client: [] for client in args.clients}
+            # Clients (and paths) take turns within each repeat, so a change in the machine's
+            # load falls on all of them.
+            runs: dict[tuple[str, str], list[dict[str, Any]]] = {case: [] for case in cases}
             for _ in range(args.repeat):
-                for client in args.clients:
-                    runs[client].append(measure(client, tokens, rate))
-            for client in args.clients:
-                record = median_record(runs[client])
-                results[client, tokens, rate] = record
+                for protocol, client in cases:
+                    runs[protocol, client].append(measure(client, tokens, rate, protocol=protocol))
+            for protocol, client in cases:
+                record = median_record(runs[protocol, client])
+                results[protocol, client, tokens, rate] = record
                 print(json.dumps(_rounded(record)), flush=True)
-    keys: dict[str, Any] = {}
-    for client in args.clients if not args.no_keys else []:
+    keys: dict[str, dict[str, Any]] = {}
+    for protocol, client in cases if not args.no_keys else []:
         if not client.startswith("talkie"):
             continue
         key_tokens = 3000 if args.quick else 10_000
-        typed = [measure(client, key_tokens, 500, keys=True) for _ in range(args.repeat)]
+        typed = [
+            measure(client, key_tokens, 500, keys=True, protocol=protocol)
+            for _ in range(args.repeat)
+        ]
         record = median_record(typed)
         record["phase"] = "keys_while_streaming"
         print(json.dumps(_rounded(record)), flush=True)
         if client == "talkie":
-            keys = record
-    print(json.dumps(_rounded(summary(results, keys, sizes, rates))), flush=True)
+            keys[protocol] = record
+    print(json.dumps(_rounded(summary(results, keys, sizes, rates, protocols))), flush=True)
 
 
 def summary(
-    results: dict[tuple[str, int, int], dict[str, Any]],
-    keys: dict[str, Any],
+    results: dict[tuple[str, str, int, int], dict[str, Any]],
+    keys: dict[str, dict[str, Any]],
     sizes: list[int],
     rates: list[int],
+    protocols: list[str],
 ) -> dict[str, Any]:
-    """Ratios of the stock client over talkie, and the goals of the streaming issue."""
+    """Ratios of the stock client over talkie and of each other path over talkie's, and the
+    goals of the streaming issue (each other path's under its name)."""
     out: dict[str, Any] = {"summary": "terminal_stream"}
     for tokens in sizes:
         for rate in rates:
             ours, stock = (
-                results.get(("talkie", tokens, rate)),
-                results.get(("stock", tokens, rate)),
+                results.get(("talkie", "talkie", tokens, rate)),
+                results.get(("talkie", "stock", tokens, rate)),
             )
             if ours and stock:
                 out[f"stock_over_talkie_cpu_{tokens}_at_{rate}"] = (
                     stock["cpu_ms_per_token"] / ours["cpu_ms_per_token"]
                 )
-    big, small = results.get(("talkie", 10_000, 500)), results.get(("talkie", 1000, 500))
+            for protocol in protocols:
+                other = results.get((protocol, "talkie", tokens, rate))
+                if protocol != "talkie" and ours and other:
+                    out[f"{protocol}_over_talkie_cpu_{tokens}_at_{rate}"] = (
+                        other["cpu_ms_per_token"] / ours["cpu_ms_per_token"]
+                    )
+    for protocol in protocols:
+        prefix = "" if protocol == "talkie" else f"{protocol}_"
+        figures = _goal_figures(results, keys.get(protocol, {}), protocol)
+        out.update({f"{prefix}{name}": value for name, value in figures.items()})
+        for goal, limit in GOALS.items():
+            value = figures.get(goal)
+            if value is not None:
+                met = value >= limit if goal == "frames_per_s" else value <= limit
+                out[f"goal_{prefix}{goal}"] = met
+    return out
+
+
+def _goal_figures(
+    results: dict[tuple[str, str, int, int], dict[str, Any]],
+    keys: dict[str, Any],
+    protocol: str,
+) -> dict[str, Any]:
+    """The figures GOALS names, of the talkie client on one protocol's path."""
+    out: dict[str, Any] = {}
+    big = results.get((protocol, "talkie", 10_000, 500))
+    small = results.get((protocol, "talkie", 1000, 500))
     if big:
         out["cpu_ms_per_token_10000_at_500"] = big["cpu_ms_per_token"]
         out["lag_s"] = big["lag_s"]
@@ -571,16 +747,13 @@ def summary(
         out["max_gap_ms"] = big["max_gap_ms"]
     if big and small:
         out["growth_10000_over_1000_at_500"] = big["cpu_ms_per_token"] / small["cpu_ms_per_token"]
-    fast = results.get(("talkie", 10_000, 2000)) or results.get(("talkie", 1000, 2000))
+    fast = results.get((protocol, "talkie", 10_000, 2000)) or results.get(
+        (protocol, "talkie", 1000, 2000)
+    )
     if fast:
         out["cpu_ms_per_token_at_2000"] = fast["cpu_ms_per_token"]
     if keys:
         out["key_p95_ms"] = keys["key_p95_ms"]
-    for goal, limit in GOALS.items():
-        value = out.get(goal)
-        if value is not None:
-            met = value >= limit if goal == "frames_per_s" else value <= limit
-            out[f"goal_{goal}"] = met
     return out
 
 
