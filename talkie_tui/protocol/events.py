@@ -7,7 +7,6 @@ their START/CONTENT/END form, and every piece of server text is cleaned of contr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -25,6 +24,7 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
 from .models import Action, Card, OpenLink, UsageMeter
+from .pacing import rest_after
 
 __all__ = [
     "MAX_EVENT_CHARS",
@@ -137,9 +137,7 @@ async def iter_event_data(
             raise _too_large(max_event_chars)
         if batch:
             yield batch
-        if pause:
-            # Rest after a wait; between buffered reads let the screen draw (a frame is due).
-            await asyncio.sleep(pause if waited else 0)
+        await rest_after(waited, pause)
     # At the end of the body, the last event may lack its blank line. Producers that omit it
     # send a whole event; a connection cut mid-event leaves half of one, which is dropped
     # (the stream is then reported as truncated) instead of showing as an unreadable event.
@@ -152,19 +150,15 @@ async def iter_event_data(
         yield batch
 
 
-WAITED_SECONDS = 0.0005
-"""A read that took longer than this waited for the network (a buffered one takes microseconds)."""
-
-
-async def _timed_reads(reads: AsyncIterator[str]) -> AsyncIterator[tuple[str, bool]]:
-    """Each read, and whether it had to wait for the network."""
+async def _timed_reads(reads: AsyncIterator[str]) -> AsyncIterator[tuple[str, float]]:
+    """Each read, and how long it waited (seconds)."""
     while True:
         started = time.perf_counter()
         try:
             text = await anext(reads)
         except StopAsyncIteration:
             return
-        yield text, time.perf_counter() - started > WAITED_SECONDS
+        yield text, time.perf_counter() - started
 
 
 def _is_json(data: str) -> bool:

@@ -184,6 +184,10 @@ class MinaraBackend:
             capabilities=CAPABILITIES,
         )
 
+    def pace_reads(self, seconds: float) -> None:
+        """Rest `seconds` after a frame of the stream socket that waited (PacesReads)."""
+        self.stream.read_pause = seconds
+
     def use_tokens(self, tokens: TokenSource | None) -> None:
         """Sign in with another token (the person pasted one): the routes and the socket."""
         self.client.tokens = tokens

@@ -49,6 +49,7 @@ from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.addresses import check_socket_url
 from talkie_tui.protocol.http import USER_AGENT
+from talkie_tui.protocol.pacing import rest_after
 from talkie_tui.protocol.trust import ssl_context
 
 from .frames import (
@@ -333,6 +334,7 @@ class MinaraStream:
         self._idle = asyncio.Event()
         self.state: StreamState = "idle"
         self.connects = 0  # sockets opened so far (a test and the benchmark read it)
+        self.read_pause = 0.0  # rest after a frame that waited (see protocol.pacing)
         self._closed = False
         self._token: str | None = None
 
@@ -578,7 +580,10 @@ class MinaraStream:
 
     async def _read(self, socket: ClientConnection) -> tuple[int, str]:
         """Read frames and hand them out until the socket closes or goes silent."""
+        waited = 0.0
         while True:
+            await rest_after(waited, self.read_pause)
+            started = time.perf_counter()
             try:
                 # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancel that
                 # comes as a frame arrives, and the reader then outlives the stream's close.
@@ -596,6 +601,7 @@ class MinaraStream:
                         size=SOCKET_MAX_SIZE // 1048576
                     )
                 return code, _("The connection to the gateway's stream was lost.")
+            waited = time.perf_counter() - started
             try:
                 frame = parse_frame(message)
             except (MalformedFrame, FrameTooLarge) as error:

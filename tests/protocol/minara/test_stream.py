@@ -4,6 +4,7 @@ resume from the last applied seq, stale buffers, bad frames, pings, 4401."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -272,3 +273,45 @@ async def test_resume_is_fast_on_loopback(peer: SocketPeer) -> None:
     assert seqs(items) == [2]
     assert loop.time() - started < 1.0
     await stream.aclose()
+
+
+async def _consumer_wakes(peer: SocketPeer, read_pause: float) -> tuple[list[str], int]:
+    """40 deltas, one every 4 ms over a real socket: the texts the subscription yields, and how
+    many times its consumer waited more than 2 ms for the next one (a wake per burst)."""
+    stream = stream_for(peer)
+    stream.read_pause = read_pause
+    key = f"paced-{read_pause}"
+    subscription = stream.subscribe("chat", key, 0)
+    await peer.emit(key, "text_delta", text="start")
+    texts: list[str] = []
+    times: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    async def emit_all() -> None:
+        for n in range(40):
+            await asyncio.sleep(0.004)
+            await peer.emit(key, "text_delta", text=str(n))
+
+    emitting = asyncio.create_task(emit_all())
+    async for item in subscription:
+        assert isinstance(item, StreamEvent)
+        texts.append(item.event["data"]["text"])
+        times.append(loop.time())
+        if len(texts) == 41:
+            break
+    await emitting
+    await stream.aclose()
+    waits = sum(1 for a, b in itertools.pairwise(times[1:]) if b - a > 0.002)
+    return texts, waits
+
+
+async def test_a_rest_after_a_frame_that_waited_reads_the_deltas_in_bursts(
+    peer: SocketPeer,
+) -> None:
+    """With a read pause the socket's reader rests after a frame it waited for, and what came
+    meanwhile reaches the subscription together: every delta once, in order, in a few bursts."""
+    plain, plain_waits = await _consumer_wakes(peer, 0.0)
+    paced, paced_waits = await _consumer_wakes(peer, 0.03)
+    expected = ["start", *map(str, range(40))]
+    assert plain == expected and paced == expected
+    assert paced_waits * 2 < plain_waits, (paced_waits, plain_waits)
