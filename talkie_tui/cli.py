@@ -382,6 +382,13 @@ def _serve_minara(args: argparse.Namespace) -> int:
     )
 
 
+TEXTUAL_FPS = "120"
+"""Most frames a second the TUI draws (Textual's TEXTUAL_FPS, 60 by default; a person's own
+setting wins). Frames come only when something changed; a key typed while an answer streams
+waits less for the next one: 20 ms at the 95th percentile instead of 38 at 60
+(benchmarks/terminal_stream.py), for no measurable CPU."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `talkie` console script.
 
@@ -389,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     quietly, killed by SIGPIPE (a shell shows 141). A run in progress is not cancelled: the
     connection just closes, and the server finishes the run (§5 disconnect is not cancel).
     """
+    os.environ.setdefault("TEXTUAL_FPS", TEXTUAL_FPS)  # read when Textual is first imported
     try:
         code = _command(argv)
     except BrokenPipeError:

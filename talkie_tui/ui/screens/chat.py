@@ -75,9 +75,11 @@ from .confirm import ConfirmScreen
 
 __all__ = ["ChatScreen"]
 
-STREAM_READ_PAUSE = 0.02
+STREAM_READ_PAUSE = 0.04
 """Seconds a read of a streamed answer rests after waiting for the network, so that the next
-takes the tokens of about half a frame at once (the answer is drawn 24 times a second)."""
+takes the tokens of about a frame at once (the answer is drawn 24 times a second, every 42 ms).
+At 500 tokens/s in a terminal: 0.38 ms of CPU per token, against 0.41 at 0.03 and 0.44 at 0.02
+(benchmarks/terminal_stream.py, one run)."""
 
 
 class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
