@@ -12,15 +12,18 @@ place, `show_state`, after every change.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from talkie_tui.backends.base import Backend, Outgoing, PacesReads, Update
@@ -74,6 +77,8 @@ from .attach_prompt import AttachPromptScreen
 from .confirm import ConfirmScreen
 
 __all__ = ["ChatScreen"]
+
+W = TypeVar("W", bound=Widget)
 
 STREAM_READ_PAUSE = 0.04
 """Seconds a read of a streamed answer rests after waiting for the network, so that the next
@@ -154,7 +159,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._request: Outgoing | None = None  # the run in flight, or the last failed one
         self._request_files: list[Pending] = []  # the files that went with it
         self._reattached: str | None = None  # the session whose running turn is followed
-        self._transcript: Transcript | None = None
+        self._found: dict[type[Widget], Widget] = {}
         self._following: object | None = None  # the session followed live between answers
 
     @property
@@ -183,28 +188,33 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 )
         yield TalkieFooter()
 
+    def _one(self, kind: type[W]) -> W:
+        """The screen's one `kind` widget, found once: a query walks every widget before it,
+        the transcript's too, and these are read many times a second while an answer streams."""
+        found = self._found.get(kind)
+        if found is None or not found.is_attached:
+            found = self._found[kind] = self.query_one(kind)
+        return cast("W", found)
+
     @property
     def header(self) -> TalkieHeader:
         """The header widget."""
-        return self.query_one(TalkieHeader)
+        return self._one(TalkieHeader)
 
     @property
     def dictation_bar(self) -> DictationBar:
         """The dictation's state above the composer."""
-        return self.query_one(DictationBar)
+        return self._one(DictationBar)
 
     @property
     def transcript(self) -> Transcript:
-        """The transcript widget (found once: it is read for every streamed delta, and a
-        query walks the screen's widgets)."""
-        if self._transcript is None:
-            self._transcript = self.query_one(Transcript)
-        return self._transcript
+        """The transcript widget."""
+        return self._one(Transcript)
 
     @property
     def composer(self) -> Composer:
         """The composer widget."""
-        return self.query_one(Composer)
+        return self._one(Composer)
 
     def on_resize(self, event: events.Resize) -> None:
         """Narrow terminals give the transcript the room, until the person asks for threads."""
@@ -258,8 +268,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         """
         header = self.header
         conversation = self.session.conversation
-        for line in self.query(ActivityLine):  # not there before compose
-            line.refresh_now()
+        with contextlib.suppress(NoMatches):  # not composed yet
+            self._one(ActivityLine).refresh_now()
         header.pending_actions = conversation.pending_actions + conversation.pending_questions
         self.models.show()  # the thread on screen may have changed: its model in the title
         if self._waiting.waiting:
