@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 from textual.geometry import Region
@@ -12,6 +13,7 @@ from talkie_tui.ui.markdown import parse_blocks
 from talkie_tui.ui.widgets import markdown_view
 from talkie_tui.ui.widgets.markdown_view import MarkdownPalette, MarkdownView
 from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
+from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
 
 
 @pytest.fixture
@@ -415,3 +417,26 @@ async def test_screen_lines_while_streaming_and_after_match_the_same_text_at_onc
         streamed.finish()
         await pilot.pause()
         assert screen_lines(streamed) == screen_lines(whole)
+
+
+async def test_an_answer_overflowing_the_screen_shows_the_scroll_bar_once(
+    devserver, tmp_path: Path
+) -> None:
+    """In the real app, fast text first overflows the transcript: its scroll bar appears once
+    and stays. The blank room below streaming text survives the narrower width; dropped, the
+    transcript fit again, lost the bar, widened, and overflowed once more, ten layouts in a row."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        transcript = screen.transcript
+        shown: list[bool] = [transcript.show_vertical_scrollbar]
+        refresh_scrollbars = transcript._refresh_scrollbars
+
+        def record() -> None:
+            refresh_scrollbars()
+            if shown[-1] != transcript.show_vertical_scrollbar:
+                shown.append(transcript.show_vertical_scrollbar)
+
+        transcript._refresh_scrollbars = record  # type: ignore[method-assign]
+        await send(pilot, screen, "talkie-test:markdown 1000 500 7")
+        assert shown == [False, True]

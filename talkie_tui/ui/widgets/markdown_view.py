@@ -419,10 +419,14 @@ class MarkdownView(RepaintedByLayout, Widget):
 
     def _ensure_width(self, width: int) -> None:
         if width != self._width and width > 0:
+            # The blank room below streaming text stays: dropped, the transcript could fit its
+            # view again, lose its scroll bar, widen, and take the room back, some ten layouts
+            # in a row when an answer first overflows the screen.
+            room = max(0, self._height - self._line_count()) if self._streaming else 0
             self._width = width
             self._frozen.relayout(width, separated=False)
             self._live.relayout(width, separated=bool(self._frozen.blocks))
-            self._height = self._line_count()
+            self._height = self._line_count() + room
             self._forget_strips()
 
     def _forget_strips(self) -> None:
