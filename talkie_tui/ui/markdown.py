@@ -143,8 +143,23 @@ class _Paragraph(_Node):
         self.text = text
 
     def lines(self, width: int) -> list[Text]:
-        wrapped = self.text.wrap(_wrap_console(), width, justify="default", overflow="fold")
+        text = self.text
+        key = (text.plain, tuple(text.spans), text.style, width)
+        wrapped = _WRAPPED.get(key)
+        if wrapped is None:
+            if len(_WRAPPED) >= _WRAPPED_MAX:
+                _WRAPPED.clear()
+            wrapped = _WRAPPED[key] = list(
+                text.wrap(_wrap_console(), width, justify="default", overflow="fold")
+            )
         return list(wrapped)
+
+
+_WRAPPED: dict[tuple[object, ...], list[Text]] = {}
+"""Wrapped paragraphs by text, styles and width. The open tail of a streaming answer is parsed
+and laid out again some 24 times a second, and all but its last paragraph are unchanged: a
+third of that work was wrapping them again. The lines are shared, never changed in place."""
+_WRAPPED_MAX = 2048
 
 
 class _Code(_Node):
