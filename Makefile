@@ -57,7 +57,7 @@ bench: setup
 	$(BIN)/python benchmarks/minara_stream.py
 	$(BIN)/python benchmarks/open_thread.py
 	$(BIN)/python benchmarks/render_stream.py
-	$(BIN)/python benchmarks/terminal_stream.py
+	$(BIN)/python benchmarks/terminal_stream.py --protocols talkie minara cuckoo
 	$(BIN)/python benchmarks/voice_call.py
 	$(BIN)/python benchmarks/bridge_latency.py
 	$(BIN)/python benchmarks/cuckoo_hub.py
