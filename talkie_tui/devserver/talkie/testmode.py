@@ -19,6 +19,21 @@ SLOW_PIECES = 20
 MARKDOWN = f"{PREFIX}markdown"
 MARKDOWN_USAGE = f"`{MARKDOWN} <tokens> <tokens per second, 0: unpaced> <seed>`"
 MAX_MARKDOWN_TOKENS = MAX_TOKENS
+CODE = f"{PREFIX}code"
+CODE_USAGE = f"`{CODE} <lines>`"
+MAX_CODE_LINES = 20_000
+
+
+def code_answer(lines: int) -> str:
+    """A sentence, one fenced Python block of `lines` numbered lines (a blank line after every
+    tenth) and a sentence: longer than a Cuckoo message (8000 characters) from about 250 lines,
+    with no paragraph break outside the block after the first sentence, so that the Cuckoo
+    bridge must end a message inside the block."""
+    body = "".join(
+        f"total_{n} = compute('line {n}', {n})\n" + ("\n" if n % 10 == 9 else "")
+        for n in range(lines)
+    )
+    return f"The code, in one block:\n\n```python\n{body}```\n\nThat is the whole block.\n"
 
 
 def _echo(text: str) -> Agent:
@@ -90,11 +105,30 @@ def _markdown(arguments: str) -> Agent:
     return markdown
 
 
+def _code(arguments: str) -> Agent:
+    """`code_answer(LINES)`, streamed unpaced in tokens of four characters."""
+    try:
+        lines = int(arguments)
+    except ValueError:
+        lines = 0
+    if not 0 < lines <= MAX_CODE_LINES:
+
+        async def usage(ctx: RunContext) -> None:
+            await ctx.say(f"Usage: {CODE_USAGE}, at most {MAX_CODE_LINES} lines.", delay=0)
+
+        return usage
+
+    async def code(ctx: RunContext) -> None:
+        await ctx.say_paced(tokens_of(code_answer(lines)), 0)
+
+    return code
+
+
 def _unknown(command: str) -> Agent:
     async def unknown(ctx: RunContext) -> None:
         await ctx.say(
             f"Unknown test command `{command}`. Known: `echo <text>`, `card`, `action`, "
-            f"`error`, `slow`, {MARKDOWN_USAGE}.",
+            f"`error`, `slow`, {MARKDOWN_USAGE}, {CODE_USAGE}.",
             delay=0,
         )
 
@@ -118,6 +152,8 @@ def script_for(message: str) -> Agent | None:
         return _echo(message[len(ECHO) + 1 :])
     if message.startswith(f"{MARKDOWN} "):
         return _markdown(message[len(MARKDOWN) + 1 :])
+    if message.startswith(f"{CODE} "):
+        return _code(message[len(CODE) + 1 :])
     command = message.strip()
     return SCRIPTS.get(command) or _unknown(command)
 

@@ -125,6 +125,18 @@ def test_slow_spreads_deltas_over_slow_seconds(
     assert max(gaps) < 0.3
 
 
+def test_code_answer_is_one_long_fenced_block(http: httpx.Client, fast_url: str) -> None:
+    from talkie_tui.devserver.talkie.testmode import code_answer
+
+    events = ask(http, fast_url, "talkie-test:code 400")
+    text = text_of(events)
+    assert text == code_answer(400) and len(text) > 8000
+    assert text.count("```") == 2 and "\n\n```python\n" in text and "total_399 = " in text
+    assert types_of(events).count("TEXT_MESSAGE_CONTENT") == -(-len(text) // 4)
+    for wrong in ("talkie-test:code lots", "talkie-test:code 0", "talkie-test:code 20001"):
+        assert "Usage:" in text_of(ask(http, fast_url, wrong))
+
+
 def test_unknown_test_command_answers_with_the_list(http: httpx.Client, fast_url: str) -> None:
     text = text_of(ask(http, fast_url, "talkie-test:nope"))
     assert "talkie-test:nope" in text and "echo" in text
