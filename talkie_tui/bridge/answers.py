@@ -62,6 +62,8 @@ class Answers:
                 continue
             if code == "stopped":
                 self.stop_run(conversation_id)
+            elif code == "rate_limited":
+                stream.refused()  # read again after a pause, and what the hub lacks sent again
             elif code == "not_streaming":
                 # The hub finished it (idle, or open too long): the text goes on in a new one.
                 stream.done = stream.closed_early = True

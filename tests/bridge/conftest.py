@@ -18,7 +18,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from talkie_tui import backends
-from talkie_tui.bridge.cuckoo import CuckooBridge
+from talkie_tui.bridge.cuckoo import FLUSH_INTERVAL, CuckooBridge
 from talkie_tui.bridge.state import BridgeState
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.devserver.cuckoo.ids import new_id
@@ -39,13 +39,16 @@ class Feed:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
+        self.arrived: list[float] = []  # when each frame came (the loop's clock)
         self._changed = asyncio.Event()
         self._reader = asyncio.ensure_future(self._read())
 
     async def _read(self) -> None:
+        clock = asyncio.get_running_loop().time
         with contextlib.suppress(Exception):
             async for raw in self.ws:
                 self.frames.append(json.loads(raw))
+                self.arrived.append(clock())
                 self._changed.set()
 
     async def wait(
@@ -228,8 +231,14 @@ class RunningBridge:
 
 
 @pytest.fixture
-def hub(cuckoo_hub: Callable[..., str]) -> str:
-    return cuckoo_hub(**FAST)
+def hub_options() -> dict[str, Any]:
+    """HubConfig settings of the `hub` beyond FAST (a test parametrizes it)."""
+    return {}
+
+
+@pytest.fixture
+def hub(cuckoo_hub: Callable[..., str], hub_options: dict[str, Any]) -> str:
+    return cuckoo_hub(**{**FAST, **hub_options})
 
 
 @pytest.fixture
@@ -277,7 +286,7 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
         allow: tuple[str, ...] = (),
         before_ack: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
         wait_ready: bool = True,
-        flush_interval: float = 0.06,
+        flush_interval: float = FLUSH_INTERVAL,
         server: str | None = None,
         webhook: tuple[str, int] | None = None,
         webhook_retry: float = 30.0,
