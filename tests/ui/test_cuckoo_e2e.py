@@ -127,11 +127,13 @@ async def test_a_confirm_tap_decides_the_action_on_the_talkie_server(
         await say(pilot, "send the offer to Alfa")
         await until(pilot, lambda: bool(chat.query(ButtonsView)), timeout=20)
         await until(pilot, lambda: "Nothing goes out until you confirm" in screen_text(app), 20)
+        view = chat.query(ButtonsView).first()  # the offer's (the undo comes after it)
+        # A key in the guard's first 0.7 s is ignored by design: wait it out, as a person would.
+        await until(pilot, lambda: not view.is_guarded)
         await pilot.press("ctrl+o")  # to the buttons; Confirm first
         await pilot.pause(0.3)
         await pilot.press("enter")
         await until(pilot, lambda: "Confirmed: Send offer" in screen_text(app), timeout=20)
-        view = chat.query(ButtonsView).first()  # the offer's (the undo comes after it)
         await until(pilot, lambda: view.shown_taken is not None)
         assert view.shown_taken is not None and view.shown_taken.endswith(":confirm")
         svg = Path(os.environ.get("TALKIE_E2E_SVG", str(tmp_path / "cuckoo-e2e.svg")))
