@@ -39,9 +39,9 @@ JSON line says its `protocol`. Every server process is on 127.0.0.1 with its own
   `talkie connect HUB --token SESSION --protocol cuckoo` opens the person's conversation with
   the agent and is sent `talkie-test:markdown …`. The answer comes from the Talkie server
   behind the bridge, so the token times are read from that server's database as for talkie;
-  the lag includes the bridge (deltas batched every 60 ms) and the hub. A reply past the
-  bridge's 7,800 characters goes on in a new message (bridge/reply.py), so a 10,000-token
-  answer is six messages; the end line is in the last. The hub allows 8,000 characters, so the
+  the lag includes the bridge (deltas batched every 40 ms) and the hub. A reply goes on in a
+  new message at a paragraph break past 6,000 characters (bridge/split.py), so a 10,000-token
+  answer is seven messages; the end line is in the last. The hub allows 8,000 characters, so the
   composer's counter, the ready mark, reads "0 / 8,000".
 
 The stock client speaks talkie/1 only: it runs on the talkie path. The typing measurement runs
