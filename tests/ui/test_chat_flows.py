@@ -122,7 +122,7 @@ async def test_a_streamed_answer_reads_the_conversation_a_few_times_not_per_delt
 ) -> None:
     """Text deltas change only text: the screen's state is read again on a timer, not after
     each of them, and once more when the answer ends."""
-    from talkie_tui.devserver.talkie.long_answer import long_answer
+    from talkie_tui.devserver.common.long_answer import long_answer
 
     reads: list[str] = []
     show_state = ChatScreen.show_state
