@@ -190,9 +190,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
 
     def _one(self, kind: type[W]) -> W:
         """The screen's one `kind` widget, found once: a query walks every widget before it,
-        the transcript's too, and these are read many times a second while an answer streams."""
+        the transcript's too, and these are read many times a second while an answer streams.
+        The screen composes them once and never replaces them (while it closes they are no
+        longer attached, and a timer may still ask)."""
         found = self._found.get(kind)
-        if found is None or not found.is_attached:
+        if found is None:
             found = self._found[kind] = self.query_one(kind)
         return cast("W", found)
 
