@@ -321,7 +321,8 @@ async def test_activity_shows_under_the_conversation_and_expires(tmp_path: Path)
         await until(pilot, lambda: backend.live is not None)
         backend.push(activity("thinking"))
         await until(pilot, lambda: line.text == "thinking…")
-        assert "thinking…" in screen_text(app)
+        # The line shows once the next layout gives it its row (a frame later).
+        await until(pilot, lambda: "thinking…" in screen_text(app))
         backend.push(activity("working", "Checking flights", seconds=2.5))
         await until(pilot, lambda: line.text == "working: Checking flights")
         await until(pilot, lambda: line.text == "", timeout=8)  # lapsed by itself
