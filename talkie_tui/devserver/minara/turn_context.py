@@ -16,6 +16,7 @@ from talkie_tui.core.waiting import wait_event
 
 from ..common import clock
 from ..common.ids import new_id
+from ..common.pacing import paced
 from .config import GatewayConfig
 from .live_turn import LiveTurn
 from .questions import Answer, QuestionBoard
@@ -116,18 +117,9 @@ class TurnContext:
     async def say_paced(self, pieces: list[str], rate: float) -> None:
         """A `text_delta` per piece, piece `i` due `i / rate` s after the first (0: unpaced).
 
-        Pieces are sent on a schedule rather than with a pause between them, so a fast rate does
-        not drift by the event loop's wake-up granularity: every piece due is sent.
+        (See `common.pacing.paced`.)
         """
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        for index, piece in enumerate(pieces):
-            if rate > 0:
-                due = start + index / rate
-                if due > loop.time():
-                    await self.sleep(due - loop.time())
-            elif index % 64 == 0:
-                await self.sleep(0)
+        async for piece in paced(pieces, rate, self.sleep):
             self.delta(piece)
 
     def tool_start(

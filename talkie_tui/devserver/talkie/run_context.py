@@ -28,6 +28,7 @@ from talkie_tui.core.waiting import wait_event
 
 from ..common.clock import epoch_ms
 from ..common.ids import new_id
+from ..common.pacing import paced
 from . import cards
 from .actions import ActionService
 from .config import ServerConfig
@@ -161,15 +162,7 @@ class RunContext:
         self.emit(TextMessageStartEvent(message_id=message_id, role="assistant"))
         self._open_message = message_id
         self.text_parts.append("")
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        for index, piece in enumerate(pieces):
-            if rate > 0:
-                due = start + index / rate
-                if due > loop.time():
-                    await self.sleep(due - loop.time())
-            elif index % 64 == 0:
-                await self.sleep(0)
+        async for piece in paced(pieces, rate, self.sleep):
             self.check_cancelled()
             self.emit(TextMessageContentEvent(message_id=message_id, delta=piece))
             self.text_parts[-1] += piece
