@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from textual import log
 from textual.binding import Binding, BindingType
 
-from talkie_tui.chat.turns import ActionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
@@ -107,9 +106,6 @@ class CallHost(ScreenHost, Protocol):
 
     def show_decision(self, conversation: Conversation, result: DecisionResult) -> None:
         """Show a decision's outcome (here: one made by voice) like a button's."""
-
-    def offer_action(self, part: ActionPart) -> None:
-        """A new action waits for a decision: offer its card the focus."""
 
     @property
     def answering(self) -> bool:
@@ -449,16 +445,11 @@ class CallController:
         name, label = self._tools.pop(update.call_id, ("tool", _("Running a tool…")))
         if update.error is None and not update.events:
             return  # nothing to show (e.g. a call id the server had already seen)
-        changes = conversation.add_tool_answer(
-            update.call_id, name, label, update.events, error=update.error
-        )
+        conversation.add_tool_answer(update.call_id, name, label, update.events, error=update.error)
         conversation.turns[-1].channel = "voice"
         if not shown:
             return
-        self._host.transcript.sync_turns()
-        for change in changes:
-            if isinstance(change, ActionPart):
-                self._host.offer_action(change)
+        self._host.transcript.sync_turns()  # a new card waits for Ctrl+O, as every decision
 
     def _notice(self, notice: VoiceNotice) -> None:
         if notice.kind == "provider":

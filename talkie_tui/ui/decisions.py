@@ -1,12 +1,13 @@
-"""The actions of a thread (§8) on the chat screen: decided, followed, offered the focus.
+"""The actions of a thread (§8) on the chat screen: decided, followed, reached by Ctrl+O.
 
-The screen routes the action cards' `DecisionRequested` and Ctrl+O (to the next action, or
-question of the agent, waiting for the person) here, and hands on what the voice call reports:
-a decision made by voice and the actions of a voice tool. A decision is sent, its outcome shown
-on the card (and its result cards as an answer); an action that is `running` is asked for again
-when its undo window ends, and when it ended `done` the thread is reloaded, because what the
-window let through is posted into the thread by the server. A new action card is offered the
-focus, unless the person is typing.
+The screen routes the action cards' `DecisionRequested` and Ctrl+O (to the next decision still
+open: an action, a question of the agent, a hub's buttons or quick replies) here, and hands on
+what the voice call reports: a decision made by voice and the actions of a voice tool. A
+decision is sent, its outcome shown on the card (and its result cards as an answer); an action
+that is `running` is asked for again when its undo window ends, and when it ended `done` the
+thread is reloaded, because what the window let through is posted into the thread by the
+server. Nothing here takes the focus by itself (the decision standard, widgets/decision.py):
+a new card announces itself and waits for Ctrl+O.
 
 A button and the consent window of a call race for the same action: the call controller says
 when the voice already decided it, and then the button does nothing.
@@ -18,14 +19,12 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from talkie_tui.chat.turns import ActionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 
 from .host import ScreenHost
 from .widgets.action_card import ActionCard, explain_decision_error
-from .widgets.buttons import ButtonsView, QuickRepliesView
-from .widgets.question import QuestionView
+from .widgets.decision import DecisionView
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from talkie_tui.backends.base import Backend, Session
-    from talkie_tui.chat.conversation import Change, Conversation
+    from talkie_tui.chat.conversation import Conversation
     from talkie_tui.chat.vocabulary import Action, DecisionResult
 
     from .call_controller import CallController
@@ -53,9 +52,6 @@ class DecisionHost(ScreenHost, Protocol):
     # Textual: a running action is asked for again by the screen's timer; focus is the screen's.
     def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
         """Call `callback` once, `delay` seconds from now."""
-
-    def call_after_refresh(self, callback: Callable[..., object], *args: Any) -> bool:
-        """Call `callback` once the screen has drawn what changed."""
 
     @property
     def focused(self) -> Widget | None:
@@ -135,9 +131,7 @@ class Decisions:
             host.transcript.apply(changes[0])
         if card is not None:
             card.set_busy(False)
-            card.update_action(result.action)
-            if host.focused is card and not card.action.is_open:
-                host.composer.focus()  # decided: back to writing
+            card.update_action(result.action)  # decided: a card with the focus gives it back
         self._follow_running(result.action)
 
     # --- the server's word on an action --------------------------------------------------
@@ -192,35 +186,12 @@ class Decisions:
         """True while an answer streams or a call is on: reloading the thread would cut in."""
         return self._host.answering or self._call.call is not None
 
-    # --- the focus -----------------------------------------------------------------------
-
-    def offer(self, part: Change) -> None:
-        """A new action waits for a decision: offer its card the focus once it is drawn."""
-        self._host.call_after_refresh(self._offer_focus, part)
-
-    def _offer_focus(self, part: object) -> None:
-        """Focus a new action card, unless the person is typing (its guard eats stray keys)."""
-        host = self._host
-        card = host.transcript.view_of_part(part) if isinstance(part, ActionPart) else None
-        composer_busy = host.composer.text.strip() != "" or host.focused not in (
-            None,
-            host.composer,
-        )
-        if isinstance(card, ActionCard) and card.action.status == "pending" and not composer_busy:
-            card.focus()
-            card.scroll_visible()
+    # --- the focus: reached only on purpose ---------------------------------------------
 
     def focus_pending(self) -> None:
-        """Move focus to the next action waiting for a decision or question waiting for an
-        answer, in the order of the transcript."""
+        """Ctrl+O: the focus to the next decision still open, in the order of the transcript."""
         host = self._host
-        pending = [
-            view
-            for view in host.transcript.query(
-                "ActionCard, QuestionView, ButtonsView, QuickRepliesView"
-            )
-            if (view.is_open if isinstance(view, _OPENABLE) else _is_pending(view))
-        ]
+        pending = [view for view in host.transcript.query(DecisionView) if view.is_open]
         if not pending:
             offers = self._backend.info.capabilities
             asks = offers.questions or offers.buttons
@@ -229,15 +200,5 @@ class Decisions:
             return
         index = next((i + 1 for i, view in enumerate(pending) if view.has_focus_within), 0)
         view = pending[index % len(pending)]
-        target = view.first_control() if isinstance(view, _OPENABLE) else view
-        (target or view).focus()
+        (view.first_control() or view).focus()
         view.scroll_visible()
-
-
-_OPENABLE = (QuestionView, ButtonsView, QuickRepliesView)
-"""Views that wait for the person while `is_open`, focused at their first control."""
-
-
-def _is_pending(view: Widget) -> bool:
-    """True for an action card whose action waits for a decision."""
-    return isinstance(view, ActionCard) and view.action.status == "pending"

@@ -1,4 +1,4 @@
-"""The agent's questions on the chat screen: answered, settled, offered the focus.
+"""The agent's questions on the chat screen: answered and settled.
 
 The screen routes the question views' `AnswerRequested` and `SecretProvided` here, and hands on
 every change the answer's stream shows. An answer goes to the backend (`Answers`) in a worker
@@ -8,9 +8,8 @@ while its view is busy; the backend's "answered" settles the question as answere
 again helps, and the view takes answers again. The conversation is the only writer of the
 question parts: this controller settles them through `Conversation.settle_question`.
 
-A new open question is offered the focus unless the person is typing, and so is the first open
-question of a stored thread when it is opened; a question closed while the focus was in it gives
-the focus back to the composer.
+A question never takes the focus by itself (the decision standard, widgets/decision.py): it
+waits for Ctrl+O, and one closed while the focus was in it gives the focus back itself.
 """
 
 from __future__ import annotations
@@ -33,16 +32,15 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from talkie_tui.backends.base import Backend, Session
-    from talkie_tui.chat.conversation import Change, Conversation
+    from talkie_tui.chat.conversation import Change
 
     from .messages import AnswerRequested, SecretProvided, SecretValue
     from .widgets.composer import Composer
     from .widgets.transcript import Transcript
 
-__all__ = ["OFFER_TRIES", "QuestionHost", "Questions"]
+__all__ = ["QuestionHost", "Questions"]
 
 ANSWER_SHOWN_CHARS = 60  # of a typed answer, on the closed question's line
-OFFER_TRIES = 20  # refreshes to wait for a new question view's controls before giving up
 
 
 class QuestionHost(ScreenHost, Protocol):
@@ -79,7 +77,6 @@ class Questions:
         self._host = host
         self._backend = backend
         self._clock = clock
-        self._reopened: set[str] = set()  # open questions of the thread last opened
 
     # --- answering -----------------------------------------------------------------------
 
@@ -160,62 +157,19 @@ class Questions:
             self._show(settled or question)
 
     def _show(self, part: QuestionPart) -> None:
-        """Draw a question's new state, and give back the focus a closed one held."""
+        """Draw a question's new state (a closed one gives back the focus it held)."""
         host = self._host
         host.transcript.apply(part)
         view = host.transcript.view_of_part(part)
         if isinstance(view, QuestionView):
             view.refresh_part()  # also when the part was settled already (busy no more)
-            focused = host.focused
-            if not view.is_open and (focused is None or focused in view.query("*")):
-                host.composer.focus()
 
     # --- what the answer's stream shows --------------------------------------------------
 
     def changed(self, change: Change) -> None:
-        """A step of the answer changed `change`: offer a new open question the focus, and
-        give the focus back from one that the server closed."""
-        if not isinstance(change, QuestionPart):
-            return
-        if change.outcome is None:
-            opened = change.question_id in self._reopened  # its replay, in a reattached turn
-            self._host.call_after_refresh(self._offer_focus, change, OFFER_TRIES, opened)
-        else:
+        """A step of the answer changed `change`: a question the server closed is redrawn."""
+        if isinstance(change, QuestionPart) and change.outcome is not None:
             self._host.call_after_refresh(self._show, change)
-
-    def reopened(self, conversation: Conversation) -> None:
-        """A stored thread was opened: offer its first open question the focus (the person
-        chose the thread, so the focus may come from the thread list; not while they type)."""
-        waiting = [part for part in conversation.questions.values() if part.outcome is None]
-        self._reopened = {part.question_id for part in waiting}
-        if waiting:
-            self._host.call_after_refresh(self._offer_focus, waiting[0], OFFER_TRIES, True)
-
-    def _offer_focus(
-        self, part: QuestionPart, tries: int = OFFER_TRIES, opened: bool = False
-    ) -> None:
-        """Focus a new question's first control, unless the person is typing (for a thread
-        just `opened`: unless the composer holds text or another question has the focus)."""
-        host = self._host
-        view = host.transcript.view_of_part(part)
-        focused = host.focused
-        if opened:
-            elsewhere = focused is not None and any(
-                focused in other.query("*") for other in host.transcript.query(QuestionView)
-            )
-        else:
-            elsewhere = focused not in (None, host.composer)
-        composer_busy = host.composer.text.strip() != "" or elsewhere
-        if not isinstance(view, QuestionView) or not view.is_open or composer_busy:
-            return
-        control = view.first_control()
-        if control is None:
-            # Mounting is asynchronous: the view may not have composed its controls yet.
-            if tries > 1:
-                host.call_after_refresh(self._offer_focus, part, tries - 1, opened)
-            return
-        control.focus()
-        view.scroll_visible()
 
 
 async def _provide(

@@ -145,15 +145,7 @@ class Taps:
         if view.taken is None:
             view.show_error(_("Your choice did not go through; you can tap again."))
             return
-        view.refresh_part()
-        self._focus_back(view)
-
-    def _focus_back(self, view: ButtonsView) -> None:
-        """A row that held the focus gives it back to the composer once tapped."""
-        host = self._host
-        focused = host.focused
-        if focused is None or (view.is_attached and focused in view.query("*")):
-            host.composer.focus()
+        view.refresh_part()  # taken: a row that held the focus gives it back
 
     async def _tap(
         self, part: ButtonsPart, button: MessageButton, view: ButtonsView | None
@@ -179,7 +171,6 @@ class Taps:
             return
         if view is not None:
             view.show_taken(button.button_id)
-            self._focus_back(view)
         if session is host.session:
             host.transcript.sync_turns()  # the tap, as the person's message
             host.transcript.refresh_buttons()

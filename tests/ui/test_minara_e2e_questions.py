@@ -13,6 +13,7 @@ from textual.widgets import Button, Checkbox, Input
 
 from talkie_tui.logs import close_logging, log_folder, setup_logging
 from talkie_tui.ui.widgets.question import QuestionView, SecretInput
+from tests.ui.decision_keys import reach
 from tests.ui.minara_e2e import (
     SIZE,
     WAIT,
@@ -42,7 +43,7 @@ async def test_select_answers_with_the_pressed_option(gateway_url: str, tmp_path
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
         view = await ask(pilot, screen, "select")
-        assert app.focused is not None and app.focused in view.query("*")  # offered the focus
+        assert app.focused is screen.composer  # nothing takes the focus by itself
         assert screen.header.pending_actions == 1
         assert "tester · question asks" in screen_text(app)
         await pilot.click(button(view, "Savings"))
@@ -102,6 +103,7 @@ async def test_input_sends_the_typed_text(gateway_url: str, tmp_path: Path) -> N
         screen = await chat(app, pilot)
         view = await ask(pilot, screen, "input")
         box = view.query_one(".question--input", Input)
+        await reach(pilot, screen, view)
         assert app.focused is box
         await pilot.press("enter")  # empty: not sent
         await until(pilot, lambda: "Type an answer first." in screen_text(app), WAIT)
@@ -126,6 +128,7 @@ async def test_a_secret_reaches_the_gateway_and_nowhere_else(
             screen = await chat(app, pilot)
             view = await ask(pilot, screen, "secret")
             box = view.query_one(SecretInput)
+            await reach(pilot, screen, view)
             assert app.focused is box and box.password
             await pilot.press(*SECRET)
             assert SECRET not in screen_text(app)  # dots

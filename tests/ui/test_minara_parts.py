@@ -29,6 +29,7 @@ from talkie_tui.ui.widgets.interjection import InterjectionView
 from talkie_tui.ui.widgets.question import QuestionView, SecretInput
 from talkie_tui.ui.widgets.todos import TodoView
 from talkie_tui.ui.widgets.ui_block import UiBlockView
+from tests.ui.decision_keys import reach
 from tests.ui.minara_fake import (
     CHART_ONE,
     CHART_TWO,
@@ -298,7 +299,7 @@ async def test_select_one_answers_with_its_label(tmp_path: Path) -> None:
         await say(pilot, screen, "ask", wait=False)
         view = await question_view(pilot, screen)
         assert screen.header.pending_actions == 1  # the open question is counted
-        assert app.focused is not None and app.focused in view.query("*")  # offered the focus
+        assert app.focused is screen.composer  # nothing takes the focus by itself
         assert "planner · swap asks" in screen_text(app)
         savings = next(b for b in view.query(Button) if b.label.plain == "Savings")
         await pilot.click(savings)
@@ -377,8 +378,8 @@ async def test_confirm_asks_twice_and_a_refusal_once(
 async def test_an_enter_in_flight_does_not_answer_a_confirm(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A guard long enough that the focus, offered after the question is shown, arrives inside
-    # it on a busy machine too (CI once took longer than the default 0.7 s to get there).
+    # A guard long enough that the focus, put in it right after the question is shown, arrives
+    # inside it on a busy machine too (CI once took longer than the default 0.7 s to get there).
     monkeypatch.setattr(QuestionView, "guard_seconds", 3.0)
     backend = FakeMinaraBackend()
     backend.scripts["ask"] = asking("confirm")
@@ -388,7 +389,10 @@ async def test_an_enter_in_flight_does_not_answer_a_confirm(
         await say(pilot, screen, "ask", wait=False)
         await until(pilot, lambda: bool(screen.transcript.query(QuestionView)))
         view = screen.transcript.query_one(QuestionView)
-        await until(pilot, lambda: app.focused is not None and app.focused in view.query("*"))
+        await until(pilot, lambda: view.first_control() is not None)
+        control = view.first_control()
+        assert control is not None
+        control.focus()  # even focused, keys already on their way must not answer
         presses = 0
         while view.guard_left > MARGIN:  # Enter on the focused Confirm, inside the guard
             await pilot.press("enter")
@@ -423,6 +427,7 @@ async def test_input_sends_the_typed_text_on_enter(tmp_path: Path) -> None:
         await say(pilot, screen, "ask", wait=False)
         view = await question_view(pilot, screen)
         box = view.query_one(".question--input", Input)
+        await reach(pilot, screen, view)
         assert app.focused is box
         await pilot.press("enter")  # empty: not sent
         await pilot.press(*"Rent for July")
@@ -450,6 +455,7 @@ async def test_a_secret_reaches_provide_secret_and_nothing_else(tmp_path: Path) 
             view = await question_view(pilot, screen)
             box = view.query_one(SecretInput)
             assert box.password
+            await reach(pilot, screen, view)
             await pilot.press(*SECRET)
             assert SECRET not in screen_text(app)  # drawn as dots
             await pilot.press("enter")
@@ -529,6 +535,7 @@ async def test_a_question_the_server_resolves_closes(tmp_path: Path) -> None:
         screen = await chat(app, pilot)
         await say(pilot, screen, "ask", wait=False)
         view = await question_view(pilot, screen)
+        await reach(pilot, screen, view)
         assert app.focused is view.query_one(Input)
         backend.push(event("pending_question_resolved", id="q_1", outcome="cancelled"))
         await until(pilot, lambda: not view.is_open)

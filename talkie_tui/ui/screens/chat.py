@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from talkie_tui.backends.base import Backend, Outgoing, PacesReads, Update
-from talkie_tui.chat.conversation import Change, Conversation
+from talkie_tui.chat.conversation import Conversation
 from talkie_tui.chat.vocabulary import DecisionResult, FileBlock
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
@@ -65,6 +65,7 @@ from ..widgets.activity import ActivityLine
 from ..widgets.attachment import AttachmentView
 from ..widgets.attachment_tray import AttachmentTray, Pending
 from ..widgets.composer import Composer
+from ..widgets.decision import DecisionView
 from ..widgets.dictation_bar import DictationBar
 from ..widgets.footer import TalkieFooter
 from ..widgets.header import WIDE, TalkieHeader
@@ -320,7 +321,6 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.drafts.switch(thread_id)
         self.dictation.forget()
         await self.decisions.refresh_open(conversation)
-        self.questions.reopened(conversation)
         await self._reattach()
 
     async def _reattach(self) -> None:
@@ -510,8 +510,6 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return
         self.transcript.sync_turns()
         self.transcript.apply(update.change, update.delta)
-        if update.proposes_action:
-            self.offer_action(update.change)
         self.questions.changed(update.change)
 
     def _show_send_failure(self, request: Outgoing, error: TalkieError) -> None:
@@ -621,13 +619,15 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         """Show a decision's outcome made by voice, like a button's."""
         self.decisions.show(conversation, result)
 
-    def offer_action(self, part: Change) -> None:
-        """A new action waits for a decision: offer its card the focus."""
-        self.decisions.offer(part)
-
     def action_focus_pending(self) -> None:
-        """Move focus to the next action waiting for a decision."""
+        """Ctrl+O: the focus to the next decision still open (none takes it by itself)."""
         self.decisions.focus_pending()
+
+    @on(DecisionView.Left)
+    def _decision_left(self, event: DecisionView.Left) -> None:
+        """Esc in a decision, or one that closed under the focus: back to the message."""
+        event.stop()
+        self.composer.focus()
 
     # --- the agent's questions: answered by `Questions`, routed from their views ---------
 

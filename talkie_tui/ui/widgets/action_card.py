@@ -1,17 +1,15 @@
 """The action card (§8): a person confirms or cancels what the agent proposes.
 
-Safety rules this widget enforces (notes/ux.md §4):
+It keeps the decision standard (`DecisionView`): the guard, the keys, the hint, the second
+step. Its own rules:
 
-- For GUARD_SECONDS after the card appears, after it becomes decidable again (pending again,
-  an undo window opening, changed parameters) and after a high-risk card asks once more,
-  every key and click on it is ignored: a keystroke already in flight must not decide.
-- It never focuses itself when mounted; the screen decides (a composer holding text keeps
-  focus). It only pulls focus back to itself when a button that held focus goes away.
-- `high` risk asks once more before posting a confirmation; the question lapses after
-  ASK_AGAIN_SECONDS so a stray key much later cannot complete it.
+- The guard is armed again when the card becomes decidable again (pending again, an undo
+  window opening, changed parameters).
+- `high` risk is the risky kind: its Confirm takes a second step.
 - Posting a decision marks the card busy (buttons disabled) until the screen calls
   `set_busy(False)`, `show_error`, or `update_action` with a changed status, so one gesture
   cannot send two decisions.
+- An Undo goes when its window ends: the card is open only while it can be decided or undone.
 """
 
 from __future__ import annotations
@@ -42,7 +40,8 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.messages import DecisionRequested
-from talkie_tui.ui.widgets.guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
+from talkie_tui.ui.widgets.decision import DecisionView, Standing
+from talkie_tui.ui.widgets.guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock
 
 __all__ = [
     "ASK_AGAIN_SECONDS",
@@ -120,14 +119,12 @@ def _timestamp(moment: datetime | None) -> float | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
-class ActionCard(Widget, can_focus=True):
+class ActionCard(DecisionView):
     """One proposed action: summary, risk, status, countdown and Confirm / Cancel / Undo.
 
     `clock` (wall time, seconds since the epoch) drives the expiry and undo countdowns;
     `monotonic` drives the input guard. Both are injectable for tests.
     """
-
-    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
 
     HELP_GROUP = N_("Action card")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -145,14 +142,15 @@ class ActionCard(Widget, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(id=id, classes=f"action-card {classes or ''}".strip())
+        super().__init__(
+            monotonic=monotonic,
+            guard_seconds=guard_seconds,
+            classes=f"action-card {classes or ''}".strip(),
+        )
+        if id is not None:
+            self.id = id
         self.action = action
         self._clock = clock
-        self._monotonic = monotonic
-        self._guard = InputGuard(
-            self.guard_seconds if guard_seconds is None else guard_seconds, monotonic
-        )
-        self._ask_until: float | None = None
         self._busy = False
         self._error: str | None = None
         self._ticker: Timer | None = None
@@ -173,7 +171,7 @@ class ActionCard(Widget, can_focus=True):
             yield Button(Content(_("Confirm")), classes="action--confirm", variant="success")
             yield Button(Content(_("Cancel")), classes="action--cancel", variant="default")
             yield Button(Content(_("Undo")), classes="action--undo", variant="warning")
-            yield Label(classes="action--keys")
+            yield self.hint_label()
 
     def on_mount(self) -> None:
         """Arm the input guard and draw the current state."""
@@ -184,16 +182,6 @@ class ActionCard(Widget, can_focus=True):
     # --- public API ------------------------------------------------------------------------
 
     @property
-    def is_guarded(self) -> bool:
-        """True while keys and clicks on the card are ignored."""
-        return self._guard.active
-
-    @property
-    def guard_left(self) -> float:
-        """Seconds until keys and clicks count again (0 when they already do)."""
-        return self._guard.left
-
-    @property
     def is_busy(self) -> bool:
         """True while a decision is on its way to the server."""
         return self._busy
@@ -201,7 +189,7 @@ class ActionCard(Widget, can_focus=True):
     @property
     def asking_again(self) -> bool:
         """True while a high-risk card waits for the second Confirm."""
-        return self._ask_until is not None and self._monotonic() < self._ask_until
+        return self.second_step.asking_for("confirm")
 
     @property
     def locally_expired(self) -> bool:
@@ -220,9 +208,23 @@ class ActionCard(Widget, can_focus=True):
         until = _timestamp(self.action.undo_until)
         return self.action.status == "running" and until is not None and self._clock() < until
 
-    def arm_guard(self) -> None:
-        """Ignore input for the guard period from now (call when the card is shown again)."""
-        self._guard.arm()
+    @property
+    def is_open(self) -> bool:
+        """True while the action can be decided, or undone, here."""
+        return self.can_decide or self.can_undo
+
+    def keys_hint(self) -> str:
+        """y / n, or n for Undo, and the arrows."""
+        if self.can_decide:
+            return _("y confirm · n cancel · ←→ move")
+        return _("n undo")
+
+    def first_control(self) -> Widget | None:
+        """Confirm, or Undo in its window (where Ctrl+O puts the focus)."""
+        for button in self.query(Button):
+            if button.display and not button.disabled:
+                return button
+        return None
 
     def set_busy(self, busy: bool) -> None:
         """Disable (or enable) the buttons while a decision is in flight."""
@@ -239,7 +241,7 @@ class ActionCard(Widget, can_focus=True):
             # `GET action` arriving meanwhile, must not re-enable buttons under a pending send.
             self._busy = False
             self._error = None
-            self._ask_until = None
+            self.second_step.clear()
         after = self._choices()
         # New choices, or the same choice about changed parameters, must be read first.
         if after and (after != before or action.params_hash != old.params_hash):
@@ -251,7 +253,7 @@ class ActionCard(Widget, can_focus=True):
         """Show why the decision failed (see explain_decision_error) and re-enable the card."""
         self._busy = False
         self._error = text
-        self._ask_until = None
+        self.second_step.clear()
         self._sync()
 
     def refresh_countdown(self) -> None:
@@ -279,15 +281,13 @@ class ActionCard(Widget, can_focus=True):
         if decision == "confirm":
             if not self.can_decide:
                 return
-            if self.action.risk_level == "high" and not self.asking_again:
-                self._ask_until = self._monotonic() + ASK_AGAIN_SECONDS
+            if self.action.risk_level == "high" and not self.second_step.confirmed(decision):
                 self._error = None
-                self.arm_guard()  # a repeated key must not answer the second question
                 self._sync()
                 return
         elif not (self.can_decide or self.can_undo):
             return
-        self._ask_until = None
+        self.second_step.clear()
         self._error = None
         self._busy = True
         self._sync()
@@ -349,6 +349,17 @@ class ActionCard(Widget, can_focus=True):
         self.query_one(".action--message", Static).update(Content(message))
         self._sync_buttons(can_decide, can_undo)
         self._sync_ticker(can_decide, can_undo)
+        self.show_standing(self._standing())
+        if not self.is_open and not self._busy:
+            self.give_back_focus()
+
+    def _standing(self) -> Standing | None:
+        if self.can_decide:
+            return "waiting"
+        status = self.action.status
+        if status == "expired" or self.locally_expired:
+            return "expired"
+        return "decided" if status != "pending" else None
 
     def _sync_buttons(self, can_decide: bool, can_undo: bool) -> None:
         confirm = self.query_one(".action--confirm", Button)
@@ -361,14 +372,10 @@ class ActionCard(Widget, can_focus=True):
             undo.label = Content(_("Undo ({time})").format(time=left))
         decide_on = can_decide and not self._busy
         wanted = {confirm: decide_on, cancel: decide_on, undo: can_undo and not self._busy}
-        focused = self.screen.focused
-        if any(button is focused and not on for button, on in wanted.items()):
-            # The person was working in this card: keep them here rather than nowhere.
-            self.focus()
         for button, on in wanted.items():
+            if not on:
+                self.keep_focus_near(button)  # the person was working in this card
             button.disabled = not on
-        keys = _("y confirm · n cancel") if can_decide else (_("n undo") if can_undo else "")
-        self.query_one(".action--keys", Label).update(Content(keys))
 
     def _sync_ticker(self, can_decide: bool, can_undo: bool) -> None:
         counting = (can_decide and self.action.expires_at is not None) or can_undo

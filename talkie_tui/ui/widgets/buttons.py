@@ -1,12 +1,10 @@
 """What a hub's agent puts under its message: rows of buttons, quick replies, and the quote of
 the message a message answers (Cuckoo `buttons`, `quick_replies`, `reply_to`).
 
-Safety rules, as for action cards (the guard is theirs, `InputGuard`):
+Both keep the decision standard (`DecisionView`): the guard (armed again when the buttons
+become tappable again after an error), the keys, the hint, the second step. Their own rules:
 
-- For GUARD_SECONDS after the buttons appear, and after they become tappable again (an error),
-  every key and click on them is ignored: a keystroke already in flight taps nothing.
-- They never take the focus themselves (Tab or Ctrl+O reaches them): nothing takes the focus
-  while the person types.
+- A button in the `danger` style is the risky kind: its tap takes a second step.
 - A tap makes the row busy (its buttons disabled) until the screen says how it went, so one
   gesture cannot send two taps; a taken button shows as chosen and the others stay disabled,
   since a button is taken only once.
@@ -34,7 +32,8 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
 from ..messages import QuickReplyChosen, TapRequested
-from .guard import GUARD_SECONDS, Clock, InputGuard
+from .decision import DecisionView, Standing
+from .guard import Clock
 
 __all__ = [
     "COPIED_SCHEMES",
@@ -99,15 +98,12 @@ class MessageButtonWidget(Button):
             self.refresh(layout=True)
 
 
-class ButtonsView(Widget):
+class ButtonsView(DecisionView):
     """A `ButtonsPart`: its rows of buttons, a message line, and whether one was taken."""
 
-    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
-
     def __init__(self, part: ButtonsPart, *, monotonic: Clock = time.monotonic) -> None:
-        super().__init__(classes="message-buttons")
+        super().__init__(monotonic=monotonic, classes="message-buttons")
         self.part = part
-        self._guard = InputGuard(self.guard_seconds, monotonic)
         self._busy = False
         self._error: str | None = None
         self._taken_here: str | None = None  # tapped here, before the hub's word came
@@ -121,19 +117,15 @@ class ButtonsView(Widget):
                 for button in row:
                     yield MessageButtonWidget(button)
         yield Static(classes="message-buttons--message", markup=False)
+        yield self.hint_label()
 
     def on_mount(self) -> None:
         """Arm the input guard and draw the current state."""
         self._ready = True
-        self._guard.arm()
+        self.arm_guard()
         self._sync()
 
     # --- what the controller and the transcript call ---------------------------------------
-
-    @property
-    def is_guarded(self) -> bool:
-        """True while keys and clicks on the buttons are ignored."""
-        return self._guard.active
 
     @property
     def is_busy(self) -> bool:
@@ -151,12 +143,9 @@ class ButtonsView(Widget):
         has_taps = any(b.button_id is not None for row in self.part.rows for b in row)
         return has_taps and self.taken is None
 
-    def first_control(self) -> Widget | None:
-        """The first button that can be tapped now (where the focus goes on Ctrl+O)."""
-        for widget in self.query(MessageButtonWidget):
-            if not widget.disabled:
-                return widget
-        return None
+    def keys_hint(self) -> str:
+        """The arrows between the buttons, Enter taps."""
+        return _("←→ move · Enter taps")
 
     def set_busy(self, busy: bool) -> None:
         """Disable (or enable) the buttons while a tap is in flight."""
@@ -176,7 +165,8 @@ class ButtonsView(Widget):
         """Show why the tap did not go through, and take taps again (after the guard)."""
         self._busy = False
         self._error = text
-        self._guard.arm()
+        self.second_step.clear()
+        self.arm_guard()
         self._sync()
 
     def refresh_part(self) -> None:
@@ -199,6 +189,11 @@ class ButtonsView(Widget):
             return
         if self._busy or not self.is_open:
             return
+        if button.style == "danger" and not self.second_step.confirmed(button.button_id or ""):
+            self._error = None
+            self._sync()
+            return
+        self.second_step.clear()
         self._busy, self._error = True, None
         self._sync()
         self.post_message(TapRequested(self.part, button, self))
@@ -208,9 +203,18 @@ class ButtonsView(Widget):
     def _message_text(self) -> str:
         if self._error:
             return self._error
+        asked = self._asked_button()
+        if asked is not None:
+            return _("Press “{label}” again to go ahead.").format(label=asked.label)
         if self._busy:
             return _("Sending your choice…")
         return ""
+
+    def _asked_button(self) -> MessageButton | None:
+        """The danger button waiting for its second press, if any."""
+        choice = self.second_step.choice
+        rows = self.part.rows
+        return next((b for row in rows for b in row if b.button_id == choice), None)
 
     def _sync(self) -> None:
         if not self._ready:
@@ -222,39 +226,37 @@ class ButtonsView(Widget):
         self.set_class(bool(message), "-has-message")
         self.set_class(bool(self._error), "-has-error")
         self.query_one(".message-buttons--message", Static).update(Content(message))
-        focused = self.screen.focused if self.is_attached else None
+        asked = self._asked_button()
         for widget in self.query(MessageButtonWidget):
             button = widget.button
             widget.show_chosen(taken is not None and button.button_id == taken)
+            widget.set_class(asked is button, "-asking")
             if button.url is not None:
                 continue  # a link stays usable: it takes nothing
             off = self._busy or taken is not None
-            if off and widget is focused:
-                self.focus_fallback()
+            if off:
+                self.keep_focus_near(widget)
             widget.disabled = off
+        self.show_standing(self._standing())
+        if taken is not None and not self._busy:
+            self.give_back_focus()
 
-    def focus_fallback(self) -> None:
-        """The focused button is about to be disabled: keep the person near it."""
-        target = next((w for w in self.query(MessageButtonWidget) if w.button.url), None)
-        if target is not None:
-            target.focus()
-        else:
-            self.screen.set_focus(None)
+    def _standing(self) -> Standing | None:
+        if self.is_open:
+            return "waiting"
+        return "decided" if self.taken is not None else None
 
 
-class QuickRepliesView(Widget):
+class QuickRepliesView(DecisionView):
     """A `QuickRepliesPart`: a row of chips; choosing one sends its words as the next message.
 
     The chips are offered until the person says something after them: then they are
     `retire`d (hidden), as the words would answer something no longer asked.
     """
 
-    guard_seconds: ClassVar[float] = GUARD_SECONDS
-
     def __init__(self, part: QuickRepliesPart, *, monotonic: Clock = time.monotonic) -> None:
-        super().__init__(classes="quick-replies")
+        super().__init__(monotonic=monotonic, classes="quick-replies")
         self.part = part
-        self._guard = InputGuard(self.guard_seconds, monotonic)
         self.chosen: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -264,36 +266,37 @@ class QuickRepliesView(Widget):
                 chip = Button(Content(label), compact=True, classes="quick-reply")
                 chip.reply_text = label  # type: ignore[attr-defined]
                 yield chip
+            yield self.hint_label()
 
     def on_mount(self) -> None:
         """Arm the input guard."""
-        self._guard.arm()
-
-    @property
-    def is_guarded(self) -> bool:
-        """True while keys and clicks on the chips are ignored."""
-        return self._guard.active
+        self.arm_guard()
+        self.show_standing("waiting")
 
     @property
     def is_open(self) -> bool:
         """True while a chip may be chosen."""
         return self.chosen is None and not self.has_class("-retired")
 
-    def first_control(self) -> Widget | None:
-        """The first chip (where the focus goes on Ctrl+O)."""
-        return next(iter(self.query(".quick-reply")), None) if self.is_open else None
+    def keys_hint(self) -> str:
+        """The arrows between the chips, Enter sends one."""
+        return _("←→ move · Enter sends")
 
     def reopen(self) -> None:
         """The reply was not sent (an answer still streams): the chips take a choice again."""
         self.chosen = None
-        self._guard.arm()
+        self.arm_guard()
         for chip in self.query(".quick-reply"):
             chip.disabled = False
             chip.remove_class("-chosen")
+        self.show_standing("waiting")
 
     def retire(self, retired: bool = True) -> None:
         """Hide the chips: the conversation moved on."""
         self.set_class(retired, "-retired")
+        self.show_standing(None if retired else "waiting")
+        if retired:
+            self.give_back_focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A chip, through the guard: its words go as the next message (once)."""
@@ -304,7 +307,9 @@ class QuickRepliesView(Widget):
         self.chosen = text
         for chip in self.query(".quick-reply").results(Button):
             chip.set_class(getattr(chip, "reply_text", None) == text, "-chosen")
+            self.keep_focus_near(chip)
             chip.disabled = True
+        self.show_standing("decided")
         self.post_message(QuickReplyChosen(text, self))
 
 

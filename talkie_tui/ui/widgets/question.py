@@ -1,14 +1,11 @@
 """The agent asks back (Minara questions): select, confirm, input or secret, then its outcome.
 
-Safety rules, as for action cards (the guard is theirs, `InputGuard`):
+It keeps the decision standard (`DecisionView`): the guard (armed again when the view becomes
+answerable again after an error), the keys, the hint, the second step. Its own rules:
 
-- For GUARD_SECONDS after the view appears, and after it becomes answerable again (an error),
-  every answering key and click is ignored: a keystroke in flight must not answer.
-- It never focuses itself; the screen offers it the focus when the person is not typing.
-- Every `confirm` is treated as risky: Minara asks for a confirmation before an action that
+- Every `confirm` is the risky kind: Minara asks for a confirmation before an action that
   moves funds, and a client cannot judge stakes from free text in any language. Any option but
-  a plain refusal ("Cancel", "No"…) must be pressed twice; the second press lapses after
-  ASK_AGAIN_SECONDS.
+  a plain refusal ("Cancel", "No"…) takes a second step.
 - A secret is typed into a password box that posts no message carrying its value; on Enter the
   value is handed on in a `SecretValue` and the box is cleared at once.
 - After an answer is sent the view is busy (controls disabled) until the controller says how
@@ -20,7 +17,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -36,7 +32,8 @@ from talkie_tui.i18n import N_, _, pgettext
 from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
 
 from .action_card import format_remaining
-from .guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
+from .decision import DecisionView, Standing
+from .guard import Clock
 
 __all__ = ["OUTCOMES", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
 
@@ -119,10 +116,8 @@ class _OptionBox(Checkbox):
         self.answer_label = option.label
 
 
-class QuestionView(Widget):
+class QuestionView(DecisionView):
     """One `QuestionPart`: who asks, each question, the controls of its kind, and its state."""
-
-    guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
 
     def __init__(
         self,
@@ -131,14 +126,11 @@ class QuestionView(Widget):
         clock: Clock = time.time,
         monotonic: Clock = time.monotonic,
     ) -> None:
-        super().__init__(classes=f"question -{part.kind}")
+        super().__init__(monotonic=monotonic, classes=f"question -{part.kind}")
         self.part = part
         self._clock = clock
-        self._monotonic = monotonic
-        self._guard = InputGuard(self.guard_seconds, monotonic)
         self._busy = False
         self._error: str | None = None
-        self._ask_again: tuple[str, float] | None = None  # (label, until) of a risky confirm
         self._selected: dict[int, str] = {}  # single-choice answers picked so far
         self._ticker: Timer | None = None
         self._ready = False
@@ -197,7 +189,9 @@ class QuestionView(Widget):
                             classes="question--decline",
                             compact=True,
                         )
-                    yield Label(Content(self._keys_hint()), classes="question--keys")
+                    yield self.hint_label()
+            if self._answers_at_once:
+                yield self.hint_label()
         yield Static(classes="question--state", markup=False)
 
     def _controls(self, index: int, question: Question) -> Iterator[Widget]:
@@ -226,18 +220,21 @@ class QuestionView(Widget):
         who = " · ".join(v for v in (self.part.asked_by.get(k) for k in ("agent", "tool")) if v)
         return _("{who} asks").format(who=who) if who else _("The agent asks")
 
-    def _keys_hint(self) -> str:
+    def keys_hint(self) -> str:
+        """What the keys do in this kind of question."""
         kind = self.part.kind
         if kind in ("input", "secret"):
             return _("Enter sends")
         if kind == "confirm":
-            return _("Tab to a choice, Enter to press it")
-        return _("Space picks, Send sends")
+            return _("←→ move · Enter presses")
+        if self._answers_at_once:
+            return _("↑↓ move · Enter picks")
+        return _("↑↓ move · Space picks · Send sends")
 
     def on_mount(self) -> None:
         """Arm the input guard, line up the options and draw the current state."""
         self._ready = True
-        self._guard.arm()
+        self.arm_guard()
         self._align_options()
         self._sync()
 
@@ -261,44 +258,30 @@ class QuestionView(Widget):
     # --- what the controller and the transcript call ---------------------------------------
 
     @property
-    def is_guarded(self) -> bool:
-        """True while answering keys and clicks are ignored."""
-        return self._guard.active
-
-    @property
-    def guard_left(self) -> float:
-        """Seconds until answering keys and clicks count again."""
-        return self._guard.left
-
-    @property
     def is_busy(self) -> bool:
         """True while an answer is on its way."""
         return self._busy
 
     @property
     def is_open(self) -> bool:
-        """True while the question waits for an answer."""
-        return self.part.outcome is None
+        """True while the question waits for an answer that can still be given."""
+        return self.part.outcome is None and not self.locally_expired
 
     @property
     def locally_expired(self) -> bool:
         """True when an open question is past `expires_at` by our clock."""
         until = expires_at(self.part)
-        return self.is_open and until is not None and self._clock() >= until
+        return self.part.outcome is None and until is not None and self._clock() >= until
 
     @property
     def asking_again(self) -> bool:
         """True while a confirm waits for its second press."""
-        return self._ask_again is not None and self._monotonic() < self._ask_again[1]
-
-    def _asking_for(self, label: str) -> bool:
-        """True while a confirm waits for a second press of `label`."""
-        return self.asking_again and self._ask_again is not None and self._ask_again[0] == label
+        return self.second_step.asking
 
     def first_control(self) -> Widget | None:
-        """The first control that takes an answer (where the focus is offered)."""
-        for widget in self.query("Button, Checkbox, Input"):
-            if widget.focusable and not widget.has_class("question--decline"):
+        """The first control that takes an answer (where Ctrl+O puts the focus)."""
+        for widget in self.controls():
+            if not widget.has_class("question--decline"):
                 return widget
         return None
 
@@ -313,8 +296,8 @@ class QuestionView(Widget):
         """Show why the answer did not go through, and take answers again (after the guard)."""
         self._busy = False
         self._error = text
-        self._ask_again = None
-        self._guard.arm()
+        self.second_step.clear()
+        self.arm_guard()
         self._sync()
 
     def refresh_part(self) -> None:
@@ -368,15 +351,11 @@ class QuestionView(Widget):
         if kind == "confirm":
             label = button.answer_label
             risky = label.strip().casefold() not in REFUSALS
-            if risky and not (
-                self.asking_again and self._ask_again and self._ask_again[0] == label
-            ):
-                self._ask_again = (label, self._monotonic() + ASK_AGAIN_SECONDS)
+            if risky and not self.second_step.confirmed(label):
                 self._error = None
-                self._guard.arm()  # a repeated key must not answer the second question
                 self._sync()
                 return
-            self._ask_again = None
+            self.second_step.clear()
             self._post_answer([[label] for _q in self.part.questions] or [[label]])
             return
         if self._answers_at_once:
@@ -456,8 +435,8 @@ class QuestionView(Widget):
     def _message_text(self) -> str:
         if self._error:
             return self._error
-        if self.asking_again and self._ask_again:
-            return _("Press “{label}” again to go ahead.").format(label=self._ask_again[0])
+        if (label := self.second_step.choice) is not None:
+            return _("Press “{label}” again to go ahead.").format(label=label)
         if self._busy:
             return _("Sending your answer…")
         if self.locally_expired:
@@ -487,7 +466,7 @@ class QuestionView(Widget):
         if not self._ready:
             return
         is_open = self.is_open
-        self.set_class(not is_open, "-closed")
+        self.set_class(self.part.outcome is not None, "-closed")
         for outcome in (*OUTCOMES, "other"):
             self.set_class(self.part.outcome == outcome, f"-{outcome}")
         self.set_class(self._busy, "-busy")
@@ -501,12 +480,12 @@ class QuestionView(Widget):
         self.query_one(".question--state", Static).update(Content(self._state_text()))
         enabled = self._can_answer()
         for control in self.query("Button, Checkbox, Input"):
+            if not enabled:
+                self.keep_focus_near(control)
             control.disabled = not enabled
         for button in self.query(_OptionButton):
             picked = self._selected.get(button.question_index) == button.answer_label
-            pending = (
-                self.asking_again and self._ask_again and self._ask_again[0] == button.answer_label
-            )
+            pending = self.second_step.asking_for(button.answer_label)
             button.set_class(picked, "-selected")
             button.set_class(bool(pending), "-asking")
         counting = is_open and expires_at(self.part) is not None and not self.locally_expired
@@ -515,3 +494,14 @@ class QuestionView(Widget):
         elif not (counting or self.asking_again) and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+        self.show_standing(self._standing())
+        if not is_open and not self._busy:
+            self.give_back_focus()
+
+    def _standing(self) -> Standing:
+        outcome = self.part.outcome
+        if outcome is None:
+            return "expired" if self.locally_expired else "waiting"
+        if outcome == "timeout":
+            return "expired"
+        return "elsewhere" if outcome == "elsewhere" else "decided"
