@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
-from textual import on
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -41,6 +41,7 @@ from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
 from .screens.help import HelpScreen
 from .signing import Signer, dev_tokens_refused, offer_of
+from .type_ahead import TypeAhead
 from .voice import VoiceOptions
 
 __all__ = ["TalkieApp"]
@@ -125,6 +126,8 @@ class TalkieApp(CrashGuard):
         self._protocol = protocol  # `--protocol`: what the connect screen must speak
         self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
         self._declined: TalkieClient | None = None  # cancelled: do not push the screen again
+        # Straight into a chat (an address, or a backend): keys typed meanwhile are its.
+        self.type_ahead = TypeAhead(active=address is not None or self.backend is not None)
         if self.settings.theme:
             self.theme = self.settings.theme
         use_language(choose_language(self.settings.language, None))
@@ -156,6 +159,34 @@ class TalkieApp(CrashGuard):
             self.push_screen(
                 CommandPalette(placeholder=_("Search for commands…"), id="--command-palette")
             )
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed before the chat's composer exists are kept for it (`TypeAhead`)."""
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and self._screen_passing_by()
+            and self.type_ahead.hold(event)
+        ):
+            return
+        await super().on_event(event)
+
+    def _screen_passing_by(self) -> bool:
+        """True while the screen on top only leads to a chat: nothing there takes typing."""
+        if not self.type_ahead.waiting:
+            return False
+        if not self.screen_stack:
+            return True  # the first frame is not drawn yet
+        screen = self.screen
+        if isinstance(screen, ChatScreen):
+            return True  # mounting: its composer takes the keys once ready
+        if isinstance(screen, ConnectScreen):
+            return screen.leads_to_chat or not screen.is_mounted
+        return screen is self.default_screen
+
+    @on(ChatScreen.Ready)
+    def _chat_ready(self, event: ChatScreen.Ready) -> None:
+        self.type_ahead.release(event.chat.composer)
 
     def on_mount(self) -> None:
         if self.backend is not None:

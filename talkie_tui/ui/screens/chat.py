@@ -115,6 +115,13 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         Binding("ctrl+l", "focus_composer", N_("Composer"), show=False),
     ]
 
+    class Ready(Message):
+        """The composer is on screen with the focus: keys typed ahead may go into it."""
+
+        def __init__(self, chat: ChatScreen) -> None:
+            super().__init__()
+            self.chat = chat
+
     class SignInRequired(Message):
         """The server refused the sign-in (401) after the token source could not refresh."""
 
@@ -236,6 +243,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.composer.offer_paths = self.attachments.offered
         self.transcript.replies_offered = self.replies.offered
         self.composer.focus()
+        self.post_message(self.Ready(self))
         self.status.load()
         self.status.load_logo()
         self.refresh_threads()

@@ -143,6 +143,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._spinner_timer: Timer | None = None
         self._spin = 0
         self._entries: dict[str, KnownServer] = {}
+        self._status_kind = "info"
+        self._connected = False
 
     # --- layout ------------------------------------------------------------------------
 
@@ -193,6 +195,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         return str(self.query_one("#connect-status", Static).content)
 
     @property
+    def leads_to_chat(self) -> bool:
+        """True while an attempt runs or has just succeeded: the chat comes next, and keys
+        typed meanwhile are its (not the address box's)."""
+        return self._status_kind == "busy" or self._connected
+
+    @property
     def busy(self) -> bool:
         """True while a discovery is running."""
         return self._worker is not None and self._worker.is_running
@@ -235,6 +243,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._set_status(text, kind=kind, busy=busy)
 
     def _set_status(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
+        self._status_kind = kind
         status = self.query_one("#connect-status", Static)
         status.update(Content(text))
         for name in ("info", "error", "warning", "busy"):
@@ -393,6 +402,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             return
         info = backend.info
         self._remember_gateway(info, address)
+        self._connected = True
         self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
         self.post_message(self.Connected(backend))
 
@@ -441,6 +451,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             return
         info = backend.info
         self._remember_hub(info, address)
+        self._connected = True
         self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
         self.post_message(self.Connected(backend))
 
