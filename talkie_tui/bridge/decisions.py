@@ -1,7 +1,11 @@
 """Decisions on Talkie actions from the hub's buttons, and actions followed to their end.
 
 A tap on Confirm / Cancel (a person's gesture in the app) is the decision, `method: "button"`
-(talkie/1 §8). A confirmed outbound action may stay `running` until its `undoUntil` (its Undo
+(talkie/1 §8). A high-risk action takes a second step in the hub itself, so that a person on
+the hub's own app is as safe as one in talkie: its Confirm is answered with the question and
+buttons of `render.sure_buttons`, and only "Yes, do it" confirms.
+
+A confirmed outbound action may stay `running` until its `undoUntil` (its Undo
 button cancels it until then); the Talkie server turns it `done` lazily and posts its result
 card into the thread, with no event anyone is sent. So the bridge follows it: a second after
 `undoUntil` it reads the action again (`GET action`) and tells the person how it ended — the
@@ -72,6 +76,10 @@ class Decisions:
                 # An Undo after its window (the button stays on the sent message).
                 await self._too_late(reply, key, action, name)
                 return
+            if decision == "confirm" and action.risk_level == "high" and action.status == "pending":
+                await reply.send(render.sure_text(action, speak), render.sure_buttons(key, speak))
+                return
+            decision = "confirm" if decision == "sure" else decision
             result = await bridge.backend.decide(action, decision, "button")
         except TalkieError as error:
             words = str(error) if isinstance(error, ServerError) else error.message

@@ -58,7 +58,10 @@ MAX_PER_ROW = 3
 MAX_URL = 2048
 _BUTTON_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,48}$")
-_ACTION_BUTTON = re.compile(r"^act:([A-Za-z0-9_.-]{1,48}):(confirm|cancel)$")
+_ACTION_BUTTON = re.compile(r"^act:([A-Za-z0-9_.-]{1,48}):(confirm|cancel|sure)$")
+ButtonDecision = Literal["confirm", "cancel", "sure"]
+"""What an action's button asks: confirm (the first step), cancel (or undo), and `sure`, the
+second step of a high-risk confirmation."""
 
 
 def speech(locale: str | None) -> Speak:
@@ -161,33 +164,48 @@ def action_text(action: Action, speak: Speak = _) -> str:
 
 
 def action_buttons(action: Action, key: str, speak: Speak = _) -> list[list[Button]]:
-    """Confirm / Cancel (Cancel in `danger` style for a high-risk action)."""
+    """Confirm / Cancel (a high-risk Confirm asks once more: `sure_buttons`)."""
     if "button" not in action.confirm.methods:
         return []
-    cancel_style: Literal["danger", "default"] = (
-        "danger" if action.risk_level == "high" else "default"
-    )
     return [
         [
             {"id": f"act:{key}:confirm", "label": speak(N_("Confirm")), "style": "primary"},
-            {"id": f"act:{key}:cancel", "label": speak(N_("Cancel")), "style": cancel_style},
+            {"id": f"act:{key}:cancel", "label": speak(N_("Cancel")), "style": "default"},
+        ]
+    ]
+
+
+def sure_text(action: Action, speak: Speak = _) -> str:
+    """The second step of a high-risk confirmation, asked in the hub itself."""
+    return speak(
+        N_("{summary}? This is a high-risk action: nothing is done until you say so once more.")
+    ).format(summary=action.summary.rstrip(".?! "))
+
+
+def sure_buttons(key: str, speak: Speak = _) -> list[list[Button]]:
+    """The buttons of a high-risk action's second step: do it (`danger`), or cancel it."""
+    return [
+        [
+            {"id": f"act:{key}:sure", "label": speak(N_("Yes, do it")), "style": "danger"},
+            {"id": f"act:{key}:cancel", "label": speak(N_("No, cancel it")), "style": "default"},
         ]
     ]
 
 
 def undo_buttons(key: str, speak: Speak = _) -> list[list[Button]]:
-    """An Undo button for an outbound action still in its undo window."""
-    return [[{"id": f"act:{key}:cancel", "label": speak(N_("Undo")), "style": "danger"}]]
+    """An Undo button for an outbound action still in its undo window (undoing is the safe way:
+    one tap, no second step)."""
+    return [[{"id": f"act:{key}:cancel", "label": speak(N_("Undo")), "style": "primary"}]]
 
 
-def parse_action_button(button_id: Any) -> tuple[str, Literal["confirm", "cancel"]] | None:
-    """(action key, decision) of a Confirm / Cancel / Undo button id, else None."""
+def parse_action_button(button_id: Any) -> tuple[str, ButtonDecision] | None:
+    """(action key, what it asks) of a Confirm / Cancel / Undo / sure button id, else None."""
     if not isinstance(button_id, str) or not _BUTTON_ID.match(button_id):
         return None
     found = _ACTION_BUTTON.match(button_id)
     if found is None:
         return None
-    decision: Literal["confirm", "cancel"] = "confirm" if found.group(2) == "confirm" else "cancel"
+    decision: ButtonDecision = found.group(2)  # type: ignore[assignment]
     return found.group(1), decision
 
 

@@ -126,18 +126,59 @@ async def test_people_get_the_bridges_words_in_the_agents_language(
     assert (confirm["label"], cancel["label"]) == ("Potvrdit", "Zrušit")
 
 
-async def test_a_high_risk_action_offers_a_danger_cancel(
+async def test_a_high_risk_action_takes_a_second_step_in_the_hub(
+    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
+) -> None:
+    """A person on a plain hub client taps Confirm once: the hub asks again, nothing is done;
+    only "Yes, do it" deletes the contact."""
+    await start_bridge(agent)
+    await owner.say(agent.dm, "delete contact Tomáš Dvořák")
+    messages = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
+    )
+    offer = next(m for m in messages if "buttons" in m["body"])
+    [[confirm, cancel]] = offer["body"]["buttons"]
+    assert confirm["style"] == "primary" and cancel["style"] == "default"
+    action_id = confirm["id"].split(":")[1]
+    await owner.tap(agent.dm, offer["id"], confirm["id"])
+    asked = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("high-risk" in t for t in _texts(found))
+    )
+    second = next(m for m in asked if "high-risk" in m["body"].get("text", ""))
+    assert second["body"]["text"].startswith("Delete contact Tomáš Dvořák (Gamma Foods s.r.o.)?")
+    [[sure, keep]] = second["body"]["buttons"]
+    assert (sure["label"], sure["style"]) == ("Yes, do it", "danger")
+    assert (keep["label"], keep["style"]) == ("No, cancel it", "default")
+    async with httpx.AsyncClient(timeout=10) as http:
+        waiting = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
+    assert waiting.json()["status"] == "pending"  # one tap decided nothing
+    assert not any(t.startswith("Confirmed") for t in _texts(asked))
+    await owner.tap(agent.dm, second["id"], sure["id"])
+    await owner.wait_agent_messages(
+        agent.dm, lambda found: any(t.startswith("Confirmed") for t in _texts(found))
+    )
+    async with httpx.AsyncClient(timeout=10) as http:
+        done = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
+    assert done.json()["status"] in ("running", "done")
+
+
+async def test_the_second_step_can_cancel(
     agent: Agent, owner: Person, start_bridge: StartBridge
 ) -> None:
     await start_bridge(agent)
     await owner.say(agent.dm, "delete contact Tomáš Dvořák")
     messages = await owner.wait_agent_messages(
-        agent.dm, lambda found: any("buttons" in m["body"] for m in found)
+        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
     )
     offer = next(m for m in messages if "buttons" in m["body"])
-    [[confirm, cancel]] = offer["body"]["buttons"]
-    assert cancel["style"] == "danger" and confirm["style"] == "primary"
-    await owner.tap(agent.dm, offer["id"], cancel["id"])
+    [[confirm, _cancel]] = offer["body"]["buttons"]
+    await owner.tap(agent.dm, offer["id"], confirm["id"])
+    asked = await owner.wait_agent_messages(
+        agent.dm, lambda found: any("high-risk" in t for t in _texts(found))
+    )
+    second = next(m for m in asked if "high-risk" in m["body"].get("text", ""))
+    [[_sure, keep]] = second["body"]["buttons"]
+    await owner.tap(agent.dm, second["id"], keep["id"])
     await owner.wait_agent_messages(
         agent.dm, lambda found: any(t.startswith("Cancelled") for t in _texts(found))
     )
@@ -391,7 +432,7 @@ async def test_a_sent_offer_can_be_undone_with_its_button(
     said = next(m for m in after if m["body"]["text"].startswith("Confirmed"))
     assert "running" in said["body"]["text"] and "undo it until" in said["body"]["text"]
     [[undo]] = said["body"]["buttons"]
-    assert undo["label"] == "Undo" and undo["style"] == "danger"
+    assert undo["label"] == "Undo" and undo["style"] == "primary"  # the safe way: one tap
     await owner.tap(agent.dm, said["id"], undo["id"])
     await owner.wait_agent_messages(
         agent.dm, lambda found: any(t.startswith("Cancelled") for t in _texts(found))

@@ -73,7 +73,10 @@ def test_an_action_offers_confirm_and_cancel() -> None:
         ]
     ]
     high = render.action_buttons(action(riskLevel="high"), "a_77")
-    assert high[0][1]["style"] == "danger"
+    assert high == low  # its second step is asked in the hub (sure_buttons)
+    sure = render.sure_buttons("a_77")
+    assert [b["id"] for b in sure[0]] == ["act:a_77:sure", "act:a_77:cancel"]
+    assert render.parse_action_button("act:a_77:sure") == ("a_77", "sure")
     assert "Send offer N-1" in render.action_text(action(riskLevel="high"))
     # A server that does not let a button decide gets no buttons.
     assert render.action_buttons(action(confirm={"methods": ["voice"]}), "a_77") == []
