@@ -93,7 +93,7 @@ class Decisions:
         decided = result.action
         undo = None
         if decision == "confirm" and decided.status == "running" and decided.undo_until:
-            undo = render.undo_buttons(key, speak)
+            undo = render.undo_buttons(key, decided.undo_until.timestamp(), speak)
         await reply.send(render.decided_text(decided, decision, speak), undo)
         for card in render.cards_of(result.events):
             await reply.card(card)

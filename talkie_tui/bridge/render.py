@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+from talkie_tui.core.button_deadlines import with_deadline, without_deadline
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, SOURCE_LANGUAGE, _, catalog, language_of
 from talkie_tui.protocol.models import Action, Card, FieldsBlock, LinkBlock, ListBlock
@@ -192,17 +193,18 @@ def sure_buttons(key: str, speak: Speak = _) -> list[list[Button]]:
     ]
 
 
-def undo_buttons(key: str, speak: Speak = _) -> list[list[Button]]:
+def undo_buttons(key: str, until: float, speak: Speak = _) -> list[list[Button]]:
     """An Undo button for an outbound action still in its undo window (undoing is the safe way:
-    one tap, no second step)."""
-    return [[{"id": f"act:{key}:cancel", "label": speak(N_("Undo")), "style": "primary"}]]
+    one tap, no second step), its id marked with the window's end (`core/button_deadlines`)."""
+    button_id = with_deadline(f"act:{key}:cancel", until)
+    return [[{"id": button_id, "label": speak(N_("Undo")), "style": "primary"}]]
 
 
 def parse_action_button(button_id: Any) -> tuple[str, ButtonDecision] | None:
     """(action key, what it asks) of a Confirm / Cancel / Undo / sure button id, else None."""
     if not isinstance(button_id, str) or not _BUTTON_ID.match(button_id):
         return None
-    found = _ACTION_BUTTON.match(button_id)
+    found = _ACTION_BUTTON.match(without_deadline(button_id))
     if found is None:
         return None
     decision: ButtonDecision = found.group(2)  # type: ignore[assignment]

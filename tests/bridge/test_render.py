@@ -123,7 +123,7 @@ def test_people_are_spoken_to_in_the_agents_language_not_the_operators() -> None
     assert "(vysoké riziko)" in render.action_text(offer, czech)
     said = render.decided_text(offer, "confirm", czech)
     assert said.startswith("Potvrzeno: Send offer N-1 — probíhá. Do ") and "vrátit zpět" in said
-    assert render.undo_buttons("a_77", czech)[0][0]["label"] == "Vrátit zpět"
+    assert render.undo_buttons("a_77", 1765000000, czech)[0][0]["label"] == "Vrátit zpět"
     done = action(status="done")
     assert render.too_late_text(done, czech) == (
         "Omlouváme se, čas na vrácení už uplynul: Send offer N-1 — hotovo."

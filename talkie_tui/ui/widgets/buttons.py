@@ -5,6 +5,8 @@ Both keep the decision standard (`DecisionView`): the guard (armed again when th
 become tappable again after an error), the keys, the hint, the second step. Their own rules:
 
 - A button in the `danger` style is the risky kind: its tap takes a second step.
+- A button whose id carries a deadline (`core/button_deadlines`: the bridge's Undo) goes when
+  the deadline passes: only what is still open is offered.
 - A tap makes the row busy (its buttons disabled) until the screen says how it went, so one
   gesture cannot send two taps; a taken button shows as chosen and the others stay disabled,
   since a button is taken only once.
@@ -28,6 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuickRepliesPart, ReplyPart
+from talkie_tui.core.button_deadlines import deadline_of
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
@@ -101,9 +104,16 @@ class MessageButtonWidget(Button):
 class ButtonsView(DecisionView):
     """A `ButtonsPart`: its rows of buttons, a message line, and whether one was taken."""
 
-    def __init__(self, part: ButtonsPart, *, monotonic: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        part: ButtonsPart,
+        *,
+        monotonic: Clock = time.monotonic,
+        clock: Clock = time.time,
+    ) -> None:
         super().__init__(monotonic=monotonic, classes="message-buttons")
         self.part = part
+        self._clock = clock  # wall time, for the deadlines of buttons
         self._busy = False
         self._error: str | None = None
         self._taken_here: str | None = None  # tapped here, before the hub's word came
@@ -120,10 +130,21 @@ class ButtonsView(DecisionView):
         yield self.hint_label()
 
     def on_mount(self) -> None:
-        """Arm the input guard and draw the current state."""
+        """Arm the input guard, draw the current state, and redraw when a deadline passes."""
         self._ready = True
         self.arm_guard()
         self._sync()
+        now = self._clock()
+        for until in sorted({d for d in map(deadline_of, self._tap_ids()) if d and d > now}):
+            self.set_timer(until - now + 0.05, self._sync)
+
+    def _tap_ids(self) -> list[str]:
+        return [b.button_id for row in self.part.rows for b in row if b.button_id is not None]
+
+    def _lapsed(self, button: MessageButton) -> bool:
+        """True for a button whose deadline has passed (it is taken away)."""
+        until = deadline_of(button.button_id)
+        return until is not None and self._clock() >= until
 
     # --- what the controller and the transcript call ---------------------------------------
 
@@ -139,8 +160,10 @@ class ButtonsView(DecisionView):
 
     @property
     def is_open(self) -> bool:
-        """True while a button with an id may still be tapped."""
-        has_taps = any(b.button_id is not None for row in self.part.rows for b in row)
+        """True while a button with an id may still be tapped (and its deadline, if any, has not
+        passed)."""
+        rows = self.part.rows
+        has_taps = any(b.button_id is not None and not self._lapsed(b) for row in rows for b in row)
         return has_taps and self.taken is None
 
     def keys_hint(self) -> str:
@@ -187,7 +210,7 @@ class ButtonsView(DecisionView):
         if button.url is not None:
             self.post_message(TapRequested(self.part, button, self))
             return
-        if self._busy or not self.is_open:
+        if self._busy or not self.is_open or self._lapsed(button):
             return
         if button.style == "danger" and not self.second_step.confirmed(button.button_id or ""):
             self._error = None
@@ -233,18 +256,23 @@ class ButtonsView(DecisionView):
             widget.set_class(asked is button, "-asking")
             if button.url is not None:
                 continue  # a link stays usable: it takes nothing
-            off = self._busy or taken is not None
+            lapsed = self._lapsed(button) and button.button_id != taken
+            widget.set_class(lapsed, "-lapsed")
+            off = self._busy or taken is not None or lapsed
             if off:
                 self.keep_focus_near(widget)
             widget.disabled = off
-        self.show_standing(self._standing())
-        if taken is not None and not self._busy:
+        standing = self._standing()
+        self.show_standing(standing)
+        if standing in ("decided", "expired") and not self._busy:
             self.give_back_focus()
 
     def _standing(self) -> Standing | None:
         if self.is_open:
             return "waiting"
-        return "decided" if self.taken is not None else None
+        if self.taken is not None:
+            return "decided"
+        return "expired" if any(map(deadline_of, self._tap_ids())) else None
 
 
 class QuickRepliesView(DecisionView):
