@@ -273,7 +273,7 @@ async def test_without_a_keyring_the_private_file_keeps_the_token_for_next_time(
     app = app_for(gateway_url, tmp_path, storage="keyring")
     async with app.run_test(size=SIZE) as pilot:
         choice = await store_choice(pilot)
-        assert choice.focused is not None and choice.focused.id == "store-choice-cancel"
+        assert choice.focused is not None and choice.focused.id == "store-choice-session"
         assert choice.choices[0] == f"Keep it in a private file (0600) in {config_dir()}"
         body = str(choice.query_one("#store-choice-body", Static).content)
         assert "none is usable here" in body
@@ -344,12 +344,12 @@ async def test_without_a_keyring_this_session_only_writes_nothing_to_disk(
 async def test_without_a_keyring_cancel_asks_for_no_token_and_keeps_nothing(
     gateway_url: str, tmp_path: Path, mounted: list[str]
 ) -> None:
-    """Cancel (focused as the choice comes up, so a stray Enter picks it): no token screen,
-    the connect screen says the sign-in was cancelled, nothing is kept."""
+    """Cancel (the button; Esc does the same): no token screen, the connect screen says the
+    sign-in was cancelled, nothing is kept."""
     app = app_for(gateway_url, tmp_path, storage="keyring")
     async with app.run_test(size=SIZE) as pilot:
         await store_choice(pilot)
-        await pilot.press("enter")
+        await pilot.click("#store-choice-cancel")
         await until(pilot, lambda: isinstance(app.screen, ConnectScreen), WAIT)
         connect = app.screen
         assert isinstance(connect, ConnectScreen)

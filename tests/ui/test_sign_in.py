@@ -321,14 +321,14 @@ async def test_without_a_keyring_the_person_chooses_where(
         assert isinstance(dialog, StoreChoiceScreen)
         assert dialog.choices == [
             f"Keep it in a private file (0600) in {config_dir()}",
-            "This session only (sign in again next time)",
+            "This session only (sign in again next time) · recommended",
             "Cancel",
         ]
         await until(pilot, lambda: dialog.focused is not None)
-        assert dialog.focused is not None and dialog.focused.id == "store-choice-cancel"
+        assert dialog.focused is not None and dialog.focused.id == "store-choice-session"
         body = str(dialog.query_one("#store-choice-body").content)  # type: ignore[attr-defined]
         assert "none is usable here" in body and "Stub CRM" in body
-        await pilot.click("#store-choice-session")
+        await pilot.press("enter")  # Enter takes the recommendation: this session only
         screen = await sign_in_screen(pilot)
         await deliver(await browse(screen.url))
         await until(pilot, lambda: app.connected)
@@ -354,7 +354,7 @@ async def test_without_a_keyring_cancel_keeps_nothing(
             pilot, lambda: isinstance(app.screen, StoreChoiceScreen) and app.screen.is_mounted
         )
         await until(pilot, lambda: app.screen.focused is not None)
-        await pilot.press("enter")  # Enter on the focused choice: Cancel
+        await pilot.press("escape")  # only Esc or the Cancel button cancels
         await until(pilot, lambda: not app.connect_screen.busy)
         assert app.connect_screen.status_text == "Sign-in cancelled."
         assert ledger.authorization_requests == []

@@ -21,12 +21,14 @@ __all__ = ["StoreChoiceScreen"]
 
 
 class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
-    """Dismisses with "file", "session", or None (cancel); Cancel has the focus."""
+    """Dismisses with "file", "session", or None (cancel); the recommended choice, this session
+    only, has the focus: Enter takes it, and it writes nothing to disk."""
 
     HELP_GROUP = N_("Where to keep the sign-in")
-    # Cancel is focused as the screen appears: with Textual's default the first button (the
-    # file) held the focus until `on_mount` moved it, and a stray Enter there chose it.
-    AUTO_FOCUS = "#store-choice-cancel"
+    # The recommendation is focused as the screen appears: with Textual's default the first
+    # button (the file) held the focus until `on_mount` moved it, and a stray Enter chose it.
+    # Only Esc or the Cancel button cancels.
+    AUTO_FOCUS = "#store-choice-session"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", N_("Cancel")),
         Binding("up", "app.focus_previous", N_("Previous choice"), show=False),
@@ -71,9 +73,10 @@ class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
                 classes="store-choice",
             )
             yield Button(
-                Content(_("This session only (sign in again next time)")),
+                Content(_("This session only (sign in again next time) · recommended")),
                 id="store-choice-session",
                 classes="store-choice",
+                variant="primary",
             )
             yield Button(Content(_("Cancel")), id="store-choice-cancel", classes="store-choice")
             yield Static(
@@ -86,8 +89,8 @@ class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
             )
 
     def on_mount(self) -> None:
-        """Nothing is chosen by a stray Enter: Cancel has the focus."""
-        self.query_one("#store-choice-cancel", Button).focus()
+        """Enter takes the recommendation, which keeps nothing on disk."""
+        self.query_one("#store-choice-session", Button).focus()
 
     @on(Button.Pressed)
     def _chosen(self, event: Button.Pressed) -> None:
