@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from textual.widgets import Button
 
 from talkie_tui.protocol.models import Thread
 from talkie_tui.ui.widgets.thread_list import ThreadList, fold_text, relative_time
@@ -67,7 +67,8 @@ async def test_rows_and_default_highlight() -> None:
         assert tl.visible_thread_ids == [f"t{i}" for i in range(11)]
         assert tl.highlighted_thread_id == "t0"  # the newest thread, ready to open
         options = tl.options
-        assert options.get_option_at_index(0).id == "new-thread"
+        assert options.get_option_at_index(0).id == "thread:t0"  # the first row is a thread
+        assert "+ New thread" in str(tl.query_one("#thread-new", Button).label)
         # Markup in a title is data: the option's row keeps it as literal text.
         row = options.get_option("thread:t3").prompt
         assert "[@click=app.quit]" in row.parts()[0].plain
@@ -123,7 +124,7 @@ async def test_keys_post_messages() -> None:
         await pilot.press("down", "enter")
         await pilot.press("delete")
         await pilot.press("n")
-        await pilot.press("home", "enter")  # the "New thread" entry
+        await pilot.press("home", "enter")  # the first row: the newest thread
         await pilot.press("slash")
         await pilot.pause()
         kinds = [(type(m).__name__, getattr(m, "thread_id", None)) for m in app.posted]
@@ -131,18 +132,24 @@ async def test_keys_post_messages() -> None:
             ("Selected", "t1"),
             ("DeleteRequested", "t1"),
             ("NewRequested", None),
-            ("NewRequested", None),
+            ("Selected", "t0"),
         ]
         assert tl.filter_input.has_focus
 
 
-async def test_delete_on_the_new_thread_entry_does_nothing() -> None:
+async def test_down_from_the_filter_opens_the_first_result_not_a_new_thread() -> None:
+    """↓ Enter from the filter opens the best match; "+ New thread" is a button, not a row."""
     app = ThreadListApp(sample_threads())
     async with app.run_test() as pilot:
-        app.thread_list.options.focus()
-        await pilot.press("home", "delete")
+        tl = app.thread_list
+        tl.filter_input.focus()
+        await pilot.press(*"cafe", "down")
+        assert tl.options.has_focus and tl.highlighted_thread_id == "t1"
+        await pilot.press("enter")
+        await pilot.click("#thread-new")
         await pilot.pause()
-        assert app.posted == []
+        kinds = [(type(m).__name__, getattr(m, "thread_id", None)) for m in app.posted]
+        assert kinds == [("Selected", "t1"), ("NewRequested", None)]
 
 
 async def test_set_threads_keeps_the_highlighted_thread() -> None:
@@ -171,33 +178,25 @@ async def test_duplicate_ids_do_not_break_the_list() -> None:
     app = ThreadListApp([Thread(id="x", title="one"), Thread(id="x", title="two")])
     async with app.run_test() as pilot:
         await pilot.pause()
-        assert app.thread_list.options.option_count == 2  # "New thread" and one "x"
+        assert app.thread_list.options.option_count == 1  # one "x"
 
 
-async def test_five_thousand_threads_are_fast() -> None:
+async def test_five_thousand_threads_are_listed_and_filtered() -> None:
     many = threads(5000)
     app = ThreadListApp(threads(10))
     async with app.run_test() as pilot:
         tl = app.thread_list
         tl.highlight_thread("t3")
         await pilot.pause()
-        started = time.perf_counter()
         tl.set_threads(many)
         await pilot.pause()
-        elapsed = time.perf_counter() - started
-        assert tl.options.option_count == 5001
+        assert tl.options.option_count == 5000
         assert tl.highlighted_thread_id == "t3"
-        assert elapsed < 2.0, f"set_threads(5000) took {elapsed:.3f} s"
-        # Filtering 5,000 titles stays interactive: each change rebuilds the list.
-        started = time.perf_counter()
+        # Each filter change rebuilds the list (its speed is a figure of benchmarks/).
         for text in ("number", "number 4", "number 4999"):
             tl.filter_input.value = text
             await pilot.pause()
-        per_change = (time.perf_counter() - started) / 3
         assert tl.visible_thread_ids == ["t4999"]
-        # About 0.05 s here when the machine is quiet; the bound only catches a rebuild gone
-        # pathological (a loaded 2-core CI machine measured 0.215 s against the old 0.15 s).
-        assert per_change < 0.5, f"{per_change:.3f} s per filter change"
 
 
 def test_snapshot_thread_list(snap_compare) -> None:

@@ -21,7 +21,7 @@ from textual.style import Style
 from textual.timer import Timer
 from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
-from textual.widgets import Input, OptionList
+from textual.widgets import Button, Input, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from talkie_tui.backends.base import SearchHit
@@ -39,8 +39,7 @@ __all__ = [
     "snippet_content",
 ]
 
-NEW_THREAD_ID = "new-thread"
-_THREAD_PREFIX = "thread:"  # option ids; keeps a thread called "new-thread" apart from the entry
+_THREAD_PREFIX = "thread:"  # option ids: a thread apart from a search result
 _HIT_PREFIX = "hit:"  # a server search result: its index in the hits shown
 SEARCH_DELAY = 0.35  # seconds of no typing before the server is asked (one search per pause)
 MIN_SEARCH_CHARS = 2
@@ -265,7 +264,9 @@ class _ThreadMessage(Message):
 
 
 class ThreadList(Widget):
-    """A filter box above an `OptionList` of threads; posts messages, never calls HTTP."""
+    """A filter box and a "+ New thread" button above an `OptionList` of threads (only
+    threads and search results are rows, so ↓ from the filter reaches the first result); posts
+    messages, never calls HTTP."""
 
     HELP_GROUP = N_("Thread list")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -335,8 +336,9 @@ class ThreadList(Widget):
         self.options = OptionList(markup=False, id="thread-options")
 
     def compose(self) -> ComposeResult:
-        """The filter box, then the list."""
+        """The filter box, the new-thread button, then the list."""
         yield self.filter_input
+        yield Button(Content(_("+ New thread")), id="thread-new", compact=True)
         yield self.options
 
     def on_mount(self) -> None:
@@ -428,9 +430,7 @@ class ThreadList(Widget):
     def _rebuild(self, fresh: bool = False) -> None:
         """Show the threads that match the filter; `fresh` recomputes every row (ages)."""
         now = self._now()
-        # None draws a rule under "New thread"; it is not an option, so threads start at 1.
-        new_thread = Option(Content(_("+ New thread")), id=NEW_THREAD_ID)
-        options: list[Option | None] = [new_thread, None]
+        options: list[Option | None] = []
         seen: set[str] = set()
         for entry in self._matching():
             thread_id = entry.thread.id
@@ -453,7 +453,7 @@ class ThreadList(Widget):
         keep = self._highlighted_id
         self.options.set_options(options)
         # Default to the newest (or best matching) thread: opening one is the common move.
-        index = 1 if seen else 0
+        index = 0 if seen or hit_options else None
         if keep is not None:
             with suppress(OptionDoesNotExist):
                 index = self.options.get_option_index(keep)
@@ -498,9 +498,7 @@ class ThreadList(Widget):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         option_id = event.option.id or ""
-        if option_id == NEW_THREAD_ID:
-            self.post_message(self.NewRequested(self))
-        elif option_id.startswith(_HIT_PREFIX):
+        if option_id.startswith(_HIT_PREFIX):
             hits = self.hits
             index = int(option_id.removeprefix(_HIT_PREFIX))
             if index < len(hits):
@@ -508,6 +506,11 @@ class ThreadList(Widget):
                 self.post_message(self.Selected(self, hit.thread_id, hit.message_id))
         elif option_id.startswith(_THREAD_PREFIX):
             self.post_message(self.Selected(self, option_id.removeprefix(_THREAD_PREFIX)))
+
+    @on(Button.Pressed, "#thread-new")
+    def _new_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.NewRequested(self))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Let Esc and Down pass on unless the filter box has something to do with them."""
@@ -534,8 +537,15 @@ class ThreadList(Widget):
         self.filter_input.focus()
 
     def action_focus_list(self) -> None:
-        """Move from the filter box to the list."""
-        self.options.focus()
+        """Move from the filter box to the first result (a thread, or a message found)."""
+        options = self.options
+        options.focus()
+        first = next(
+            (i for i in range(options.option_count) if not options.get_option_at_index(i).disabled),
+            None,
+        )
+        if first is not None:
+            options.highlighted = first
 
     def action_clear_filter(self) -> None:
         """Empty the filter box."""
