@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import sys
@@ -258,11 +259,12 @@ def _shown(message: dict[str, Any]) -> str:
 
 
 @contextlib.contextmanager
-def cuckoo_demo(folder: Path) -> Iterator[CuckooDemo]:
+def cuckoo_demo(folder: Path, *, undo_seconds: float | None = None) -> Iterator[CuckooDemo]:
     """The Talkie server, the hub, the demo person and agent, and the bridge, all running;
-    everything stops on exit (the bridge first). Their log lines stay off the terminal."""
+    everything stops on exit (the bridge first). Their log lines stay off the terminal.
+    `undo_seconds`: the Talkie server's undo window (its default when None)."""
     with _logs_off_the_terminal():
-        yield from _run_demo(folder)
+        yield from _run_demo(folder, undo_seconds)
 
 
 QUIET_LOGGERS = ("talkie_tui.devserver", __name__)
@@ -286,7 +288,7 @@ def _logs_off_the_terminal() -> Iterator[None]:
             each.removeHandler(quiet)
 
 
-def _run_demo(folder: Path) -> Iterator[CuckooDemo]:
+def _run_demo(folder: Path, undo_seconds: float | None = None) -> Iterator[CuckooDemo]:
     from talkie_tui.devserver.cuckoo.config import HubConfig
     from talkie_tui.devserver.cuckoo.runner import serve_in_thread as serve_hub
     from talkie_tui.devserver.talkie.config import ServerConfig
@@ -295,6 +297,8 @@ def _run_demo(folder: Path) -> Iterator[CuckooDemo]:
     token = secrets.token_urlsafe(16)
     codes = _Codes()
     talkie_config = ServerConfig(test_mode=True, dev_token=token, db_path=folder / "demo.db")
+    if undo_seconds is not None:
+        talkie_config = dataclasses.replace(talkie_config, undo_seconds=undo_seconds)
     hub_config = HubConfig(dev=True, db_path=folder / "hub.sqlite3", code_sink=codes)
     with serve_talkie(talkie_config) as talkie_url, serve_hub(hub_config) as hub_url:
         session, user_id, agent_id, secret, conversation = asyncio.run(_set_up(hub_url, codes))

@@ -71,7 +71,7 @@ async def test_help_lists_every_binding_grouped() -> None:
         notes = dict(groups["Good to know"])
         assert notes["Ctrl+J"].startswith("New line")
         assert "https:" in notes["Links"]
-        assert "Confirm or Cancel" in notes["Actions"]
+        assert "Ctrl+O goes to it" in notes["Decisions"]
 
 
 async def test_help_follows_new_bindings() -> None:

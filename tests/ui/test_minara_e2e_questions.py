@@ -45,7 +45,8 @@ async def test_select_answers_with_the_pressed_option(gateway_url: str, tmp_path
         view = await ask(pilot, screen, "select")
         assert app.focused is screen.composer  # nothing takes the focus by itself
         assert screen.header.pending_actions == 1
-        assert "tester · question asks" in screen_text(app)
+        assert "The agent asks" in screen_text(app)  # not the gateway's inner ids
+        assert "tester · question" not in screen_text(app)
         await pilot.click(button(view, "Savings"))
         await until(pilot, lambda: not screen.answering, WAIT)
         assert answer_text(screen) == "Asking.Answer: Savings"

@@ -300,7 +300,8 @@ async def test_select_one_answers_with_its_label(tmp_path: Path) -> None:
         view = await question_view(pilot, screen)
         assert screen.header.pending_actions == 1  # the open question is counted
         assert app.focused is screen.composer  # nothing takes the focus by itself
-        assert "planner · swap asks" in screen_text(app)
+        assert "The agent asks" in screen_text(app)  # not its inner ids (planner · swap)
+        assert "planner" not in screen_text(app)
         savings = next(b for b in view.query(Button) if b.label.plain == "Savings")
         await pilot.click(savings)
         await until(pilot, lambda: not screen.answering)
@@ -583,7 +584,7 @@ async def test_hostile_question_text_is_shown_literally(tmp_path: Path) -> None:
         await say(pilot, screen, "ask", wait=False)
         view = await question_view(pilot, screen)
         text = screen_text(app)
-        assert "[bold red]root[/] asks" in text
+        assert "The agent asks" in text and "root" not in text  # provenance is not shown
         assert "Pick one [link=x]now[/link]" in text and "pwned" not in text
         assert "[reverse]Salary[/reverse]" in text
         await pilot.click(next(b for b in view.query(Button) if "Salary" in b.label.plain))

@@ -1,4 +1,10 @@
-"""F1 help: every key of the app and of the screen below, read from their BINDINGS."""
+"""F1 help: the keys that work here, read from the BINDINGS of the app and the screen below.
+
+Each key is listed once, in the group of its context (the screen, the widgets on it, the
+decisions on screen, everywhere); a binding the screen does not allow now (`check_action` says
+False: voice on a server without calls, a second meaning of Esc) is left out, and so are the
+notes about what this server does not offer.
+"""
 
 from __future__ import annotations
 
@@ -126,29 +132,49 @@ def _node_bindings(node: DOMNode) -> list[Binding]:
     return [binding for _key, binding in node._bindings]
 
 
+def _works_here(node: DOMNode, binding: Binding) -> bool:
+    """False for a binding `node` does not allow now (its `check_action` says False)."""
+    action, _rest, _args = binding.action.partition("(")
+    if "." in action:
+        return True  # another namespace's action (app.*): it decides for itself
+    return node.check_action(action, ()) is not False
+
+
 def collect_help(app: App[object], screen: Screen[object] | None) -> list[HelpGroup]:
-    """The help groups: the screen, its talkie widgets, then keys that work everywhere."""
-    groups: list[HelpGroup] = []
+    """The help groups: the screen, its talkie widgets (one group per context), then keys
+    that work everywhere; each key once, and only the keys that work here."""
+    groups: dict[str, HelpGroup] = {}
     everywhere = HelpGroup(_("Everywhere"))
     if screen is not None:
         generic = _textual_bindings(type(screen))
-        screen_group = HelpGroup(_group_title(screen))
-        bindings = _node_bindings(screen)
+        screen_group = groups.setdefault(_group_title(screen), HelpGroup(_group_title(screen)))
+        bindings = [b for b in _node_bindings(screen) if _works_here(screen, b)]
         screen_group.add(b for b in bindings if (b.key, b.action) not in generic)
         everywhere.add(b for b in bindings if (b.key, b.action) in generic)
-        groups.append(screen_group)
         seen: set[type] = set()
         for widget in screen.walk_children(with_self=False):
             cls = type(widget)
             if cls in seen or not cls.__module__.startswith(_OWN_PACKAGE):
                 continue
             seen.add(cls)
-            group = HelpGroup(_group_title(widget))
-            group.add(_own_bindings(cls))
-            groups.append(group)
+            title = _group_title(widget)
+            group = groups.setdefault(title, HelpGroup(title))
+            group.add(b for b in _own_bindings(cls) if _works_here(widget, b))
     everywhere.add(_node_bindings(app))
-    groups.append(everywhere)
-    return [group for group in groups if group.rows]
+    shown = [*groups.values(), everywhere]
+    return _once_each(group for group in shown if group.rows)
+
+
+def _once_each(groups: Iterable[HelpGroup]) -> list[HelpGroup]:
+    """Drop a (keys, what) row a group before already has: each key is explained once."""
+    said: set[tuple[str, str]] = set()
+    kept: list[HelpGroup] = []
+    for group in groups:
+        group.rows = [row for row in group.rows if row not in said]
+        said.update(group.rows)
+        if group.rows:
+            kept.append(group)
+    return kept
 
 
 def _voice_note() -> str:
@@ -188,32 +214,43 @@ class HelpScreen(LocalizedBindings, ModalScreen[None]):
         self.newline_key = newline_key
 
     def notes(self) -> HelpGroup:
-        """The fixed lines: what no binding says."""
-        return HelpGroup(
-            _("Good to know"),
-            [
-                (describe_key(self.newline_key), _("New line in the message you are writing.")),
-                ("Enter", _("Sends the message; in a list, opens the highlighted entry.")),
-                (
-                    _("Links"),
-                    _(
-                        "Show their address and open in your browser only when you click them "
-                        "or press Enter on them, and only https: addresses or this server's own "
-                        "pages."
-                    ),
+        """The fixed lines: what no binding says (about what this server offers)."""
+        below = self._screen_below()
+        offers = getattr(getattr(below, "backend", None), "info", None)
+        capabilities = getattr(offers, "capabilities", None)
+        rows = [
+            (describe_key(self.newline_key), _("New line in the message you are writing.")),
+            ("Enter", _("Sends the message; in a list, opens the highlighted entry.")),
+            (
+                _("Links"),
+                _(
+                    "Show their address and open in your browser only when you click them "
+                    "or press Enter on them, and only https: addresses or this server's own "
+                    "pages."
                 ),
+            ),
+        ]
+        if (
+            capabilities is None
+            or capabilities.actions
+            or capabilities.questions
+            or (capabilities.buttons)
+        ):
+            rows.append(
                 (
-                    _("Actions"),
+                    _("Decisions"),
                     _(
-                        "What the agent proposes waits for your Confirm or Cancel. Keys pressed "
-                        "just before a card appears are ignored; a high-risk action asks once "
-                        "more."
+                        "What the agent proposes or asks waits for you: nothing takes the "
+                        "keyboard. Ctrl+O goes to it; ↑ ↓ move, Enter picks, y or n on an "
+                        "action, Esc goes back to your message. Keys pressed just before it "
+                        "appears are ignored; a risky choice asks once more."
                     ),
-                ),
-                (_("Voice"), _voice_note()),
-                ("↑ ↓ PgUp PgDn", _("Move in lists and in the conversation.")),
-            ],
-        )
+                )
+            )
+        if capabilities is None or capabilities.voice:
+            rows.append((_("Voice"), _voice_note()))
+        rows.append(("↑ ↓ PgUp PgDn", _("Move in lists and in the conversation.")))
+        return HelpGroup(_("Good to know"), rows)
 
     def _screen_below(self) -> Screen[object] | None:
         if self._described is not None:

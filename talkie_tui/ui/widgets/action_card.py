@@ -126,7 +126,7 @@ class ActionCard(DecisionView):
     `monotonic` drives the input guard. Both are injectable for tests.
     """
 
-    HELP_GROUP = N_("Action card")
+    HELP_GROUP = N_("Decisions")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", N_("Confirm")),
         Binding("n", "decline", N_("Cancel")),

@@ -92,6 +92,7 @@ class DecisionView(Widget, can_focus=True):
 
     guard_seconds: ClassVar[float] = GUARD_SECONDS  # a class default tests may lengthen
 
+    HELP_GROUP = N_("Decisions")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,left", "move(-1)", N_("Previous choice"), show=False),
         Binding("down,right", "move(1)", N_("Next choice"), show=False),

@@ -17,8 +17,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
@@ -119,6 +121,11 @@ class _OptionBox(Checkbox):
 class QuestionView(DecisionView):
     """One `QuestionPart`: who asks, each question, the controls of its kind, and its state."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "yes", N_("Yes (a confirm: its go-ahead, asked twice)")),
+        Binding("n", "no", N_("No (a confirm: its refusal)")),
+    ]
+
     def __init__(
         self,
         part: QuestionPart,
@@ -217,8 +224,11 @@ class QuestionView(DecisionView):
             yield SecretInput(placeholder=question.placeholder or "", classes="question--secret")
 
     def _asked_by(self) -> str:
-        who = " · ".join(v for v in (self.part.asked_by.get(k) for k in ("agent", "tool")) if v)
-        return _("{who} asks").format(who=who) if who else _("The agent asks")
+        """A title for people: `asked_by` names the gateway's inner agent and tool (ids such as
+        `planner · price_alerts`), which go to the debug log, not on screen."""
+        if self.part.asked_by:
+            self.log.debug(f"question {self.part.question_id} asked by {self.part.asked_by!r}")
+        return _("The agent asks")
 
     def keys_hint(self) -> str:
         """What the keys do in this kind of question."""
@@ -311,6 +321,27 @@ class QuestionView(DecisionView):
         self._sync()
 
     # --- input -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """y and n only on a confirm (elsewhere they are typed into its boxes, or nothing)."""
+        if action in ("yes", "no"):
+            return self.part.kind == "confirm"
+        return True
+
+    def action_yes(self) -> None:
+        """y: press the confirm's go-ahead (its first option that is not a refusal)."""
+        self._press_option(refusal=False)
+
+    def action_no(self) -> None:
+        """n: press the confirm's refusal, where it has one."""
+        self._press_option(refusal=True)
+
+    def _press_option(self, *, refusal: bool) -> None:
+        for button in self.query(_OptionButton):
+            if (button.answer_label.strip().casefold() in REFUSALS) == refusal:
+                button.focus()
+                button.press()
+                return
 
     def _can_answer(self) -> bool:
         return self.is_open and not self._busy and not self.locally_expired
