@@ -248,6 +248,8 @@ class ActionCard(DecisionView):
             self.arm_guard()
         self.query_one(".action--summary", Static).update(Content(action.summary))
         self._sync()
+        if old.status == "pending" and action.status != "pending":
+            self.give_back_focus()  # decided: back to writing (an Undo waits for Ctrl+O)
 
     def show_error(self, text: str) -> None:
         """Show why the decision failed (see explain_decision_error) and re-enable the card."""
