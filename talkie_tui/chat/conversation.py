@@ -7,16 +7,20 @@ path. The conversation is the only writer of its turns: widgets only read them.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
+from talkie_tui.core.button_deadlines import deadline_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.models import Action, DecisionResult, UsageMeter
 
 from .turns import (
     ActionPart,
     AttachmentPart,
+    ButtonsPart,
     NoticePart,
     Part,
     QuestionPart,
@@ -204,6 +208,24 @@ class Conversation:
     def pending_questions(self) -> int:
         """How many questions of the agent wait for an answer."""
         return sum(1 for part in self.questions.values() if part.outcome is None)
+
+    @property
+    def pending_taps(self) -> int:
+        """How many rows of a hub's buttons wait for a tap (none taken, one still tappable:
+        a button past the deadline in its id waits no more)."""
+        now = time.time()
+        return sum(
+            1
+            for turn in self.turns
+            for part in turn.parts
+            if isinstance(part, ButtonsPart)
+            and part.selected_button_id is None
+            and any(
+                button.button_id is not None and (deadline_of(button.button_id) or math.inf) > now
+                for row in part.rows
+                for button in row
+            )
+        )
 
     def settle_question(self, question_id: str, outcome: str) -> QuestionPart | None:
         """Close an open question with its outcome (whoever answered, or "elsewhere"); None

@@ -281,7 +281,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         conversation = self.session.conversation
         with contextlib.suppress(NoMatches):  # not composed yet
             self._one(ActivityLine).refresh_now()
-        header.pending_actions = conversation.pending_actions + conversation.pending_questions
+        header.pending_actions = (
+            conversation.pending_actions
+            + conversation.pending_questions
+            + conversation.pending_taps
+        )
         self.models.show()  # the thread on screen may have changed: its model in the title
         if self._waiting.waiting:
             header.state = "reconnecting"
@@ -630,6 +634,12 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def action_focus_pending(self) -> None:
         """Ctrl+O: the focus to the next decision still open (none takes it by itself)."""
         self.decisions.focus_pending()
+
+    @on(DecisionView.Changed)
+    def _decision_changed(self, event: DecisionView.Changed) -> None:
+        """A decision was made, lapsed or reopened: the header's count follows."""
+        event.stop()
+        self.show_state()
 
     @on(DecisionView.Left)
     def _decision_left(self, event: DecisionView.Left) -> None:

@@ -102,6 +102,9 @@ class DecisionView(Widget, can_focus=True):
     class Left(Message):
         """The person left the decision (Esc), or it closed under the focus."""
 
+    class Changed(Message):
+        """Where the decision stands changed (the header's count of what waits may too)."""
+
     def __init__(
         self,
         *,
@@ -115,6 +118,7 @@ class DecisionView(Widget, can_focus=True):
             self.guard_seconds if guard_seconds is None else guard_seconds, monotonic
         )
         self.second_step = SecondStep(self._guard, monotonic)
+        self._shown_standing: Standing | None = None
 
     # --- what each protocol's view says ----------------------------------------------------
 
@@ -173,9 +177,12 @@ class DecisionView(Widget, can_focus=True):
             self.post_message(self.Left())
 
     def keep_focus_near(self, control: Widget) -> None:
-        """`control` is about to be disabled while it has the focus: keep it on the view."""
+        """`control` is about to be disabled while it has the focus: keep it on the view.
+
+        At once, not by `focus()` (which waits for the next turn of the loop): a disabled
+        control hands its focus to the next widget of the chain, wherever that is."""
         if control.has_focus:
-            self.focus()
+            self.screen.set_focus(self, scroll_visible=False)
 
     # --- drawing -----------------------------------------------------------------------------
 
@@ -188,6 +195,9 @@ class DecisionView(Widget, can_focus=True):
         for name in STANDINGS:
             self.set_class(name == standing, f"-{name}")
         self._show_hint()
+        if standing != self._shown_standing:
+            self._shown_standing = standing
+            self.post_message(self.Changed())
 
     def _show_hint(self) -> None:
         hint = ""
