@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.pilot import Pilot
 
 from talkie_tui.ui.markdown import parse_blocks
@@ -440,3 +441,34 @@ async def test_an_answer_overflowing_the_screen_shows_the_scroll_bar_once(
         transcript._refresh_scrollbars = record  # type: ignore[method-assign]
         await send(pilot, screen, "talkie-test:markdown 1000 500 7")
         assert shown == [False, True]
+
+
+def test_text_that_came_before_the_mount_is_measured() -> None:
+    """A streamed answer's first text can reach its view before the view is mounted: the
+    layout that measures the view then (and the turn around it) must count that text. Measured
+    as nothing, a short first answer showed as an empty bubble."""
+    view = MarkdownView("", streaming=True)
+    view.append("The whole answer, before the view was mounted.")
+    size = Size(80, 24)
+    assert view.get_content_height(size, size, 80) == 1
+
+
+async def test_fifty_fresh_threads_each_show_their_first_answer(
+    devserver: Any, tmp_path: Path
+) -> None:
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        for number in range(50):
+            await pilot.press("ctrl+n")
+            word = f"answer{number}"
+            await send(pilot, screen, f"talkie-test:echo {word}")
+            await pilot.pause()
+            [turn_view] = [
+                view
+                for view in screen.transcript.query("TurnView")
+                if getattr(view, "turn", None) is not None and view.turn.role == "assistant"
+            ]
+            [text] = turn_view.query(MarkdownView)
+            assert text.text == word
+            assert turn_view.size.height >= 2 and text.size.height == 1  # the role, the text

@@ -446,6 +446,12 @@ class MarkdownView(RepaintedByLayout, Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Height of the wrapped text at `width` (while streaming, as last revealed)."""
         self._ensure_width(width)
+        if self._pending and not self.is_mounted:
+            # Text that came before the view was mounted: measured as it is, not as nothing.
+            # Measured as 0, the turn around it was laid out without it, and the growth found
+            # in `on_mount` laid out the view alone: a short first answer showed as an empty
+            # bubble (about 1 fresh thread in 20).
+            self._update(final=not self._streaming)
         return self._height
 
     def render_lines(self, crop: Region) -> list[Strip]:
