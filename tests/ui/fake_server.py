@@ -73,6 +73,13 @@ ACTION = {
 }
 
 
+HIGH_RISK_ACTION = ACTION | {
+    "id": "a_78",
+    "summary": "Delete contact Tomáš Dvořák (Gamma Foods s.r.o.)",
+    "riskLevel": "high",
+}
+
+
 def _answer_events(text: str) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": "t_1", "runId": "r_1"}]
     if "fail" in text:
@@ -102,7 +109,11 @@ def _answer_events(text: str) -> list[dict[str, Any]]:
     events += [
         {"type": "TEXT_MESSAGE_END", "messageId": "m_a"},
         {"type": "CUSTOM", "name": "talkie.card", "value": CARD},
-        {"type": "CUSTOM", "name": "talkie.action", "value": ACTION},
+        {
+            "type": "CUSTOM",
+            "name": "talkie.action",
+            "value": HIGH_RISK_ACTION if "delete" in text.lower() else ACTION,
+        },
         {"type": "RUN_FINISHED", "threadId": "t_1", "runId": "r_1"},
     ]
     return events

@@ -83,10 +83,37 @@ def app(tmp_path: Path) -> TalkieApp:
 
 
 def test_chat_with_streamed_answer_card_and_action(snap_compare, app: TalkieApp) -> None:
-    """Markdown answer, tool status, a card and a pending action."""
+    """Markdown answer, tool status, a card and a pending action waiting with its hint."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await ask(pilot, "Show me Alfa")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_focused_confirm(snap_compare, app: TalkieApp) -> None:
+    """Ctrl+O on the waiting card: its Confirm has the focus, the hint says which keys work."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await ask(pilot, "Show me Alfa")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_risky_second_step(snap_compare, app: TalkieApp) -> None:
+    """A high-risk action after one Enter on Confirm: it asks once more, nothing is decided."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = await ask(pilot, "Delete Tomáš Dvořák")
+        await pilot.press("ctrl+o", "enter")
+        card = screen.transcript.query_one(ActionCard)
+        while not card.asking_again:
+            await pilot.pause(0.05)
+        while card.is_guarded:  # the guard dims the card for a moment: draw it settled
+            await pilot.pause(0.05)
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

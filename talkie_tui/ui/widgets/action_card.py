@@ -171,7 +171,7 @@ class ActionCard(DecisionView):
             yield Button(Content(_("Confirm")), classes="action--confirm", variant="success")
             yield Button(Content(_("Cancel")), classes="action--cancel", variant="default")
             yield Button(Content(_("Undo")), classes="action--undo", variant="warning")
-            yield self.hint_label()
+        yield self.hint_label()
 
     def on_mount(self) -> None:
         """Arm the input guard and draw the current state."""

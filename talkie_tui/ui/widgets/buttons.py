@@ -236,6 +236,8 @@ class ButtonsView(DecisionView):
     def _asked_button(self) -> MessageButton | None:
         """The danger button waiting for its second press, if any."""
         choice = self.second_step.choice
+        if choice is None:
+            return None
         rows = self.part.rows
         return next((b for row in rows for b in row if b.button_id == choice), None)
 
@@ -294,7 +296,7 @@ class QuickRepliesView(DecisionView):
                 chip = Button(Content(label), compact=True, classes="quick-reply")
                 chip.reply_text = label  # type: ignore[attr-defined]
                 yield chip
-            yield self.hint_label()
+        yield self.hint_label()
 
     def on_mount(self) -> None:
         """Arm the input guard."""

@@ -42,7 +42,7 @@ Standing = Literal["waiting", "decided", "expired", "elsewhere"]
 """Where a decision stands, as every protocol's views show it."""
 STANDINGS: tuple[Standing, ...] = ("waiting", "decided", "expired", "elsewhere")
 OPEN_HINT = N_("Ctrl+O to answer")
-LEAVE_HINT = N_("Esc back to your message")
+LEAVE_HINT = N_("Esc back")
 CONTROLS = "Button, Checkbox, Input"
 """The widgets of a decision that take the focus (the first one takes Ctrl+O)."""
 
@@ -204,6 +204,7 @@ class DecisionView(Widget, can_focus=True):
         if self.is_open:
             within = self.has_focus_within
             hint = f"{self.keys_hint()} · {_(LEAVE_HINT)}" if within else _(OPEN_HINT)
+        self.set_class(bool(hint), "-hinted")
         for label in self.query(".decision--hint").results(Label):
             label.update(Content(hint))
 

@@ -182,23 +182,20 @@ class QuestionView(DecisionView):
                         text = f"{option.label}: {option.description}"
                         yield Static(Content(text), markup=False, classes="question--description")
             yield Static(classes="question--message", markup=False)
-            if not self._answers_at_once:
+            if not self._answers_at_once and part.kind != "confirm":
                 with Horizontal(classes="question--buttons"):
-                    if part.kind != "confirm":
-                        yield Button(
-                            Content(pgettext("question", "Send")),
-                            classes="question--send",
-                            compact=True,
-                        )
+                    yield Button(
+                        Content(pgettext("question", "Send")),
+                        classes="question--send",
+                        compact=True,
+                    )
                     if part.kind == "secret":
                         yield Button(
                             Content(pgettext("question", "Decline")),
                             classes="question--decline",
                             compact=True,
                         )
-                    yield self.hint_label()
-            if self._answers_at_once:
-                yield self.hint_label()
+            yield self.hint_label()
         yield Static(classes="question--state", markup=False)
 
     def _controls(self, index: int, question: Question) -> Iterator[Widget]:
