@@ -264,6 +264,8 @@ class ButtonsView(DecisionView):
             if off:
                 self.keep_focus_near(widget)
             widget.disabled = off
+        buttons = [b for row in self.part.rows for b in row]
+        self.set_class(bool(buttons) and all(map(self._lapsed, buttons)), "-all-lapsed")
         standing = self._standing()
         self.show_standing(standing)
         if standing in ("decided", "expired") and not self._busy:
