@@ -191,7 +191,7 @@ class Decisions:
     def focus_pending(self) -> None:
         """Ctrl+O: the focus to the next decision still open, in the order of the transcript."""
         host = self._host
-        pending = [view for view in host.transcript.query(DecisionView) if view.is_open]
+        pending = [view for view in host.transcript.query(DecisionView) if view.decidable]
         if not pending:
             offers = self._backend.info.capabilities
             asks = offers.questions or offers.buttons

@@ -51,7 +51,10 @@ async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(
     address = gateway_url.removeprefix("http://")
     app = app_for(address, tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TokenScreen))
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, TokenScreen) and bool(app.screen.query("#token-input")),
+        )
         screen = app.screen
         assert isinstance(screen, TokenScreen)
         assert "Bearer" in screen.query_one("#token-reason").render().plain  # the gateway's words

@@ -18,6 +18,7 @@ from talkie_tui.ui.widgets.interjection import InterjectionView
 from talkie_tui.ui.widgets.question import QuestionView
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from talkie_tui.ui.widgets.ui_block import UiBlockView
+from tests.ui.decision_keys import reach
 from tests.ui.minara_e2e import (
     SIZE,
     WAIT,
@@ -147,8 +148,9 @@ async def test_a_session_opened_mid_turn_is_followed_live(gateway_url: str, tmp_
         assert len(screen.transcript.query(QuestionView)) == 1  # its question, shown once
         assert screen.session.thread_id == session_id and screen.answering
         assert screen.header.state == "streaming"
-        # Offered the focus (once the view is laid out, so waited for, not taken at once).
-        await until(pilot, lambda: app.focused is not None and app.focused in view.query("*"), WAIT)
+        # It waits: the focus stays where the person was until they reach it with Ctrl+O.
+        assert app.focused is not None and app.focused not in view.query("*")
+        await reach(pilot, screen, view)
         assert answer_text(screen) == "Asking."
         savings = next(b for b in view.query(Button) if b.label.plain == "Savings")
         await pilot.click(savings)

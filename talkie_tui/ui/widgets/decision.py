@@ -14,7 +14,7 @@ they keep one promise on every protocol (notes/ux.md §4, DESIGN's decision rule
 - **Risky choices take a second step** (`SecondStep`): a high-risk action's Confirm, a Minara
   confirm's go-ahead, a hub's `danger` button. The first press only asks; the same press again,
   past the guard and within ASK_AGAIN_SECONDS, goes ahead. A single Enter never decides.
-- **Only what is still open is offered**: Ctrl+O visits the views that are `is_open`; a view
+- **Only what is still open is offered**: Ctrl+O visits the views that are `decidable`; a view
   that closes while it holds the focus gives it back to the composer (`Left`).
 - **One look** for where a decision stands: the classes `-waiting`, `-decided`, `-expired` and
   `-elsewhere` (decisions.tcss).
@@ -124,8 +124,13 @@ class DecisionView(Widget, can_focus=True):
 
     @property
     def is_open(self) -> bool:
-        """True while the decision can still be made here (Ctrl+O visits only these)."""
+        """True while the decision waits (nobody made it, and it has not ended)."""
         raise NotImplementedError
+
+    @property
+    def decidable(self) -> bool:
+        """True while the decision can still be made here: Ctrl+O visits only these."""
+        return self.is_open
 
     def keys_hint(self) -> str:
         """The keys that work on this view while it has the focus."""
@@ -201,7 +206,7 @@ class DecisionView(Widget, can_focus=True):
 
     def _show_hint(self) -> None:
         hint = ""
-        if self.is_open:
+        if self.decidable:
             within = self.has_focus_within
             hint = f"{self.keys_hint()} · {_(LEAVE_HINT)}" if within else _(OPEN_HINT)
         self.set_class(bool(hint), "-hinted")

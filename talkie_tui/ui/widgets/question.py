@@ -271,8 +271,13 @@ class QuestionView(DecisionView):
 
     @property
     def is_open(self) -> bool:
-        """True while the question waits for an answer that can still be given."""
-        return self.part.outcome is None and not self.locally_expired
+        """True while the question waits for an answer (the server has not closed it)."""
+        return self.part.outcome is None
+
+    @property
+    def decidable(self) -> bool:
+        """True while an answer can still be given here (not past `expires_at`)."""
+        return self.is_open and not self.locally_expired
 
     @property
     def locally_expired(self) -> bool:
@@ -494,7 +499,7 @@ class QuestionView(DecisionView):
         if not self._ready:
             return
         is_open = self.is_open
-        self.set_class(self.part.outcome is not None, "-closed")
+        self.set_class(not is_open, "-closed")
         for outcome in (*OUTCOMES, "other"):
             self.set_class(self.part.outcome == outcome, f"-{outcome}")
         self.set_class(self._busy, "-busy")
@@ -523,7 +528,7 @@ class QuestionView(DecisionView):
             self._ticker.stop()
             self._ticker = None
         self.show_standing(self._standing())
-        if not is_open and not self._busy:
+        if not self.decidable and not self._busy:
             self.give_back_focus()
 
     def _standing(self) -> Standing:
