@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
+from ..common import body_cap
 from .config import MIB
 from .errors import ApiError, invalid_request, not_found
 from .files import ATTACHMENT_KINDS, kind_of, media_type_of, size_limit_error
@@ -28,19 +29,10 @@ def _services(request: Request) -> Services:
 
 async def read_capped(request: Request, limit: int) -> bytes:
     """The request body, or 413 as soon as it is longer than `limit` bytes."""
-    too_large = ApiError(
-        413, "file_too_large", f"The upload is over {limit / MIB:.0f} MiB, the largest accepted."
+    message = f"The upload is over {limit / MIB:.0f} MiB, the largest accepted."
+    return await body_cap.read_capped(
+        request, limit, lambda: ApiError(413, "file_too_large", message)
     )
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def clean_filename(name: str | None) -> str:
