@@ -48,6 +48,7 @@ class AgentSocket:
         self.caught_up = False
         # The pump sleeps until woken (no lease runs out at a time it knows of).
         self._pump_idle = False
+        self._closed = asyncio.Event()
 
     def wake(self) -> None:
         """Events are due."""
@@ -93,16 +94,23 @@ class AgentSocket:
                 self.hub.storage.release(self.agent_id, list(self._in_flight), now)
                 self.hub.links.wake(self.agent_id)  # a newer socket may be waiting for them
 
+    async def wait_closed(self, within: float) -> None:
+        """Wait (at most `within` seconds) until the socket's close frame is out."""
+        await wait_event(self._closed, within)
+
     async def _write(self) -> None:
-        while True:
-            item = await self._out.get()
-            try:
-                if isinstance(item, tuple):
-                    await self.websocket.close(item[0], item[1])
+        try:
+            while True:
+                item = await self._out.get()
+                try:
+                    if isinstance(item, tuple):
+                        await self.websocket.close(item[0], item[1])
+                        return
+                    await self.websocket.send_text(item)
+                except (WebSocketDisconnect, RuntimeError, OSError):
                     return
-                await self.websocket.send_text(item)
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                return
+        finally:
+            self._closed.set()
 
     async def _pump(self) -> None:
         config = self.hub.config
