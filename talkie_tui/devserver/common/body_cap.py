@@ -16,7 +16,7 @@ JSON_BODY_CAP = MIB
 async def read_capped(request: Request, cap: int, too_large: Callable[[], Exception]) -> bytes:
     """The raw body, or `too_large()` raised as soon as it is known to pass `cap` bytes."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > cap:
         raise too_large()
     chunks: list[bytes] = []
     size = 0

@@ -123,6 +123,10 @@ class MediaFiles:
         if thumb is not None:
             self.path(media_id, "thumb").write_bytes(thumb)
 
+    def stored_ids(self) -> list[str]:
+        """The ids of every file in the folder (a thumbnail counts under its file's id)."""
+        return sorted({path.name.removesuffix(".thumb") for path in self.folder.iterdir()})
+
     def remove(self, media_id: str) -> None:
         """Delete a file's bytes."""
         for variant in (None, "thumb"):

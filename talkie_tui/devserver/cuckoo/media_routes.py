@@ -37,7 +37,7 @@ def _waveform(raw: str | None) -> list[int] | None:
 def _duration(raw: str | None) -> int | None:
     if not raw:
         return None
-    if not raw.isdigit() or int(raw) > 600_000:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 7 or int(raw) > 600_000:
         raise invalid("invalid_duration", "`duration_ms` is 0 to 600000.")
     return int(raw)
 
@@ -72,26 +72,32 @@ async def upload(request: Request) -> JSONResponse:
     size = media.image_size(data) if sniffed.kind == "image" else None
     if size is not None and size[0] * size[1] > hub.config.image_max_pixels:
         raise invalid("image_too_large", "A picture is at most 50 megapixels.")
+    # Every check before the first byte is written: a refused upload leaves nothing on disk.
+    duration_ms = _duration(request.query_params.get("duration_ms"))
+    waveform = _waveform(request.query_params.get("waveform"))
     thumb = media.thumbnail(data) if size is not None else None
     media_id = ids.new_id("med")
+    record = {
+        "id": media_id,
+        "owner_kind": owner_kind,
+        "owner_id": owner_id,
+        "kind": sniffed.kind,
+        "mime_type": sniffed.mime_type,
+        "byte_size": len(data),
+        "file_name": name,
+        "width": size[0] if size else None,
+        "height": size[1] if size else None,
+        "has_thumbnail": thumb is not None,
+        "duration_ms": duration_ms,
+        "waveform": waveform,
+        "created_at": clock.iso(clock.now()),
+    }
     hub.media.write(media_id, data, thumb)
-    row = hub.storage.add_media(
-        {
-            "id": media_id,
-            "owner_kind": owner_kind,
-            "owner_id": owner_id,
-            "kind": sniffed.kind,
-            "mime_type": sniffed.mime_type,
-            "byte_size": len(data),
-            "file_name": name,
-            "width": size[0] if size else None,
-            "height": size[1] if size else None,
-            "has_thumbnail": thumb is not None,
-            "duration_ms": _duration(request.query_params.get("duration_ms")),
-            "waveform": _waveform(request.query_params.get("waveform")),
-            "created_at": clock.iso(clock.now()),
-        }
-    )
+    try:
+        row = hub.storage.add_media(record)
+    except BaseException:
+        hub.media.remove(media_id)
+        raise
     return created({"media": shapes.media_json(row)})
 
 
