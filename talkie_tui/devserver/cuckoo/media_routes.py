@@ -9,6 +9,8 @@ from starlette.routing import Route
 
 from ..common import clock
 from ..common.multipart import file_field, parse_parts
+from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
+from ..common.sniff import sniff
 from ..common.sqlite import Row
 from . import ids, media, shapes
 from .bodies import read_capped
@@ -65,7 +67,7 @@ async def upload(request: Request) -> JSONResponse:
     name = media.clean_name(name)
     if not data:
         raise invalid("empty_file", "The file is empty.")
-    sniffed = media.sniff(data, claim_audio=request.query_params.get("kind") == "audio")
+    sniffed = sniff(data, claim_audio=request.query_params.get("kind") == "audio")
     limit = hub.config.max_bytes_of(sniffed.kind)
     if len(data) > limit:
         raise invalid("file_too_large", f"A file of kind {sniffed.kind} is at most {limit} bytes.")
@@ -129,7 +131,13 @@ async def download(request: Request) -> Response:
     if file is None:
         raise not_found("media_not_found", "There is no such file.")
     mime = "image/jpeg" if variant == "thumb" else row["mime_type"]
-    return OpenFileResponse(file, media_type=mime, filename=row["file_name"])
+    return OpenFileResponse(
+        file,
+        media_type=mime,
+        filename=row["file_name"],
+        disposition=DISPOSITION,
+        headers=DOWNLOAD_HEADERS,
+    )
 
 
 MEDIA_ROUTES = [

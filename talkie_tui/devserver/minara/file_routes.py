@@ -10,9 +10,10 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
 from ..common import body_cap
+from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
 from .config import MIB
 from .errors import ApiError, invalid_request, not_found
-from .files import ATTACHMENT_KINDS, kind_of, media_type_of, size_limit_error
+from .files import ATTACHMENT_KINDS, decided_type, kind_of, media_type_of, size_limit_error
 from .multipart import file_field, parse_parts
 from .services import Services
 
@@ -48,8 +49,9 @@ async def upload(request: Request) -> JSONResponse:
     body = await read_capped(request, config.file_max_bytes + FORM_OVERHEAD)
     part = file_field(parse_parts(body, request.headers.get("content-type")))
     filename = clean_filename(part.filename)
-    media_type = media_type_of(part.content_type, filename)
-    kind = kind_of(media_type)
+    declared = media_type_of(part.content_type, filename)
+    media_type = decided_type(part.data, declared)
+    kind = kind_of(media_type) if kind_of(declared) is not None else None
     if kind is None:
         raise invalid_request(
             f"{filename} ({media_type}) is not a file the agent takes: "
@@ -75,8 +77,8 @@ async def download(request: Request) -> FileResponse:
         services.files.path_of(record),
         media_type=record["media_type"],
         filename=record["filename"],
-        content_disposition_type="inline",
-        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "private, max-age=3600"},
+        content_disposition_type=DISPOSITION,
+        headers={**DOWNLOAD_HEADERS, "Cache-Control": "private, max-age=3600"},
     )
 
 
