@@ -3,7 +3,8 @@
 A browser cannot set headers on a WebSocket, so the token may come as the subprotocol pair
 `cuckoo, <token>`; the hub then selects `cuckoo`. A feed that falls too far behind is closed
 with 1001 and the app catches up over REST; the socket of a session that ends (sign-out, a
-device signed out) is closed with 4002 before the request that ended it answers.
+device signed out) is closed with 4002 before the request that ended it answers, and one whose
+session expired with 4002 instead of its next frame.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import contextlib
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..common import clock
+from .live import SIGNED_OUT
 from .principals import principal_of, user_of
 from .routing import hub_of
 
@@ -25,7 +28,11 @@ async def client_socket(websocket: WebSocket) -> None:
     user_id = user_of(websocket)
     offered = websocket.scope.get("subprotocols") or []
     await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
-    feed = hub.feeds.open(user_id, principal_of(websocket).session_id)
+    principal = principal_of(websocket)
+    expires = principal.session_expires_at
+    feed = hub.feeds.open(
+        user_id, principal.session_id, clock.parse_iso(expires) if expires else None
+    )
     feed.put(f'{{"type":"ready","data":{{"user_id":"{user_id}"}}}}')
 
     async def drain() -> None:
@@ -36,6 +43,8 @@ async def client_socket(websocket: WebSocket) -> None:
         try:
             while True:
                 text = await feed.queue.get()
+                if feed.ended is None and feed.expired():
+                    feed.ended = (SIGNED_OUT, "the session expired")
                 if feed.ended is not None:
                     await websocket.close(*feed.ended)
                     return

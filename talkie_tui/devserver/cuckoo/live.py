@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 FEED_DEPTH = 1000
@@ -21,9 +22,12 @@ class Feed:
     """The frames waiting for one client socket; `overflowed` when it fell too far behind,
     `ended` (a close code and reason) once its session ended: nothing more goes out then."""
 
-    def __init__(self, user_id: str, session_id: str | None) -> None:
+    def __init__(
+        self, user_id: str, session_id: str | None, expires_at: datetime | None = None
+    ) -> None:
         self.user_id = user_id
         self.session_id = session_id
+        self.expires_at = expires_at
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(FEED_DEPTH)
         self.overflowed = False
         self.ended: Close | None = None
@@ -35,6 +39,10 @@ class Feed:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.overflowed = True
+
+    def expired(self) -> bool:
+        """Whether the session has expired (a socket past it gets nothing more)."""
+        return self.expires_at is not None and datetime.now(UTC) >= self.expires_at
 
     def end(self, code: int, reason: str) -> None:
         """Close with `code` before anything still queued goes out."""
@@ -61,9 +69,11 @@ class ClientFeeds:
         self._feeds: dict[str, set[Feed]] = {}
         self._defer = defer
 
-    def open(self, user_id: str, session_id: str | None) -> Feed:
+    def open(
+        self, user_id: str, session_id: str | None, expires_at: datetime | None = None
+    ) -> Feed:
         """A new feed for one socket of a person (signed in with `session_id`, if any)."""
-        feed = Feed(user_id, session_id)
+        feed = Feed(user_id, session_id, expires_at)
         self._feeds.setdefault(user_id, set()).add(feed)
         return feed
 

@@ -150,3 +150,23 @@ async def test_a_revoked_binding_closes_the_agent_socket(person: Person) -> None
         person.say("after")
         frames, code = await frames_until_closed(socket)
     assert frames == [] and code == SIGNED_OUT
+
+
+async def test_a_socket_past_its_session_gets_nothing_more(cuckoo_hub: Callable[..., str]) -> None:
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(
+        code_sink=lambda email, code: codes.__setitem__(email, code), session_seconds=3
+    )
+    with httpx.Client(timeout=10) as http:
+        laptop = sign_in(http, url, codes, "e@example.com")
+        agent = make_agent(http, url, owner=laptop["user"]["id"])
+        async with client_socket(url, laptop["token"]) as socket:
+            assert (await next_frame(socket))["type"] == "ready"
+            while http.get(f"{url}/v1/client/me", headers=bearer(laptop["token"])).is_success:
+                await asyncio.sleep(0.1)  # until the session has expired
+            shown = agent.post(
+                http, f"/conversations/{agent.conversation_id}/activity", {"state": "working"}
+            )
+            assert shown.status_code == 204, shown.text
+            frames, code = await frames_until_closed(socket)
+    assert frames == [] and code == SIGNED_OUT
