@@ -257,7 +257,7 @@ async def delete_device(request: Request) -> Response:
     hub = hub_of(request)
     if not hub.storage.delete_session(user_of(request), device_id):
         raise not_found("device_not_found", "There is no such device.")
-    await hub.feeds.end_sessions([device_id])
+    await hub.feeds.end_sessions(user_of(request), [device_id])
     return no_content()
 
 
@@ -265,9 +265,9 @@ async def delete_other_devices(request: Request) -> Response:
     """DELETE /v1/client/devices → 204: every device but the caller's is signed out."""
     principal = principal_of(request)
     hub = hub_of(request)
-    await hub.feeds.end_sessions(
-        hub.storage.delete_other_sessions(user_of(request), principal.session_id)
-    )
+    user_id = user_of(request)
+    signed_out = hub.storage.delete_other_sessions(user_id, principal.session_id)
+    await hub.feeds.end_sessions(user_id, signed_out)
     return no_content()
 
 

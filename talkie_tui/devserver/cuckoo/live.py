@@ -98,15 +98,12 @@ class ClientFeeds:
 
         self._defer(put)
 
-    async def end_sessions(self, session_ids: Iterable[str]) -> None:
-        """Close the sockets of these sessions (4002), and wait until their close frames are
-        out: a device signed out hears nothing more once the request that ended it answered."""
+    async def end_sessions(self, user_id: str, session_ids: Iterable[str]) -> None:
+        """Close the sockets of these sessions of a person (4002), and wait until their close
+        frames are out: a device signed out hears nothing more once the request that ended it
+        has answered."""
         ending = set(session_ids)
-        if not ending:
-            return
-        feeds = [
-            feed for feeds in self._feeds.values() for feed in feeds if feed.session_id in ending
-        ]
+        feeds = [feed for feed in self._feeds.get(user_id, ()) if feed.session_id in ending]
         for feed in feeds:
             self.close(feed)  # no push reaches it any more
             feed.end(SIGNED_OUT, "signed out")
