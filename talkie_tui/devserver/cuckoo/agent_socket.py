@@ -4,8 +4,8 @@ the ops a backend sends (`send`, `stream.*`, `typing`, `activity`), replied to b
 One socket per agent: a newer one closes the older with 4001; a revoked or replaced binding
 closes with 4002; a stopping hub closes with 1012. A frame that is not one JSON object the
 shared decoder accepts gets an `invalid_json` reply (by its `cid` when it can be read; the
-public hub drops such frames in silence, which leaves a backend waiting for its reply). Pings and the 64 KiB frame cap are the
-server's (uvicorn's `ws_ping_*` and `ws_max_size`).
+public hub drops such frames in silence, which leaves a backend waiting for its reply). Pings
+and the 64 KiB frame cap are the server's (uvicorn's `ws_ping_*` and `ws_max_size`).
 """
 
 from __future__ import annotations
