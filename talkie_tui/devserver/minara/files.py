@@ -126,7 +126,6 @@ class FileStore:
         token = secrets.token_hex(8)
         key = f"chat/files/{moment:%Y}/{moment:%m}/{token}-{safe_name(filename)}"
         stored_name = f"{token}.bin"
-        (self._folder / stored_name).write_bytes(data)
         record: dict[str, Any] = {
             "key": key,
             "stored_name": stored_name,
@@ -136,7 +135,13 @@ class FileStore:
             "kind": kind,
             "uploaded_at": clock.iso(moment),
         }
-        self._storage.add_file(record)
+        path = self._folder / stored_name
+        path.write_bytes(data)
+        try:
+            self._storage.add_file(record)
+        except BaseException:
+            path.unlink(missing_ok=True)  # no bytes without a record
+            raise
         return record
 
     def get(self, key: str) -> Row | None:

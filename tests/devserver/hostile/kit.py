@@ -114,6 +114,51 @@ bodies = st.one_of(
 )
 """Request bodies: JSON-ish text or arbitrary bytes."""
 
+CHARSETS = ["utf-8", "UTF-8", "unicode_escape", "raw_unicode_escape", "utf-16", "utf-7", "x", ""]
+"""RFC 2231 charsets of a part's `filename*`: Python decodes with any codec named there."""
+
+BOUNDARY = "hostile-boundary"
+
+
+def multipart_body(filename_param: str, part_type: str, data: bytes) -> bytes:
+    """A multipart body of one `file` part with this filename parameter, type and bytes."""
+    head = f'Content-Disposition: form-data; name="file"; {filename_param}\r\n'
+    head += f"Content-Type: {part_type}"
+    opening = f"--{BOUNDARY}\r\n{head}\r\n\r\n".encode("utf-8", "surrogatepass")
+    return opening + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+def rfc2231_name(charset: str, raw: bytes) -> str:
+    """A `filename*` parameter: the bytes percent-encoded, said to be in `charset`."""
+    return f"filename*={charset}''{quote(raw, safe='')}"
+
+
+HOSTILE_FILENAMES = [
+    rfc2231_name("unicode_escape", b"\\ud800.txt"),
+    rfc2231_name("raw_unicode_escape", b"\\udc00.txt"),
+    rfc2231_name("utf-8", b"\xed\xa0\x80.txt"),
+    rfc2231_name("utf-16", b"\x00\xd8"),
+    rfc2231_name("no-such-charset", b"\xff"),
+    'filename="../../etc/passwd"',
+    'filename="' + "a" * 5000 + '"',
+]
+"""Filename parameters that reach a server's decoding of multipart headers."""
+
+
+@st.composite
+def multipart_bodies(draw: st.DrawFn) -> bytes:
+    """A well-formed multipart body whose `file` part has a hostile name, type and bytes."""
+    if draw(st.booleans()):
+        raw = draw(st.one_of(st.binary(max_size=40), st.just(b"\\ud800\xed\xa0\x80")))
+        name = rfc2231_name(draw(st.sampled_from(CHARSETS)), raw)
+    else:
+        name = f"filename={json.dumps(draw(nasty_text))}"
+    part_type = draw(st.one_of(st.sampled_from(["text/html", "image/svg+xml"]), nasty_text))
+    return multipart_body(name, part_type, draw(st.binary(min_size=1, max_size=256)))
+
+
+MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
+
 content_types = st.sampled_from(
     ["application/json", "application/json", "text/plain", "multipart/form-data; boundary=x", ""]
 )

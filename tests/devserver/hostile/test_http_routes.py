@@ -16,11 +16,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.devserver.hostile.kit import (
+    HOSTILE_FILENAMES,
+    MULTIPART,
     bodies,
     content_types,
     fill,
     hostile_settings,
     ids_among,
+    multipart_bodies,
+    multipart_body,
     queries,
 )
 from tests.devserver.hostile.payloads import DEEP, HUGE_NUMBER, LONE_SURROGATE, with_field
@@ -60,6 +64,17 @@ def test_every_route_refuses_crashing_json(target: Target, http: httpx.Client) -
         target.healthy(http)
 
 
+def test_every_route_refuses_hostile_file_names(target: Target, http: httpx.Client) -> None:
+    for endpoint in target.endpoints:
+        if endpoint.method != "POST":
+            continue
+        path = fill(endpoint.path, target.real_id)
+        for name in HOSTILE_FILENAMES:
+            body = multipart_body(name, "text/plain", b"words")
+            target.attack(http, endpoint, path, body, MULTIPART)
+    target.healthy(http)
+
+
 def test_every_route_holds_a_declared_256_mib_body(target: Target, http: httpx.Client) -> None:
     for endpoint in target.endpoints:
         path = fill(endpoint.path, target.real_id)
@@ -79,7 +94,10 @@ def test_any_request_on_any_route(target: Target, http: httpx.Client, data: st.D
     ids = ids_among(target.ids)
     path = fill(endpoint.path, lambda name: data.draw(ids, label=name))
     params = data.draw(queries, label="query")
-    body = data.draw(bodies, label="body")
-    content_type = data.draw(content_types, label="content type")
+    if data.draw(st.booleans(), label="multipart"):
+        body, content_type = data.draw(multipart_bodies(), label="form"), MULTIPART
+    else:
+        body = data.draw(bodies, label="body")
+        content_type = data.draw(content_types, label="content type")
     target.attack(http, endpoint, path, body, content_type, params)
     target.healthy(http)
