@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps demo test test-fast lint bench screenshots clean
+.PHONY: setup system-deps demo test test-fast fuzz lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,13 @@ test: system-deps setup lint $(OAUTH_STAMP)
 
 test-fast: setup $(OAUTH_STAMP)
 	$(BIN)/pytest -x -q $(PYTEST_ARGS)
+
+# The hostile-input suite of the reference servers, exploring: HOSTILE_EXAMPLES new examples per
+# property (`make test` runs a few, the same every time). FUZZ_EXAMPLES=N to change the count.
+FUZZ_EXAMPLES ?= 2000
+
+fuzz: setup
+	HOSTILE_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -p no:cacheprovider -q tests/devserver/hostile
 
 bench: setup
 	$(BIN)/python benchmarks/stream_core.py

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 CI = os.environ.get("CI", "").lower() == "true"
 
 
-def fuzz_settings(examples: int) -> settings:
-    """Bounded, deadline-free settings; derandomized under CI."""
+def fuzz_settings(examples: int, *, derandomize: bool = CI) -> settings:
+    """Bounded, deadline-free settings; derandomized under CI (or when asked)."""
     return settings(
         max_examples=examples,
         deadline=None,
         database=None,
-        derandomize=CI,
+        derandomize=derandomize,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 

@@ -12,6 +12,9 @@ from email.message import Message
 from email.utils import collapse_rfc2231_value
 
 ErrorFactory = Callable[[str], Exception]
+ParamValue = str | tuple[str, str, str]
+TEXT_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin-1", "latin1"})
+"""The charsets an RFC 2231 parameter may name; any other is read as UTF-8."""
 
 
 @dataclass(frozen=True)
@@ -72,11 +75,22 @@ def _part(head: bytes, data: bytes, error: ErrorFactory) -> Part:
     if field is None:
         raise error("A multipart part has no field name.")
     return Part(
-        name=collapse_rfc2231_value(field),
-        filename=collapse_rfc2231_value(filename) if filename is not None else None,
+        name=_text(field),
+        filename=_text(filename) if filename is not None else None,
         content_type=headers.get("content-type"),
         data=data,
     )
+
+
+def _text(value: ParamValue) -> str:
+    """A parameter's text; an RFC 2231 value only in a charset of text (Python would decode
+    with any codec named there: `unicode_escape` turns `\\ud800` into a lone surrogate)."""
+    if isinstance(value, tuple):
+        charset, language, raw = value
+        if (charset or "us-ascii").lower() not in TEXT_CHARSETS:
+            charset = "utf-8"
+        value = (charset, language, raw)
+    return collapse_rfc2231_value(value, errors="replace")
 
 
 def file_field(parts: list[Part], error: ErrorFactory, name: str = "file") -> Part:

@@ -2,14 +2,15 @@
 the ops a backend sends (`send`, `stream.*`, `typing`, `activity`), replied to by `cid`.
 
 One socket per agent: a newer one closes the older with 4001; a revoked or replaced binding
-closes with 4002; a stopping hub closes with 1012. Pings and the 64 KiB frame cap are the
-server's (uvicorn's `ws_ping_*` and `ws_max_size`).
+closes with 4002; a stopping hub closes with 1012. A frame that is not one JSON object the
+shared decoder accepts gets an `invalid_json` reply (by its `cid` when it can be read; the
+public hub drops such frames in silence, which leaves a backend waiting for its reply). Pings
+and the 64 KiB frame cap are the server's (uvicorn's `ws_ping_*` and `ws_max_size`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from functools import partial
 from typing import Any
@@ -19,9 +20,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from talkie_tui.core.waiting import wait_event
 
 from ..common import clock
+from ..common.json_input import JsonInputError, decode, encodable
 from . import presence
 from .chat import Draft
-from .errors import ApiError, forbidden
+from .errors import ApiError, forbidden, invalid
 from .outbox import dump
 from .principals import principal_of
 from .routing import hub_of
@@ -48,6 +50,7 @@ class AgentSocket:
         self.caught_up = False
         # The pump sleeps until woken (no lease runs out at a time it knows of).
         self._pump_idle = False
+        self._closed = asyncio.Event()
 
     def wake(self) -> None:
         """Events are due."""
@@ -93,16 +96,23 @@ class AgentSocket:
                 self.hub.storage.release(self.agent_id, list(self._in_flight), now)
                 self.hub.links.wake(self.agent_id)  # a newer socket may be waiting for them
 
+    async def wait_closed(self, within: float) -> None:
+        """Wait (at most `within` seconds) until the socket's close frame is out."""
+        await wait_event(self._closed, within)
+
     async def _write(self) -> None:
-        while True:
-            item = await self._out.get()
-            try:
-                if isinstance(item, tuple):
-                    await self.websocket.close(item[0], item[1])
+        try:
+            while True:
+                item = await self._out.get()
+                try:
+                    if isinstance(item, tuple):
+                        await self.websocket.close(item[0], item[1])
+                        return
+                    await self.websocket.send_text(item)
+                except (WebSocketDisconnect, RuntimeError, OSError):
                     return
-                await self.websocket.send_text(item)
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                return
+        finally:
+            self._closed.set()
 
     async def _pump(self) -> None:
         config = self.hub.config
@@ -137,11 +147,27 @@ class AgentSocket:
             if text is None:
                 continue  # JSON text frames only: anything else is dropped
             try:
-                frame = json.loads(text)
-            except json.JSONDecodeError:
-                continue  # invalid JSON is dropped in silence
+                frame = decode(text)
+            except JsonInputError as error:
+                self._refuse(error)
+                continue
             if isinstance(frame, dict):
                 self._handle(frame)
+            else:
+                self._reply_error(None, None, {}, invalid("invalid_json", "A frame is an object."))
+
+    def _refuse(self, error: JsonInputError) -> None:
+        """Answer a frame the decoder refused: by its `cid` when the frame could be read (a
+        backend waiting for that reply must not resend the frame forever), else with none."""
+        frame = error.document if isinstance(error.document, dict) else {}
+        cid = frame.get("cid")
+        if not isinstance(cid, str) or not encodable(cid):
+            cid = None
+        message_id = frame.get("message_id")
+        if not isinstance(message_id, str) or not encodable(message_id):
+            message_id = None
+        refusal = invalid("invalid_json", str(error))
+        self._reply_error(frame.get("op"), cid, {"message_id": message_id}, refusal)
 
     def _handle(self, frame: dict[str, Any]) -> None:
         storage = self.hub.storage
@@ -158,13 +184,7 @@ class AgentSocket:
             with storage.grouped():
                 result = self._op(op, frame)
         except ApiError as error:
-            if op == "stream.delta":
-                reply: dict[str, Any] = {"ok": False, "message_id": frame.get("message_id")}
-                if cid is not None:
-                    reply["reply_to_cid"] = cid
-                self.send({**reply, "error": error.as_frame()})
-            elif cid is not None or op not in ("typing", "activity"):
-                self.send({"reply_to_cid": cid, "ok": False, "error": error.as_frame()})
+            self._reply_error(op, cid, frame, error)
             return
         if op == "stream.delta" or (op in ("typing", "activity") and cid is None):
             return
@@ -172,6 +192,17 @@ class AgentSocket:
         if result is not None:
             reply["message"] = result
         self.send(reply, failed={"reply_to_cid": cid, "ok": False, "error": NOT_STORED})
+
+    def _reply_error(self, op: Any, cid: Any, frame: dict[str, Any], error: ApiError) -> None:
+        """The failure reply of a frame: a delta's by `message_id`, typing and activity only
+        when they gave a `cid`, any other by `cid`."""
+        if op == "stream.delta":
+            reply: dict[str, Any] = {"ok": False, "message_id": frame.get("message_id")}
+            if cid is not None:
+                reply["reply_to_cid"] = cid
+            self.send({**reply, "error": error.as_frame()})
+        elif cid is not None or op not in ("typing", "activity"):
+            self.send({"reply_to_cid": cid, "ok": False, "error": error.as_frame()})
 
     def _op(self, op: Any, frame: dict[str, Any]) -> dict[str, Any] | None:
         chat = self.hub.chat

@@ -94,7 +94,8 @@ async def verify(request: Request) -> JSONResponse:
         "last_seen_at": clock.iso(now),
         "expires_at": clock.iso(clock.later(hub.config.session_seconds, now)),
     }
-    hub.storage.create_session(session, hub.config.max_devices)
+    signed_out = hub.storage.create_session(session, hub.config.max_devices)
+    await hub.feeds.end_sessions(user["id"], signed_out)
     return JSONResponse(
         {
             "token": token,
@@ -110,7 +111,9 @@ async def logout(request: Request) -> Response:
     principal = principal_of(request)
     if principal.session_id is None or principal.user_id is None:
         raise invalid("no_session", "This request is not signed in with a session.")
-    hub_of(request).storage.delete_session(principal.user_id, principal.session_id)
+    hub = hub_of(request)
+    hub.storage.delete_session(principal.user_id, principal.session_id)
+    await hub.feeds.end_sessions(principal.user_id, [principal.session_id])
     return no_content()
 
 

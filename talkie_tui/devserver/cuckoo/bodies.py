@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
 from starlette.requests import Request
 
+from ..common import body_cap
+from ..common.json_input import JsonInputError, decode
 from .errors import invalid
 
 
 async def read_capped(request: Request, cap: int, code: str = "body_too_large") -> bytes:
     """The raw body, or 422 `code` as soon as it grows past `cap` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise invalid(code, f"The body is larger than {cap} bytes.")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise invalid(code, f"The body is larger than {cap} bytes.")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return await body_cap.read_capped(
+        request, cap, lambda: invalid(code, f"The body is larger than {cap} bytes.")
+    )
 
 
 async def json_body(
@@ -37,9 +30,9 @@ async def json_body(
     if media_type != "application/json":
         raise invalid("unsupported_media_type", "The body must be application/json.")
     try:
-        payload = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise invalid("invalid_json", "The body is not valid JSON.") from None
+        payload = decode(raw)
+    except JsonInputError as error:
+        raise invalid("invalid_json", f"The body is not valid JSON: {error}") from None
     if not isinstance(payload, dict):
         raise invalid("invalid_json", "The body must be a single JSON object.")
     for name in payload:

@@ -254,15 +254,20 @@ async def list_devices(request: Request) -> JSONResponse:
 async def delete_device(request: Request) -> Response:
     """DELETE /v1/client/devices/{id} → 204, or 404 `device_not_found`."""
     device_id = request.path_params["device_id"]
-    if not hub_of(request).storage.delete_session(user_of(request), device_id):
+    hub = hub_of(request)
+    if not hub.storage.delete_session(user_of(request), device_id):
         raise not_found("device_not_found", "There is no such device.")
+    await hub.feeds.end_sessions(user_of(request), [device_id])
     return no_content()
 
 
 async def delete_other_devices(request: Request) -> Response:
     """DELETE /v1/client/devices → 204: every device but the caller's is signed out."""
     principal = principal_of(request)
-    hub_of(request).storage.delete_other_sessions(user_of(request), principal.session_id)
+    hub = hub_of(request)
+    user_id = user_of(request)
+    signed_out = hub.storage.delete_other_sessions(user_id, principal.session_id)
+    await hub.feeds.end_sessions(user_id, signed_out)
     return no_content()
 
 

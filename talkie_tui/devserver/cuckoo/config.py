@@ -21,7 +21,8 @@ class HubConfig:
     db_path: Path | None = None
     # Media bytes; None: a folder beside the database.
     data_dir: Path | None = None
-    # Development mode: the `X-Dev-User` header, sign-in codes in the log, loopback webhooks.
+    # Development mode: the `X-Dev-User` header, sign-in codes in the log, webhooks to loopback
+    # and private addresses.
     dev: bool = False
     # The key of message signatures (64 hex chars); None: one made once and kept in the db.
     signing_key: str | None = field(default=None, repr=False)

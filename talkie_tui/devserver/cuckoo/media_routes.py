@@ -9,6 +9,8 @@ from starlette.routing import Route
 
 from ..common import clock
 from ..common.multipart import file_field, parse_parts
+from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
+from ..common.sniff import sniff
 from ..common.sqlite import Row
 from . import ids, media, shapes
 from .bodies import read_capped
@@ -37,7 +39,7 @@ def _waveform(raw: str | None) -> list[int] | None:
 def _duration(raw: str | None) -> int | None:
     if not raw:
         return None
-    if not raw.isdigit() or int(raw) > 600_000:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 7 or int(raw) > 600_000:
         raise invalid("invalid_duration", "`duration_ms` is 0 to 600000.")
     return int(raw)
 
@@ -65,33 +67,39 @@ async def upload(request: Request) -> JSONResponse:
     name = media.clean_name(name)
     if not data:
         raise invalid("empty_file", "The file is empty.")
-    sniffed = media.sniff(data, claim_audio=request.query_params.get("kind") == "audio")
+    sniffed = sniff(data, claim_audio=request.query_params.get("kind") == "audio")
     limit = hub.config.max_bytes_of(sniffed.kind)
     if len(data) > limit:
         raise invalid("file_too_large", f"A file of kind {sniffed.kind} is at most {limit} bytes.")
     size = media.image_size(data) if sniffed.kind == "image" else None
     if size is not None and size[0] * size[1] > hub.config.image_max_pixels:
         raise invalid("image_too_large", "A picture is at most 50 megapixels.")
+    # Every check before the first byte is written: a refused upload leaves nothing on disk.
+    duration_ms = _duration(request.query_params.get("duration_ms"))
+    waveform = _waveform(request.query_params.get("waveform"))
     thumb = media.thumbnail(data) if size is not None else None
     media_id = ids.new_id("med")
+    record = {
+        "id": media_id,
+        "owner_kind": owner_kind,
+        "owner_id": owner_id,
+        "kind": sniffed.kind,
+        "mime_type": sniffed.mime_type,
+        "byte_size": len(data),
+        "file_name": name,
+        "width": size[0] if size else None,
+        "height": size[1] if size else None,
+        "has_thumbnail": thumb is not None,
+        "duration_ms": duration_ms,
+        "waveform": waveform,
+        "created_at": clock.iso(clock.now()),
+    }
     hub.media.write(media_id, data, thumb)
-    row = hub.storage.add_media(
-        {
-            "id": media_id,
-            "owner_kind": owner_kind,
-            "owner_id": owner_id,
-            "kind": sniffed.kind,
-            "mime_type": sniffed.mime_type,
-            "byte_size": len(data),
-            "file_name": name,
-            "width": size[0] if size else None,
-            "height": size[1] if size else None,
-            "has_thumbnail": thumb is not None,
-            "duration_ms": _duration(request.query_params.get("duration_ms")),
-            "waveform": _waveform(request.query_params.get("waveform")),
-            "created_at": clock.iso(clock.now()),
-        }
-    )
+    try:
+        row = hub.storage.add_media(record)
+    except BaseException:
+        hub.media.remove(media_id)
+        raise
     return created({"media": shapes.media_json(row)})
 
 
@@ -123,7 +131,13 @@ async def download(request: Request) -> Response:
     if file is None:
         raise not_found("media_not_found", "There is no such file.")
     mime = "image/jpeg" if variant == "thumb" else row["mime_type"]
-    return OpenFileResponse(file, media_type=mime, filename=row["file_name"])
+    return OpenFileResponse(
+        file,
+        media_type=mime,
+        filename=row["file_name"],
+        disposition=DISPOSITION,
+        headers=DOWNLOAD_HEADERS,
+    )
 
 
 MEDIA_ROUTES = [

@@ -83,6 +83,16 @@ class MediaStore(HubDatabase):
         )
         return [str(row["id"]) for row in rows]
 
+    def live_media_among(self, media_ids: list[str]) -> set[str]:
+        """Which of these ids have a live media row."""
+        found: set[str] = set()
+        for start in range(0, len(media_ids), 500):  # within SQLite's bound-parameter limit
+            batch = media_ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self._all(f"SELECT id FROM media WHERE {LIVE} AND id IN ({marks})", *batch)  # noqa: S608
+            found.update(str(row["id"]) for row in rows)
+        return found
+
     def delete_media(self, media_ids: list[str], now: str) -> None:
         """Mark files deleted (their bytes are removed by the caller)."""
         with self._transaction() as db:

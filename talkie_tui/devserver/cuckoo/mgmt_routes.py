@@ -130,7 +130,7 @@ async def create_binding(request: Request) -> JSONResponse:
         "created_at": clock.iso(clock.now()),
     }
     revoked = hub.storage.replace_binding(row)
-    hub.links.revoke(agent["id"], revoked)
+    await hub.links.end(agent["id"], revoked)
     binding = hub.storage.live_binding(agent["id"])
     assert binding is not None
     presence.announce(hub, agent["id"])
@@ -152,7 +152,7 @@ async def delete_binding(request: Request) -> Response:
     revoked = hub.storage.revoke_bindings(agent["id"], clock.iso(clock.now()))
     if not revoked:
         raise not_found("no_binding", "This agent has no binding.")
-    hub.links.revoke(agent["id"], revoked)
+    await hub.links.end(agent["id"], revoked)
     presence.announce(hub, agent["id"])
     return no_content()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from typing import BinaryIO
 from urllib.parse import quote
 
@@ -60,7 +61,13 @@ class OpenFileResponse(Response):
     """The bytes of an open file (closed once sent, or when sending fails)."""
 
     def __init__(
-        self, file: BinaryIO, *, media_type: str, filename: str, disposition: str = "inline"
+        self,
+        file: BinaryIO,
+        *,
+        media_type: str,
+        filename: str,
+        disposition: str = "inline",
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.file = file
         self.size = os.fstat(file.fileno()).st_size
@@ -72,7 +79,7 @@ class OpenFileResponse(Response):
         super().__init__(
             status_code=200,
             media_type=media_type,
-            headers={"content-disposition": value, "accept-ranges": "bytes"},
+            headers={**(headers or {}), "content-disposition": value, "accept-ranges": "bytes"},
         )
         # Response's own content-length (of an empty body) is replaced by the file's.
         self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]

@@ -143,10 +143,14 @@ class PeopleStore(HubDatabase):
             )
             return cursor.rowcount > 0
 
-    def delete_other_sessions(self, user_id: str, keep: str | None) -> None:
-        """Sign out every device of a user but `keep`."""
+    def delete_other_sessions(self, user_id: str, keep: str | None) -> list[str]:
+        """Sign out every device of a user but `keep`; the ids of those signed out."""
         with self._transaction() as db:
-            db.execute("DELETE FROM sessions WHERE user_id = ? AND id IS NOT ?", (user_id, keep))
+            found = db.execute(
+                "DELETE FROM sessions WHERE user_id = ? AND id IS NOT ? RETURNING id",
+                (user_id, keep),
+            ).fetchall()
+        return [str(row[0]) for row in found]
 
     # API keys
 

@@ -32,6 +32,7 @@ class Principal:
     kind: str  # "user" or "agent"
     user_id: str | None = None
     session_id: str | None = None
+    session_expires_at: str | None = None
     via_api_key: bool = False
     agent_id: str | None = None
     binding_id: str | None = None
@@ -58,7 +59,12 @@ def resolve(hub: Hub, connection: HTTPConnection) -> Principal:
     if token.startswith(ids.SESSION_TOKEN):
         session = hub.storage.session_by_hash(digest, clock.iso(clock.now()))
         if session is not None:
-            return Principal(kind="user", user_id=session["user_id"], session_id=session["id"])
+            return Principal(
+                kind="user",
+                user_id=session["user_id"],
+                session_id=session["id"],
+                session_expires_at=session["expires_at"],
+            )
     elif token.startswith(ids.API_KEY):
         key = hub.storage.api_key_by_hash(digest)
         if key is not None:

@@ -53,6 +53,20 @@ def sweep(hub: Hub) -> None:
         )
         _enforce_budget(hub, owner["owner_id"], budget)
     hub.storage.delete_final_events(clock.iso(clock.later(-config.delivery_record_seconds, now)))
+    _delete_orphans(hub)
+
+
+def _delete_orphans(hub: Hub) -> None:
+    """Remove files that have no live row (a crash between write and insert, an older hub).
+
+    An upload writes its file and inserts its row with no await between, on this same loop,
+    so a sweep never sees a file whose row is about to come.
+    """
+    stored = hub.media.stored_ids()
+    live = hub.storage.live_media_among(stored)
+    for media_id in stored:
+        if media_id not in live:
+            hub.media.remove(media_id)
 
 
 def _enforce_budget(hub: Hub, owner_id: str, budget: int) -> None:

@@ -9,9 +9,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
+from ..common import body_cap
+from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
 from .config import MIB
 from .errors import ApiError, invalid_request, not_found
-from .files import ATTACHMENT_KINDS, kind_of, media_type_of, size_limit_error
+from .files import ATTACHMENT_KINDS, decided_type, kind_of, media_type_of, size_limit_error
 from .multipart import file_field, parse_parts
 from .services import Services
 
@@ -28,19 +30,10 @@ def _services(request: Request) -> Services:
 
 async def read_capped(request: Request, limit: int) -> bytes:
     """The request body, or 413 as soon as it is longer than `limit` bytes."""
-    too_large = ApiError(
-        413, "file_too_large", f"The upload is over {limit / MIB:.0f} MiB, the largest accepted."
+    message = f"The upload is over {limit / MIB:.0f} MiB, the largest accepted."
+    return await body_cap.read_capped(
+        request, limit, lambda: ApiError(413, "file_too_large", message)
     )
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def clean_filename(name: str | None) -> str:
@@ -56,8 +49,9 @@ async def upload(request: Request) -> JSONResponse:
     body = await read_capped(request, config.file_max_bytes + FORM_OVERHEAD)
     part = file_field(parse_parts(body, request.headers.get("content-type")))
     filename = clean_filename(part.filename)
-    media_type = media_type_of(part.content_type, filename)
-    kind = kind_of(media_type)
+    declared = media_type_of(part.content_type, filename)
+    media_type = decided_type(part.data, declared)
+    kind = kind_of(media_type) if kind_of(declared) is not None else None
     if kind is None:
         raise invalid_request(
             f"{filename} ({media_type}) is not a file the agent takes: "
@@ -83,8 +77,8 @@ async def download(request: Request) -> FileResponse:
         services.files.path_of(record),
         media_type=record["media_type"],
         filename=record["filename"],
-        content_disposition_type="inline",
-        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "private, max-age=3600"},
+        content_disposition_type=DISPOSITION,
+        headers={**DOWNLOAD_HEADERS, "Cache-Control": "private, max-age=3600"},
     )
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..common import clock
+from ..common import sniff as sniffing
+from ..common.sniff import sniff
 from ..common.sqlite import Row
 from .config import MIB, GatewayConfig
 from .errors import ApiError
@@ -37,6 +39,22 @@ _OFFICE = {
     "application/rtf",
 }
 _TEXT = {"application/json", "application/xml", "application/x-yaml", "application/yaml"}
+# Types kept as declared when the bytes name no format of their own (text, a zip container,
+# or unknown): none of them is rendered as a page or runs a script.
+_PASSIVE = {
+    *_SPREADSHEETS,
+    *_OFFICE,
+    "application/pdf",
+    "application/json",
+    "text/plain",
+    "text/csv",
+    "text/markdown",
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/heic",
+}
 
 
 def media_type_of(declared: str | None, filename: str) -> str:
@@ -45,6 +63,17 @@ def media_type_of(declared: str | None, filename: str) -> str:
         return declared.split(";")[0].strip().lower()
     guessed, _ = mimetypes.guess_type(filename)
     return guessed or "application/octet-stream"
+
+
+def decided_type(data: bytes, declared: str) -> str:
+    """The type a file is stored and served as: the format its bytes show, else the declared
+    type when it is a passive one, else plain text or octet-stream as the bytes are."""
+    found = sniff(data).mime_type
+    if found not in (sniffing.TEXT, sniffing.BINARY, sniffing.ZIP):
+        return found
+    if declared in _PASSIVE:
+        return declared
+    return found if found != sniffing.ZIP else sniffing.BINARY
 
 
 def kind_of(media_type: str) -> str | None:
@@ -97,7 +126,6 @@ class FileStore:
         token = secrets.token_hex(8)
         key = f"chat/files/{moment:%Y}/{moment:%m}/{token}-{safe_name(filename)}"
         stored_name = f"{token}.bin"
-        (self._folder / stored_name).write_bytes(data)
         record: dict[str, Any] = {
             "key": key,
             "stored_name": stored_name,
@@ -107,7 +135,13 @@ class FileStore:
             "kind": kind,
             "uploaded_at": clock.iso(moment),
         }
-        self._storage.add_file(record)
+        path = self._folder / stored_name
+        path.write_bytes(data)
+        try:
+            self._storage.add_file(record)
+        except BaseException:
+            path.unlink(missing_ok=True)  # no bytes without a record
+            raise
         return record
 
     def get(self, key: str) -> Row | None:

@@ -12,12 +12,13 @@ from starlette.routing import Route
 from ..common import clock, sse
 from ..common.ids import new_id
 from ..common.sqlite import Row
+from .bodies import json_object, parse_json_body, read_body
 from .credentials import MAX_VALUE_CHARS, NAME
 from .errors import ApiError, invalid_request, not_found
 from .live_turn import LiveTurn, TurnRequestInfo
 from .models import available_models
 from .services import Services
-from .turn_request import TurnBody, parse_json_body, parse_turn_body, resolve_attachments
+from .turn_request import TurnBody, parse_turn_body, resolve_attachments
 from .turns import PROTOCOL_VERSION
 
 SESSIONS_LIMIT = 50
@@ -42,13 +43,6 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
     if not low <= value <= high:
         raise invalid_request(f"`{name}` must be between {low} and {high}.")
     return value
-
-
-async def _json_object(request: Request) -> dict[str, Any]:
-    payload = parse_json_body(await request.body())
-    if not isinstance(payload, dict):
-        raise invalid_request("The body must be a JSON object.")
-    return payload
 
 
 def _required_text(payload: dict[str, Any], name: str) -> str:
@@ -132,10 +126,7 @@ async def list_sessions(request: Request) -> JSONResponse:
 
 async def create_session(request: Request) -> JSONResponse:
     """POST /v1/sessions {title?}"""
-    raw = await request.body()
-    payload = parse_json_body(raw) if raw.strip() else {}
-    if not isinstance(payload, dict):
-        raise invalid_request("The body must be a JSON object.")
+    payload = await json_object(request, empty_ok=True)
     title = payload.get("title", "New chat")
     if not isinstance(title, str) or not title.strip() or len(title) > 200:
         raise invalid_request("`title` must be a non-empty string of at most 200 characters.")
@@ -255,7 +246,7 @@ def _repeat(request: Request, body: TurnBody) -> Response | None:
 async def chat_stream(request: Request) -> Response:
     """POST /v1/chat/stream – store the message, run the turn in the background."""
     services = _services(request)
-    body = parse_turn_body(await request.body(), services.config)
+    body = parse_turn_body(await read_body(request), services.config)
     attachments = resolve_attachments(body, services.files)
     repeated = _repeat(request, body)
     if repeated is not None:
@@ -307,14 +298,14 @@ def _session_of(request: Request, payload: dict[str, Any]) -> str:
 
 async def interrupt(request: Request) -> JSONResponse:
     """POST /v1/chat/interrupt {session_id} – idempotent."""
-    session_id = _session_of(request, await _json_object(request))
+    session_id = _session_of(request, await json_object(request))
     stopped = _services(request).turns.interrupt(session_id)
     return JSONResponse({"status": "interrupted" if stopped else "no_active_turn"})
 
 
 async def interject(request: Request) -> JSONResponse:
     """POST /v1/chat/interject {session_id, message}"""
-    payload = await _json_object(request)
+    payload = await json_object(request)
     _required_text(payload, "session_id")
     message = _required_text(payload, "message")
     session_id = _session_of(request, payload)
@@ -330,7 +321,7 @@ async def interject(request: Request) -> JSONResponse:
 
 async def answer_interaction(request: Request) -> JSONResponse:
     """POST /v1/interactions/:id/answer {answers: [{questionIndex, selected_labels|free_text}]}"""
-    raw = await request.body()
+    raw = await read_body(request)
     try:
         payload: Any = parse_json_body(raw)
     except ApiError:
@@ -349,7 +340,7 @@ async def put_credential(request: Request) -> JSONResponse:
     name = request.path_params["name"]
     if not NAME.fullmatch(name):
         raise invalid_request("A credential name is 1–64 letters, digits, `.`, `_` or `-`.")
-    value = (await _json_object(request)).get("value")
+    value = (await json_object(request)).get("value")
     if not isinstance(value, str) or not value or len(value) > MAX_VALUE_CHARS:
         raise invalid_request(f"`value` must be a string of 1–{MAX_VALUE_CHARS} characters.")
     _services(request).credentials.put(name, value)

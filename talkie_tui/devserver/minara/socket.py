@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..common.http import bearer_token
+from ..common.json_input import JsonInputError, decode
 from .auth import token_matches
 from .channels import Channel, Event
 
@@ -154,9 +155,9 @@ class StreamSocket:
 
     def _handle(self, text: str) -> None:
         try:
-            frame = json.loads(text)
-        except json.JSONDecodeError:
-            self.send_error("bad_frame", "A frame must be one JSON object.")
+            frame = decode(text)
+        except JsonInputError as error:
+            self.send_error("bad_frame", f"A frame must be one JSON object: {error}")
             return
         kind = frame.get("type") if isinstance(frame, dict) else None
         if kind == "ping":

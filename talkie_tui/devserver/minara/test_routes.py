@@ -3,12 +3,15 @@ a secret arrived."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from .bodies import parse_json_body, read_body
 from .credentials import NAME
-from .errors import invalid_request, not_found
+from .errors import ApiError, invalid_request, not_found
 from .services import Services
 
 
@@ -25,9 +28,10 @@ async def drop_sockets(request: Request) -> JSONResponse:
 async def lose_events(request: Request) -> JSONResponse:
     """POST /v1/_test/sessions/:id/lose_events {"count": N} – the session's next N events get
     their seq but never reach the buffer or a socket (a real gap); `last_seq` before them."""
+    raw = await read_body(request)
     try:
-        payload = await request.json()
-    except ValueError:
+        payload: Any = parse_json_body(raw)
+    except ApiError:
         payload = None
     count = payload.get("count") if isinstance(payload, dict) else None
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1000:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..common.http import describe_validation_error
+from .bodies import parse_json_body
 from .config import GatewayConfig
 from .errors import ApiError, invalid_request
 from .files import ATTACHMENT_KINDS, FileStore, size_limit_error
@@ -39,14 +39,6 @@ class TurnBody(BaseModel):
     reasoning_effort: str | None = None
     voice_input_key: str | None = Field(default=None, min_length=1, max_length=500)
     client_message_id: str | None = Field(default=None, min_length=1, max_length=200)
-
-
-def parse_json_body(raw: bytes) -> Any:
-    """The JSON of a request body, or 400."""
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise invalid_request(f"The body is not valid JSON: {exc}.") from exc
 
 
 def parse_turn_body(raw: bytes, config: GatewayConfig) -> TurnBody:

@@ -18,7 +18,14 @@ from .assets import logo_png, sample_files
 from .auth import USER_STATE_KEY
 from .errors import invalid_request, not_found
 from .manifest import LOGO_PATH, build_manifest
-from .run_input import RunRequest, UserInput, parse_json_body, parse_run_request, thread_title
+from .run_input import (
+    RunRequest,
+    UserInput,
+    parse_json_body,
+    parse_run_request,
+    read_body,
+    thread_title,
+)
 from .runs import RETRYABLE_STATUSES, RunLog
 from .services import Services
 
@@ -124,7 +131,7 @@ def _event_stream(services: Services, log: RunLog) -> StreamingResponse:
 async def run(request: Request) -> StreamingResponse:
     """POST run: start (or, for an already stored message, replay) a run and stream it."""
     services = _services(request)
-    payload = parse_json_body(await request.body())
+    payload = parse_json_body(await read_body(request))
     run_request = parse_run_request(payload, services.config.max_message_chars)
     user_id = _user_id(request)
     storage = services.storage
@@ -283,7 +290,7 @@ async def decide(request: Request) -> JSONResponse:
     services = _services(request)
     action_id = request.path_params["action_id"]
     services.actions.current(_user_id(request), action_id)  # 404 before complaining about the body
-    payload = parse_json_body(await request.body())
+    payload = parse_json_body(await read_body(request))
     try:
         body = DecisionBody.model_validate(payload)
     except ValidationError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -10,8 +9,11 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput, TextPart, UserMessage
 from pydantic import ValidationError
+from starlette.requests import Request
 
+from ..common.body_cap import read_capped
 from ..common.http import describe_validation_error
+from ..common.json_input import JsonInputError, decode
 from .errors import ApiError, invalid_request
 
 TITLE_CHARS = 60
@@ -36,16 +38,23 @@ class RunRequest:
     channel: str
 
 
+def _too_large() -> ApiError:
+    return ApiError(413, "too_large", f"The request body is over {MAX_BODY_BYTES} bytes.")
+
+
+async def read_body(request: Request) -> bytes:
+    """The raw request body, or 413 once it passes MAX_BODY_BYTES (nothing more is read)."""
+    return await read_capped(request, MAX_BODY_BYTES, _too_large)
+
+
 def parse_json_body(body: bytes) -> Any:
-    """Decode a JSON request body or raise 400/413."""
-    if len(body) > MAX_BODY_BYTES:
-        raise ApiError(413, "too_large", f"The request body is over {MAX_BODY_BYTES} bytes.")
+    """Decode a JSON request body or raise 400."""
     if not body.strip():
         raise invalid_request("The request body is empty; a JSON object is expected.")
     try:
-        return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise invalid_request(f"The request body is not valid JSON: {exc}.") from exc
+        return decode(body)
+    except JsonInputError as error:
+        raise invalid_request(f"The request body is not valid JSON: {error}") from None
 
 
 def message_text(message: UserMessage) -> str:

@@ -15,7 +15,7 @@ from ..common.http import describe_validation_error
 from .errors import ApiError, invalid_request, not_found
 from .manifest import VOICE_ENDPOINTS
 from .routes import _services, _user_id
-from .run_input import parse_json_body
+from .run_input import parse_json_body, read_body
 from .voice import VoiceService
 
 TEST_PREFIX = "/api/talkie/_test"
@@ -66,7 +66,7 @@ Body = TypeVar("Body", bound=_Body)
 
 
 async def _body(request: Request, model: type[Body], *, empty_ok: bool = False) -> Body:
-    raw = await request.body()
+    raw = await read_body(request)
     payload: Any = {} if empty_ok and not raw.strip() else parse_json_body(raw)
     if not isinstance(payload, dict):
         raise invalid_request("The request body must be a JSON object.")

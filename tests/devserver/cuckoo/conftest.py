@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -26,3 +26,13 @@ def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("cuckoo")
     with serve_in_thread(HubConfig(dev=True, db_path=folder / "hub.sqlite3", **FAST)) as url:
         yield url
+
+
+@pytest.fixture
+def signed_in(cuckoo_hub: Callable[..., str]) -> tuple[str, dict[str, str]]:
+    """A hub whose sign-in codes land in a dict (address → latest code), codes not limited."""
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(
+        code_sink=lambda email, code: codes.__setitem__(email, code), code_rate=(1000.0, 1000)
+    )
+    return url, codes

@@ -104,7 +104,9 @@ async def test_ops_and_their_replies(agent: Agent, http: httpx.Client) -> None:
     async with agent.socket() as socket:
         joined = await next_frame(socket)
         await send(socket, {"ack": joined["id"]})
-        await socket.send("{not json")  # dropped in silence
+        await socket.send("{not json")  # refused with an error reply that names no cid
+        refused = await next_frame(socket)
+        assert refused["reply_to_cid"] is None and refused["error"]["code"] == "invalid_json"
         await send(
             socket,
             {

@@ -5,32 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
-import pytest
 
 from talkie_tui.devserver.cuckoo.ids import new_id
-from tests.devserver.cuckoo.wire import bearer, dev, error_of, make_agent
-
-
-@pytest.fixture
-def signed_in(cuckoo_hub: Callable[..., str]) -> tuple[str, dict[str, str]]:
-    """A hub whose sign-in codes land in a dict (address → latest code), codes not limited."""
-    codes: dict[str, str] = {}
-    url = cuckoo_hub(
-        code_sink=lambda email, code: codes.__setitem__(email, code), code_rate=(1000.0, 1000)
-    )
-    return url, codes
-
-
-def sign_in(
-    http: httpx.Client, url: str, codes: dict[str, str], email: str, device: str = "laptop"
-) -> dict:
-    assert http.post(f"{url}/v1/auth/email/start", json={"email": email}).status_code == 204
-    response = http.post(
-        f"{url}/v1/auth/email/verify",
-        json={"email": email, "code": codes[email.lower()], "device_name": device},
-    )
-    assert response.status_code == 200, response.text
-    return response.json()
+from tests.devserver.cuckoo.wire import bearer, dev, error_of, make_agent, sign_in
 
 
 def test_email_code_sign_in(signed_in: tuple[str, dict[str, str]]) -> None:

@@ -11,8 +11,9 @@ import httpx
 import pytest
 from PIL import Image
 
+from talkie_tui.devserver.common.sniff import sniff
 from talkie_tui.devserver.cuckoo.ids import new_id
-from talkie_tui.devserver.cuckoo.media import clean_name, sniff
+from talkie_tui.devserver.cuckoo.media import clean_name
 from tests.devserver.cuckoo.wire import Agent, dev, error_of, make_agent, person_send
 
 

@@ -151,3 +151,17 @@ async def frame_where(
                 return frame
 
     return await asyncio.wait_for(find(), timeout)
+
+
+def sign_in(
+    http: httpx.Client, url: str, codes: dict[str, str], email: str, device: str = "laptop"
+) -> dict[str, Any]:
+    """Sign in by e-mail code (the code read from `codes`): the verify answer."""
+    assert http.post(f"{url}/v1/auth/email/start", json={"email": email}).status_code == 204
+    response = http.post(
+        f"{url}/v1/auth/email/verify",
+        json={"email": email, "code": codes[email.lower()], "device_name": device},
+    )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
