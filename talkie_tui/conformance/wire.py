@@ -74,6 +74,11 @@ class Answer:
         except (ValueError, UnicodeDecodeError):
             return None
 
+    @property
+    def text(self) -> str:
+        """The body as text (undecodable bytes replaced)."""
+        return self.body.decode("utf-8", "replace")
+
     def describe(self) -> str:
         """A short description for a reason: status, and the §3 code/message or the body."""
         data = self.json()

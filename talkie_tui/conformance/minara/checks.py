@@ -56,7 +56,7 @@ def expect_error(answer: Answer, status: int, what: str) -> None:
         or not isinstance(error.get("code"), str)
         or not isinstance(error.get("message"), str)
     ):
-        raise CheckFailed(f"{what}: the HTTP {status} body is {show(answer.body)}; {ERROR_RULE}")
+        raise CheckFailed(f"{what}: the HTTP {status} body is {show(answer.text)}; {ERROR_RULE}")
 
 
 def _fail_all(problems: list[str]) -> None:
@@ -584,16 +584,15 @@ async def attachment_limits(session: Session) -> None:
 @check("models", section=f"{CHAT} Model selection")
 async def models(session: Session) -> None:
     """The models list has the documented shape; a turn with an unknown model → 400."""
-    data = await session.wire.json(
-        "GET", "/v1/llm/available-models", "GET /v1/llm/available-models"
-    )
+    answer = await session.wire.request("GET", "/v1/llm/available-models")
+    data = answer.json()
     shape = (
         f'{STREAM}: "GET /v1/llm/available-models → {{ "models": [ {{ "id", "label"?, '
-        '"reasoning"?: bool }} ], "default" }}"'
+        '"reasoning"?: bool } ], "default" }"'
     )
-    listed = data.get("models")
-    if not isinstance(listed, list):
-        raise CheckFailed(f"the answer's models is {show(listed)}; {shape}")
+    listed = data.get("models") if isinstance(data, dict) else None
+    if answer.status != 200 or not isinstance(listed, list):
+        raise CheckFailed(f"the answer is {answer.describe()}; {shape}")
     problems = []
     for item in listed:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
@@ -651,7 +650,17 @@ async def unknown_fields(session: Session) -> None:
         f'{CHAT}: "The protocol evolves additively. New event types and new optional fields '
         'appear over time"'
     )
-    accepted = await session.wire.start_turn("hello", x_conformance_future_field={"nested": [1, 2]})
+    answer = await session.wire.request(
+        "POST",
+        "/v1/chat/stream",
+        json_body={"message": "hello", "x_conformance_future_field": {"nested": [1, 2]}},
+    )
+    accepted = answer.json()
+    if answer.status != 200 or not isinstance(accepted, dict) or "session_id" not in accepted:
+        raise CheckFailed(
+            f"a turn request with a field the gateway does not know answered "
+            f"{answer.describe()}; {rule}"
+        )
     key = str(accepted["session_id"])
     async with session.wire.socket() as socket:
         await socket.send({"type": "x_conformance_future_frame", "anything": True})

@@ -93,23 +93,25 @@ class MinaraWire:
             raise CheckFailed(f"{what}: expected HTTP 200, got {answer.describe()}")
         data = answer.json()
         if not isinstance(data, dict):
-            raise CheckFailed(f"{what}: the answer is not a JSON object: {show(answer.body)}")
+            raise CheckFailed(f"{what}: the answer is not a JSON object: {show(answer.text)}")
         return data
 
     async def start_turn(self, message: str, **fields: Any) -> dict[str, Any]:
         """`POST /v1/chat/stream`: its `{session_id, kind, is_new}` answer, else a failure."""
-        data = await self.json(
-            "POST",
-            "/v1/chat/stream",
-            "POST /v1/chat/stream",
-            json_body={"message": message, **fields},
+        answer = await self.request(
+            "POST", "/v1/chat/stream", json_body={"message": message, **fields}
         )
-        if not isinstance(data.get("session_id"), str) or not data["session_id"]:
-            raise CheckFailed(
-                f'POST /v1/chat/stream answered {show(data)}; minara-chat.md: "The gateway '
-                'responds immediately with { session_id, kind, is_new }"'
-            )
-        return data
+        data = answer.json()
+        if answer.status == 200 and answer.media_type == "text/event-stream":
+            shown = "an event stream (the older SSE revision of the gateway)"
+        elif answer.status != 200 or not isinstance(data, dict) or not data.get("session_id"):
+            shown = answer.describe()
+        else:
+            return dict(data)
+        raise CheckFailed(
+            f'POST /v1/chat/stream answered {shown}; minara-chat.md: "The gateway responds '
+            'immediately with { session_id, kind, is_new } and runs the turn in the background"'
+        )
 
     def socket_url(self, token: str | None) -> str:
         """`ws(s)://…/v1/stream`, with `?token=` when a token is given."""
