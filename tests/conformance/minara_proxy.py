@@ -7,145 +7,23 @@ breaks exactly one rule and names the checks that must then fail.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 from typing import Any, ClassVar
 
-import httpx
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from starlette.websockets import WebSocket
+from websockets.asyncio.client import ClientConnection
 
+from talkie_tui.conformance.relay import Json, Relay
 from tests.helpers import TEST_TOKEN
 
-_FORWARDED = ("authorization", "accept", "content-type")
-_METHODS = ["GET", "POST", "DELETE", "PUT", "PATCH"]
-Json = dict[str, Any]
 
-
-class GatewayProxy:
+class GatewayProxy(Relay):
     """A conformant pass-through to the reference gateway; subclasses break one rule."""
 
     name: ClassVar[str] = "pass-through"
     fails: ClassVar[frozenset[str]] = frozenset()
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream = upstream.rstrip("/")
-        self._http: httpx.AsyncClient | None = None
-
-    def app(self) -> Starlette:
-        """The ASGI app to serve."""
-        return Starlette(
-            routes=[
-                WebSocketRoute("/v1/stream", self.socket),
-                Route("/{path:path}", self.handle, methods=_METHODS),
-            ]
-        )
-
-    @property
-    def http(self) -> httpx.AsyncClient:
-        # Created on first use so it belongs to the proxy server's event loop.
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=httpx.Timeout(30.0))
-        return self._http
-
-    # --- hooks ---------------------------------------------------------------------------------
-
-    async def intercept(self, request: Request, body: bytes) -> Response | None:
-        """Answer a request without the upstream; None forwards it."""
-        return None
-
-    def request_json(self, path: str, data: Json) -> Json:
-        """Change a JSON request body before it is forwarded."""
-        return data
-
-    def answer_json(self, path: str, data: Any) -> Any:
-        """Change a JSON answer before it goes back."""
-        return data
-
-    def client_frame(self, frame: Json) -> Json:
-        """Change a frame the client sent."""
-        return frame
-
-    def server_frames(self, frame: Json) -> list[Json]:
-        """The frames to send for one the gateway sent."""
-        return [frame]
-
-    # --- HTTP ---------------------------------------------------------------------------------
-
-    async def handle(self, request: Request) -> Response:
-        """Answer one request: a breakage's own answer, or the upstream one."""
-        body = await request.body()
-        special = await self.intercept(request, body)
-        if special is not None:
-            return special
-        path = request.url.path
-        if body and request.headers.get("content-type", "").startswith("application/json"):
-            with contextlib.suppress(ValueError):
-                data = json.loads(body)
-                if isinstance(data, dict):
-                    body = json.dumps(self.request_json(path, data)).encode()
-        headers = {k: v for k, v in request.headers.items() if k.lower() in _FORWARDED}
-        upstream = await self.http.request(
-            request.method,
-            self.upstream + path,
-            params=request.query_params,
-            content=body,
-            headers=headers,
-        )
-        if upstream.headers.get("content-type", "").startswith("application/json"):
-            answer = self.answer_json(path, upstream.json())
-            return JSONResponse(answer, status_code=upstream.status_code)
-        return Response(
-            upstream.content,
-            status_code=upstream.status_code,
-            media_type=upstream.headers.get("content-type"),
-        )
-
-    # --- the stream socket --------------------------------------------------------------------
-
-    async def socket(self, websocket: WebSocket) -> None:
-        """Relay frames both ways; the gateway's close code goes to the client."""
-        await websocket.accept()
-        query = websocket.url.query
-        url = "ws" + self.upstream[4:] + "/v1/stream" + (f"?{query}" if query else "")
-        async with connect(url, ping_interval=None, max_size=None) as upstream:
-
-            async def up() -> None:
-                with contextlib.suppress(WebSocketDisconnect, ConnectionClosed):
-                    while True:
-                        text = await websocket.receive_text()
-                        try:
-                            frame = json.loads(text)
-                        except ValueError:
-                            await upstream.send(text)
-                            continue
-                        await upstream.send(json.dumps(self.client_frame(frame)))
-                await upstream.close()
-
-            async def down() -> None:
-                code = 1000
-                try:
-                    async for text in upstream:
-                        for frame in self.server_frames(json.loads(text)):
-                            await websocket.send_text(json.dumps(frame))
-                except ConnectionClosed:
-                    pass
-                if upstream.close_code is not None:
-                    code = upstream.close_code
-                with contextlib.suppress(Exception):
-                    await websocket.close(code)
-
-            tasks = [asyncio.create_task(up()), asyncio.create_task(down())]
-            _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+    socket_paths = ("/v1/stream",)
 
 
 # --- breakages ------------------------------------------------------------------------------
@@ -161,7 +39,7 @@ class SkipsASeq(GatewayProxy):
     name = "skips-a-seq"
     fails = frozenset({"seq", "first-seq", "resume"})
 
-    def server_frames(self, frame: Json) -> list[Json]:
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
         if _is_event(frame) and frame["seq"] > 2:
             return [{**frame, "seq": frame["seq"] + 1}]
         return [frame]
@@ -196,7 +74,7 @@ class NoReplay(GatewayProxy):
     name = "no-replay"
     fails = frozenset({"turn-replay", "first-seq", "seq"})
 
-    def server_frames(self, frame: Json) -> list[Json]:
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
         return [] if _is_event(frame, "start") else [frame]
 
 
@@ -206,7 +84,7 @@ class ResumeRepeats(GatewayProxy):
     name = "resume-repeats"
     fails = frozenset({"resume"})
 
-    def client_frame(self, frame: Json) -> Json:
+    async def client_frame(self, frame: Json, upstream: ClientConnection) -> Json | None:
         if frame.get("type") == "subscribe" and frame.get("fromSeq", 0) > 0:
             return {**frame, "fromSeq": frame["fromSeq"] - 1}
         return frame
@@ -218,12 +96,12 @@ class HistoryDiffers(GatewayProxy):
     name = "history-differs"
     fails = frozenset({"history"})
 
-    def answer_json(self, path: str, data: Any) -> Any:
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path.startswith("/v1/sessions/") and isinstance(data, dict) and "messages" in data:
             for row in data["messages"]:
                 if row.get("role") == "assistant" and row.get("content"):
                     row["content"] = row["content"][:-1]
-        return data
+        return status, data
 
 
 class OldestFirst(GatewayProxy):
@@ -232,10 +110,10 @@ class OldestFirst(GatewayProxy):
     name = "oldest-first"
     fails = frozenset({"sessions-list"})
 
-    def answer_json(self, path: str, data: Any) -> Any:
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path == "/v1/sessions" and isinstance(data, dict) and "sessions" in data:
             data["sessions"].reverse()
-        return data
+        return status, data
 
 
 class PlainSnippets(GatewayProxy):
@@ -244,11 +122,11 @@ class PlainSnippets(GatewayProxy):
     name = "plain-snippets"
     fails = frozenset({"search"})
 
-    def answer_json(self, path: str, data: Any) -> Any:
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path == "/v1/sessions/search" and isinstance(data, dict):
             for result in data.get("results", []):
                 result["snippet"] = result["snippet"].replace("«", "").replace("»", "")
-        return data
+        return status, data
 
 
 class AnswersAnything(GatewayProxy):
@@ -269,10 +147,10 @@ class InjectsIntoNothing(GatewayProxy):
     name = "injects-into-nothing"
     fails = frozenset({"interject-idle"})
 
-    def answer_json(self, path: str, data: Any) -> Any:
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path == "/v1/chat/interject" and data == {"status": "no_active_turn"}:
-            return {"status": "injected"}
-        return data
+            return 200, {"status": "injected"}
+        return status, data
 
 
 class InterruptIgnored(GatewayProxy):
@@ -305,10 +183,10 @@ class ModelsAsList(GatewayProxy):
     name = "models-as-list"
     fails = frozenset({"models"})
 
-    def answer_json(self, path: str, data: Any) -> Any:
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path == "/v1/llm/available-models":
-            return data["models"]
-        return data
+            return status, data["models"]
+        return status, data
 
 
 class HtmlErrors(GatewayProxy):
