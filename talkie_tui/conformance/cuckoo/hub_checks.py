@@ -1,0 +1,438 @@
+"""The Cuckoo hub checks, in the order they run: each drives the hub from outside, as a person,
+an owner and an agent would, and names the rule of `cuckoo-agent.md` it found broken."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..report import CheckFailed, show
+from ..suite import Registry
+from ..wire import Answer
+from .hub import Hub, Party, Throwaway, make_throwaway, message_event
+
+__all__ = ["CHECKS", "HubSession"]
+
+SPEC = "cuckoo-agent.md"
+MIB = 1024 * 1024
+LEASE = 30.0  # "not acknowledged within 30 seconds becomes due again"
+QUIET = 2.0  # how long an event that must not come again is waited for
+
+
+@dataclass
+class HubSession:
+    """The hub, the owner and person the checks act as, and the throwaway agents made."""
+
+    hub: Hub
+    owner: Party
+    person: Party
+    made: list[Throwaway] = field(default_factory=list)
+
+    async def throwaway(self) -> Throwaway:
+        """A new agent with a socket binding and a conversation with the person."""
+        made = await make_throwaway(self.hub, self.owner, self.person)
+        self.made.append(made)
+        return made
+
+
+_REGISTRY: Registry[HubSession] = Registry()
+CHECKS = _REGISTRY.checks
+
+
+def check(
+    name: str, *, section: str, timeout: float = 30.0, slow: bool = False
+) -> Callable[[Callable[[HubSession], Awaitable[None]]], Callable[[HubSession], Awaitable[None]]]:
+    """Register a hub check under `name`; checks run in the order they are defined."""
+    return _REGISTRY.check(name, section=f"{SPEC} {section}", timeout=timeout, slow=slow)
+
+
+ENVELOPE_RULE = (
+    f'{SPEC}: "Every failure has the same envelope. {{ "error": {{ "code", "message", "field", '
+    '"request_id" }} }}"'
+)
+
+
+def expect_error(answer: Answer, status: int, code: str | None, what: str) -> dict[str, Any]:
+    """Require this status, the error envelope, and (when given) this code."""
+    rule = f'{SPEC}: "There is no 400 and no 413"' if answer.status in (400, 413) else ""
+    if answer.status != status:
+        raise CheckFailed(
+            f"{what}: expected HTTP {status} {code or ''}, got {answer.describe()}"
+            + (f"; {rule}" if rule else "")
+        )
+    data = answer.json()
+    error = data.get("error") if isinstance(data, dict) else None
+    if (
+        not isinstance(error, dict)
+        or not isinstance(error.get("code"), str)
+        or not isinstance(error.get("message"), str)
+    ):
+        raise CheckFailed(f"{what}: the HTTP {status} body is {show(answer.text)}; {ENVELOPE_RULE}")
+    if code is not None and error["code"] != code:
+        raise CheckFailed(f"{what}: error.code is {show(error['code'])}, not {show(code)}")
+    return error
+
+
+def _messages(conversation_id: str) -> str:
+    return f"/v1/agent/conversations/{conversation_id}/messages"
+
+
+# --- credentials and bodies ------------------------------------------------------------------
+
+
+@check("healthz", section="(notes/cuckoo.md: public routes)")
+async def healthz(session: HubSession) -> None:
+    """GET /healthz answers 200 without credentials."""
+    answer = await session.hub.request("GET", "/healthz")
+    if answer.status != 200:
+        raise CheckFailed(f"GET /healthz answered {answer.describe()}")
+
+
+@check("credentials", section="Authentication")
+async def credentials(session: HubSession) -> None:
+    """The agent API wants the binding secret (else 401), which unlocks /v1/agent only."""
+    made = await session.throwaway()
+    hub = session.hub
+    rule = f'{SPEC}: "401 The credential is missing or wrong"'
+    for party, what in (
+        (Party("nobody", {}), "without a credential"),
+        (Party.agent("bnd_sec_" + "0" * 52), "with a wrong secret"),
+    ):
+        answer = await hub.request("GET", "/v1/agent/me", party)
+        if answer.status != 401:
+            raise CheckFailed(f"GET /v1/agent/me {what} answered {answer.describe()}; {rule}")
+        expect_error(answer, 401, None, f"GET /v1/agent/me {what}")
+    me = await hub.ok("GET", "/v1/agent/me", made.agent, "GET /v1/agent/me with the secret")
+    if not isinstance(me, dict) or (me.get("agent") or {}).get("id") != made.agent_id:
+        raise CheckFailed(f"GET /v1/agent/me answered {show(me)}, not this binding's agent")
+    answer = await hub.request("GET", "/v1/client/me", made.agent)
+    if answer.status not in (401, 403):
+        raise CheckFailed(
+            f"GET /v1/client/me with a binding secret answered {answer.describe()}; {SPEC}: "
+            '"bnd_sec_ — A running backend — /v1/agent only"'
+        )
+
+
+@check("json-only", section="Authentication")
+async def json_only(session: HubSession) -> None:
+    """A body that is not JSON → 422, never 400."""
+    made = await session.throwaway()
+    answer = await session.hub.request(
+        "POST",
+        _messages(made.conversation_id),
+        made.agent,
+        content=b"text=hello",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    if answer.status == 201:
+        raise CheckFailed(
+            f'a form-encoded send was accepted; {SPEC}: "Request bodies must be JSON."'
+        )
+    expect_error(answer, 422, None, "a form-encoded send")
+
+
+@check("unknown-fields", section="Authentication")
+async def unknown_fields(session: HubSession) -> None:
+    """A body with an unknown field → 422 unknown_field naming it."""
+    made = await session.throwaway()
+    answer = await session.hub.request(
+        "POST", _messages(made.conversation_id), made.agent, json_body={"text": "hi", "txet": "hi"}
+    )
+    rule = (
+        f'{SPEC}: "Unknown fields are rejected, so a typo in a field name is an error rather '
+        'than a silent no-op."'
+    )
+    if answer.status < 400:
+        raise CheckFailed(
+            f"a send with the unknown field txet answered {answer.describe()}; {rule}"
+        )
+    error = expect_error(answer, 422, "unknown_field", "a send with the unknown field txet")
+    if error.get("field") != "txet":
+        raise CheckFailed(
+            f'error.field is {show(error.get("field"))}, not "txet" (the field at fault)'
+        )
+
+
+@check("body-cap", section="Authentication; Errors")
+async def body_cap(session: HubSession) -> None:
+    """A body over 1 MiB → 422 body_too_large (there is no 413)."""
+    made = await session.throwaway()
+    body = b'{"text": "' + b"a" * (MIB + 16) + b'"}'
+    answer = await session.hub.request(
+        "POST",
+        _messages(made.conversation_id),
+        made.agent,
+        content=body,
+        headers={"Content-Type": "application/json"},
+    )
+    if answer.status < 400:
+        raise CheckFailed(
+            f'a body over 1 MiB answered {answer.describe()}; {SPEC}: "Bodies are capped at 1 MiB."'
+        )
+    expect_error(answer, 422, "body_too_large", "a body over 1 MiB")
+
+
+@check("error-envelope", section="Errors")
+async def error_envelope(session: HubSession) -> None:
+    """An unknown conversation → 404 in the error envelope with a request_id."""
+    made = await session.throwaway()
+    unknown = "cnv_" + "0" * 26
+    answer = await session.hub.request("GET", f"/v1/agent/conversations/{unknown}", made.agent)
+    error = expect_error(answer, 404, None, "an unknown conversation")
+    if not isinstance(error.get("request_id"), str) or not error["request_id"]:
+        raise CheckFailed(f"the error has no request_id; {ENVELOPE_RULE}")
+
+
+# --- the socket ------------------------------------------------------------------------------
+
+
+@check("socket-push", section="The socket; Events")
+async def socket_push(session: HubSession) -> None:
+    """What was sent while the agent was away is pushed on connect, in the event envelope."""
+    made = await session.throwaway()
+    text = f"hello {uuid.uuid4().hex[:8]}"
+    await made.say(session.hub, text)
+    async with session.hub.agent_socket(made.secret) as socket:
+        event = await socket.wait_for(message_event(made.conversation_id, text), "message.created")
+        await socket.ack(str(event.get("id")))
+    missing = [
+        name for name in ("id", "type", "created_at", "agent_id", "data") if name not in event
+    ]
+    if missing or not str(event.get("id", "")).startswith("evt_"):
+        raise CheckFailed(
+            f'the event lacks {", ".join(missing) or "an evt_ id"}; {SPEC}: "Every event has the '
+            'same envelope. { "id": "evt_…", "type", "created_at", "agent_id", "data" }"'
+        )
+    if event["agent_id"] != made.agent_id:
+        raise CheckFailed(f"the event's agent_id is {show(event['agent_id'])}, not the agent's")
+
+
+@check("ack", section="Acknowledging")
+async def ack(session: HubSession) -> None:
+    """An acknowledged event is not pushed again after a reconnect; an unacknowledged one is."""
+    made = await session.throwaway()
+    await made.say(session.hub, "first")
+    await made.say(session.hub, "second")
+    async with session.hub.agent_socket(made.secret) as socket:
+        first = await socket.wait_for(
+            message_event(made.conversation_id, "first"), "the first message"
+        )
+        await socket.wait_for(message_event(made.conversation_id, "second"), "the second message")
+        await socket.ack(str(first["id"]))
+        await socket.quiet(lambda frame: False, 0.5)  # the ack is on its way before the close
+    async with session.hub.agent_socket(made.secret) as socket:
+        again = await socket.quiet(message_event(made.conversation_id), QUIET + 3)
+    if again is None:
+        raise CheckFailed(
+            f'the unacknowledged event was not pushed on reconnect; {SPEC}: "events start arriving '
+            'as JSON text frames straight away, including anything you missed while away"'
+        )
+    if again.get("id") == first["id"]:
+        raise CheckFailed(
+            "the acknowledged event came again after a reconnect; "
+            f'{SPEC}: "Acknowledge it once you have handled it. {{ "ack": "evt_..." }}"'
+        )
+
+
+@check("redelivery", section="Acknowledging", timeout=LEASE + 30.0, slow=True)
+async def redelivery(session: HubSession) -> None:
+    """An event not acknowledged within 30 s is sent again on the same socket."""
+    made = await session.throwaway()
+    text = f"redeliver {uuid.uuid4().hex[:8]}"
+    async with session.hub.agent_socket(made.secret) as socket:
+        await made.say(session.hub, text)
+        first = await socket.wait_for(message_event(made.conversation_id, text), "the message")
+        wait = LEASE + max(5.0, LEASE / 2)  # the hub's sweeper may come a little after the lease
+        again = await socket.quiet(lambda f: f.get("id") == first["id"], wait)
+        if again is not None:
+            await socket.ack(str(again["id"]))
+    if again is None:
+        raise CheckFailed(
+            f'the unacknowledged event was not sent again within {wait:g} s; {SPEC}: "An '
+            'event that is not acknowledged within 30 seconds becomes due again and is sent again"'
+        )
+
+
+@check("one-socket", section="The socket")
+async def one_socket(session: HubSession) -> None:
+    """A second socket of the same agent closes the first with 4001."""
+    made = await session.throwaway()
+    hub = session.hub
+    rule = (
+        f'{SPEC}: "Only one socket wins per agent. When a second connects, the older one is '
+        'closed with code 4001."'
+    )
+    async with hub.agent_socket(made.secret) as older, hub.agent_socket(made.secret):
+        try:
+            code = await older.closed(wait=5.0)
+        except CheckFailed as failure:
+            raise CheckFailed(f"{failure} after a second socket connected; {rule}") from None
+    if code != 4001:
+        raise CheckFailed(f"the older socket closed with {code}; {rule}")
+
+
+# --- sending ---------------------------------------------------------------------------------
+
+
+@check("idempotency", section="Sending a message")
+async def idempotency(session: HubSession) -> None:
+    """A send repeated with its idempotency_key → 200 and the same message, not a second one."""
+    made = await session.throwaway()
+    hub, path = session.hub, _messages(made.conversation_id)
+    body = {"text": "once", "idempotency_key": uuid.uuid4().hex}
+    first = await hub.request("POST", path, made.agent, json_body=body)
+    again = await hub.request("POST", path, made.agent, json_body=body)
+    rule = (
+        f'{SPEC}: "201 when the message is created, 200 when an idempotency_key matched an '
+        'earlier send."'
+    )
+    if first.status != 201 or again.status != 200:
+        raise CheckFailed(
+            f"the two sends answered HTTP {first.status} and {again.describe()}; {rule}"
+        )
+    ids = [((a.json() or {}).get("message") or {}).get("id") for a in (first, again)]
+    if ids[0] != ids[1]:
+        raise CheckFailed(
+            f"the repeated send made message {show(ids[1])}, not {show(ids[0])}; {rule}"
+        )
+
+
+@check("streaming", section="Streaming")
+async def streaming(session: HubSession) -> None:
+    """A stream starts empty, takes appends, ends complete; a later append → 409 not_streaming."""
+    made = await session.throwaway()
+    hub, agent = session.hub, made.agent
+    refused = await hub.request(
+        "POST", _messages(made.conversation_id), agent, json_body={"stream": True, "text": "early"}
+    )
+    if refused.status < 400:
+        raise CheckFailed(
+            f"a stream start with text answered {refused.describe()}; "
+            f'{SPEC}: "A start that carries text, buttons, quick replies or attachments is '
+            'refused."'
+        )
+    started = await hub.ok(
+        "POST",
+        _messages(made.conversation_id),
+        agent,
+        "starting a stream",
+        json_body={"stream": True},
+    )
+    message = started["message"]
+    if message.get("status") != "streaming":
+        raise CheckFailed(
+            f"the started stream has status {show(message.get('status'))}, not streaming"
+        )
+    appended = await hub.request(
+        "POST", f"/v1/agent/messages/{message['id']}/append", agent, json_body={"text": "Hello"}
+    )
+    if appended.status != 204:
+        raise CheckFailed(f"an append answered {appended.describe()}, not 204")
+    finished = await hub.ok(
+        "POST", f"/v1/agent/messages/{message['id']}/finish", agent, "finishing"
+    )
+    done = finished["message"]
+    if done.get("status") != "complete" or (done.get("body") or {}).get("text") != "Hello":
+        raise CheckFailed(f"the finished stream is {show(done, 120)}, not complete with its text")
+    late = await hub.request(
+        "POST", f"/v1/agent/messages/{message['id']}/append", agent, json_body={"text": " again"}
+    )
+    if late.status != 409:
+        raise CheckFailed(
+            f"an append after the finish answered {late.describe()}; "
+            f'{SPEC}: "Appending to a stream that is finished or not yours is 409 not_streaming."'
+        )
+    expect_error(late, 409, "not_streaming", "an append after the finish")
+
+
+@check("buttons", section="Buttons")
+async def buttons(session: HubSession) -> None:
+    """Button rules are enforced, and a tap arrives once as the person's message with its action."""
+    made = await session.throwaway()
+    hub, path = session.hub, _messages(made.conversation_id)
+    row = [{"id": "a", "label": "A"}]
+    bad = {
+        "four rows": [row, row, row, row],
+        "an id and a url": [[{"id": "a", "label": "A", "url": "https://example.com"}]],
+        "a 41-character label": [[{"id": "a", "label": "x" * 41}]],
+    }
+    rule = (
+        f'{SPEC}: "at most three rows, one to three buttons each. Labels are 1 to 40 characters. '
+        'A button has an id or a url, never both."'
+    )
+    for what, rows in bad.items():
+        answer = await hub.request(
+            "POST", path, made.agent, json_body={"text": "pick", "buttons": rows}
+        )
+        if answer.status != 422:
+            raise CheckFailed(f"buttons with {what} answered {answer.describe()}; {rule}")
+    sent = await hub.ok(
+        "POST",
+        path,
+        made.agent,
+        "sending a button",
+        json_body={"text": "pick", "buttons": [[{"id": "yes", "label": "Yes"}]]},
+    )
+    source = sent["message"]["id"]
+    tap = {
+        "action": {"button_id": "yes", "source_message_id": source},
+        "idempotency_key": uuid.uuid4().hex,
+    }
+    person_path = f"/v1/client/conversations/{made.conversation_id}/messages"
+    first = await hub.request("POST", person_path, made.person, json_body=tap)
+    if first.status != 201:
+        raise CheckFailed(f"the person's tap answered {first.describe()}, not 201")
+    async with hub.agent_socket(made.secret) as socket:
+        event = await socket.wait_for(
+            message_event(made.conversation_id), "the tap's message.created"
+        )
+        await socket.ack(str(event["id"]))
+    body = event["data"]["message"].get("body") or {}
+    if body.get("text") != "Yes" or (body.get("action") or {}).get("button_id") != "yes":
+        raise CheckFailed(
+            f"the tap arrived as {show(body, 120)}; {SPEC}: "
+            '"A tap arrives as a message.created from the person, whose text is the button’s '
+            'label and whose body.action names the button"'
+        )
+    second = await hub.request(
+        "POST", person_path, made.person, json_body={**tap, "idempotency_key": uuid.uuid4().hex}
+    )
+    if second.status < 400:
+        raise CheckFailed(
+            f'a second tap of the same button answered {second.describe()}; {SPEC}: "The original '
+            'message gains selected_button_id, so a button cannot be taken twice."'
+        )
+
+
+@check("events-catch-up", section="Catching up over HTTP")
+async def events_catch_up(session: HubSession) -> None:
+    """GET /v1/agent/events?since= returns the later events, oldest first."""
+    made = await session.throwaway()
+    for text in ("one", "two", "three"):
+        await made.say(session.hub, text)
+    everything = await session.hub.ok("GET", "/v1/agent/events", made.agent, "GET /v1/agent/events")
+    events = everything.get("events") if isinstance(everything, dict) else None
+    if not isinstance(events, list) or len(events) < 3:
+        raise CheckFailed(f"GET /v1/agent/events answered {show(everything, 120)}")
+    texts = [
+        ((e.get("data") or {}).get("message") or {}).get("body", {}).get("text")
+        for e in events
+        if e.get("type") == "message.created"
+    ]
+    if texts[-3:] != ["one", "two", "three"]:
+        raise CheckFailed(
+            f'the events come as {show(texts)}; {SPEC}: "returns events in order, oldest first"'
+        )
+    since = events[0]["id"]
+    later = await session.hub.ok(
+        "GET",
+        "/v1/agent/events",
+        made.agent,
+        "GET /v1/agent/events?since=",
+        params={"since": since},
+    )
+    ids = [e.get("id") for e in later.get("events", [])]
+    if ids != [e["id"] for e in events[1:]]:
+        raise CheckFailed(f"?since={since} answered {show(ids)}, not the events after it")

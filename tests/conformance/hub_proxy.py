@@ -1,0 +1,147 @@
+"""Deliberately broken Cuckoo hubs: a relay (HTTP and the agent socket) in front of the
+reference hub. `HubProxy` changes nothing; each subclass breaks one rule and names the checks
+that must then fail."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket
+
+from talkie_tui.conformance.relay import Json, Relay
+
+
+class HubProxy(Relay):
+    """A conformant pass-through to the reference hub."""
+
+    name: ClassVar[str] = "pass-through"
+    fails: ClassVar[frozenset[str]] = frozenset()
+    socket_paths = ("/v1/agent/socket",)
+
+
+class RedeliversNothing(HubProxy):
+    """An event is pushed once, whatever happens to it after."""
+
+    name = "redelivers-nothing"
+    fails = frozenset({"ack", "redelivery"})
+
+    def __init__(self, upstream: str) -> None:
+        super().__init__(upstream)
+        self.pushed: set[str] = set()
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        event_id = frame.get("id")
+        if isinstance(event_id, str):
+            if event_id in self.pushed:
+                return []
+            self.pushed.add(event_id)
+        return [frame]
+
+
+class AcceptsTypos(HubProxy):
+    """A field it does not know is dropped in silence."""
+
+    name = "accepts-typos"
+    fails = frozenset({"unknown-fields"})
+
+    def request_json(self, path: str, data: Json) -> Json:
+        return {k: v for k, v in data.items() if k != "txet"}
+
+
+class ErrorsAs400(HubProxy):
+    """A malformed request is 400, as in many APIs, not 422."""
+
+    name = "errors-as-400"
+    fails = frozenset({"json-only", "unknown-fields", "body-cap", "buttons"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        return (400 if status == 422 else status), data
+
+
+class SendsTwice(HubProxy):
+    """A send repeated with its idempotency key is answered as a new message (201)."""
+
+    name = "sends-twice"
+    fails = frozenset({"idempotency"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path.startswith("/v1/agent/conversations/") and status == 200:
+            return 201, data
+        return status, data
+
+
+class TwoSockets(HubProxy):
+    """The older socket of an agent stays open when a second connects."""
+
+    name = "two-sockets"
+    fails = frozenset({"one-socket"})
+
+    def close_code(self, code: int) -> int | None:
+        return None if code == 4001 else code
+
+
+class AppendsAfterFinish(HubProxy):
+    """An append to a finished stream is taken (and lost)."""
+
+    name = "appends-after-finish"
+    fails = frozenset({"streaming"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path.endswith("/append") and status == 409:
+            return 204, None
+        return status, data
+
+
+class TapsTwice(HubProxy):
+    """A button can be tapped again."""
+
+    name = "taps-twice"
+    fails = frozenset({"buttons"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path.startswith("/v1/client/") and b'"action"' in body:
+            upstream = await self.forward(request, body)
+            if upstream.status_code >= 400:
+                return JSONResponse({"message": {"id": "msg_x"}}, status_code=201)
+            return Response(upstream.content, upstream.status_code, media_type="application/json")
+        return None
+
+
+class NoRequestId(HubProxy):
+    """Errors carry no request_id."""
+
+    name = "no-request-id"
+    fails = frozenset({"error-envelope"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
+            data["error"].pop("request_id", None)
+        return status, data
+
+
+class NewestFirst(HubProxy):
+    """Catch-up lists the newest event first."""
+
+    name = "newest-first"
+    fails = frozenset({"events-catch-up"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path == "/v1/agent/events" and isinstance(data, dict):
+            data["events"].reverse()
+        return status, data
+
+
+BREAKAGES: list[type[HubProxy]] = [
+    HubProxy,
+    RedeliversNothing,
+    AcceptsTypos,
+    ErrorsAs400,
+    SendsTwice,
+    TwoSockets,
+    AppendsAfterFinish,
+    TapsTwice,
+    NoRequestId,
+    NewestFirst,
+]

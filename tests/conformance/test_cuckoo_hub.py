@@ -1,0 +1,94 @@
+"""The Cuckoo hub suite: the reference hub (development mode, nothing signed in) passes it, and
+each deliberately broken hub (hub_proxy.py) fails exactly the checks of its rule.
+
+One hub serves every breakage (each check makes agents of its own), with a 2 s lease so the
+slow redelivery check runs here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import pytest
+
+from talkie_tui.conformance.cuckoo import hub_checks
+from talkie_tui.conformance.cuckoo.hub_checks import CHECKS
+from talkie_tui.conformance.runner import run_conformance
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.runner import serve_in_thread
+from tests.conformance.hub_proxy import BREAKAGES, HubProxy
+from tests.conformance.test_broken_servers import CONTROL, Outcome
+from tests.stub_server import StubServer
+
+LEASE = 2.0
+
+
+async def _conform(url: str) -> Outcome:
+    out = io.StringIO()
+    code = await run_conformance(url, out=out)
+    return Outcome(code, out.getvalue())
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Each breakage's conformance outcome, all at once in front of one reference hub."""
+    db = tmp_path_factory.mktemp("hub-conformance") / "hub.sqlite3"
+    config = HubConfig(db_path=db, dev=True, lease_seconds=LEASE)
+    with (
+        serve_in_thread(config) as upstream,
+        ExitStack() as stack,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setattr(hub_checks, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
+        urls: dict[str, str] = {}
+        for breakage in BREAKAGES:
+            stub = StubServer(breakage(upstream).app()).start()
+            stack.callback(stub.stop)
+            urls[breakage.name] = stub.origin
+
+        async def run_all() -> dict[str, Outcome]:
+            results = await asyncio.gather(*(_conform(url) for url in urls.values()))
+            return dict(zip(urls, results, strict=True))
+
+        yield asyncio.run(run_all())
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
+def test_the_broken_rule_and_only_it_fails(
+    outcomes: dict[str, Outcome], breakage: type[HubProxy]
+) -> None:
+    outcome = outcomes[breakage.name]
+    assert outcome.verdicts("FAIL") == breakage.fails, outcome.output
+    assert outcome.code == (1 if breakage.fails else 0), outcome.output
+    names = [line.split(":", 1)[0].split(" ", 1)[1] for line in outcome.lines[:-1]]
+    assert names == [check.name for check in CHECKS]
+    assert not CONTROL.search(outcome.output)
+    assert outcome.lines[-1].startswith("cuckoo hub conformance of ")
+
+
+def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
+    expected = {
+        "redelivers-nothing": "becomes due again and is sent again",
+        "accepts-typos": "a typo in a field name is an error rather than a silent no-op",
+        "errors-as-400": "There is no 400 and no 413",
+        "sends-twice": "200 when an idempotency_key matched an earlier send",
+        "two-sockets": "the older one is closed with code 4001",
+        "appends-after-finish": "is 409 not_streaming",
+        "taps-twice": "a button cannot be taken twice",
+        "no-request-id": '"request_id"',
+        "newest-first": "oldest first",
+    }
+    for name, words in expected.items():
+        assert words in outcomes[name].output, (name, outcomes[name].output)
+
+
+async def test_a_hub_that_wants_a_person_is_told_so(cuckoo_hub) -> None:
+    out = io.StringIO()
+    code = await run_conformance(cuckoo_hub(dev=False), protocol="cuckoo", out=out)
+    assert code == 1
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("FAIL healthz: GET /v1/client/me answered HTTP 401")
+    assert "talkie login HUB" in first
