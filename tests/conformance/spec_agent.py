@@ -17,13 +17,37 @@ from typing import Any
 
 from tests.cuckoo_peer.agent import AgentBackend
 
-WORDS = "Here is a calm answer from the spec agent, streamed one word at a time.".split()
+WORDS = [
+    "Here",
+    "is",
+    "a",
+    "calm",
+    "answer",
+    "from",
+    "the",
+    "spec",
+    "agent,",
+    "streamed",
+    "one",
+    "word",
+    "at",
+    "a",
+    "time,",
+    "so",
+    "that",
+    "a",
+    "person",
+    "can",
+    "stop",
+    "it",
+    "halfway.",
+]
 BREAKS = (
     "silent",  # never answers
     "never-acks",  # answers but acknowledges nothing
     "answers-twice",  # a redelivered event is answered again
     "ignores-taps",  # a tap gets no answer
-    "crashes-on-join",  # conversation.joined ends the process
+    "crashes-on-newcomer",  # a conversation.joined after the first answer ends the process
     "dies-on-stop",  # a refused append after a stop ends the process
     "no-reconnect",  # a dropped socket ends the process
 )
@@ -41,6 +65,7 @@ class SpecAgent(AgentBackend):
             reconnect=broken != "no-reconnect",
         )
         self.broken = broken
+        self.has_answered = False  # someone joining later is a newcomer
 
     async def _handle(self, event: dict[str, Any]) -> None:
         if self.broken == "answers-twice":
@@ -49,7 +74,8 @@ class SpecAgent(AgentBackend):
 
     async def on_event(self, event: dict[str, Any]) -> None:
         kind, data = event["type"], event["data"]
-        if kind == "conversation.joined" and self.broken == "crashes-on-join":
+        newcomer = kind == "conversation.joined" and self.has_answered
+        if newcomer and self.broken == "crashes-on-newcomer":
             os._exit(3)
         if kind != "message.created" or self.broken == "silent":
             return
@@ -65,6 +91,7 @@ class SpecAgent(AgentBackend):
         await self.stream_answer(conversation)
 
     async def stream_answer(self, conversation: str) -> None:
+        self.has_answered = True
         started = await self.http.post(
             f"/v1/agent/conversations/{conversation}/messages", json={"stream": True}
         )
@@ -77,7 +104,7 @@ class SpecAgent(AgentBackend):
                 if self.broken == "dies-on-stop":
                     os._exit(4)
                 return
-            await asyncio.sleep(0.15)
+            await asyncio.sleep(0.08)
         await self.http.post(
             f"/v1/agent/messages/{message_id}/finish",
             json={"buttons": [[{"id": "more", "label": "Tell me more"}]]},

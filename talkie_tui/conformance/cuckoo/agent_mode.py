@@ -33,7 +33,7 @@ __all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance
 SPEC = "cuckoo-agent.md"
 ANSWER_WAIT = 20.0
 ACK_WAIT = 10.0
-QUIET = 4.0  # how long a second answer to a redelivered event is waited for
+QUIET = 3.0  # how long a second answer to a redelivered event is waited for
 POLL = 0.25
 
 
@@ -46,6 +46,7 @@ class AgentSession:
     process: AgentProcess
     chat: Throwaway
     answered: dict[str, str] = field(default_factory=dict)  # person's message id -> event id
+    mute: bool = False  # the agent answered nothing: the checks that need an answer skip
 
     def alive(self) -> None:
         """Fail when the agent process has exited."""
@@ -76,6 +77,7 @@ class AgentSession:
         self, message_id: str, chat: Throwaway | None = None, *, complete: bool = True
     ) -> dict[str, Any]:
         """Wait for the agent's (complete) answer to a person's message."""
+        self.unless_mute()
         deadline = time.monotonic() + ANSWER_WAIT
         while time.monotonic() < deadline:
             self.alive()
@@ -85,6 +87,11 @@ class AgentSession:
                 return done[-1]
             await asyncio.sleep(POLL)
         raise CheckFailed(f"no answer from the agent within {ANSWER_WAIT:g} s")
+
+    def unless_mute(self) -> None:
+        """Skip a check that needs an answer when the agent answered nothing."""
+        if self.mute:
+            raise CheckSkipped("the agent answered no message (see answers)")
 
     async def event_of(self, message_id: str) -> str:
         """The id of the message.created event that carried a person's message."""
@@ -104,6 +111,7 @@ class AgentSession:
         while time.monotonic() < deadline:
             if self.relay.acks[event_id] >= times:
                 return True
+            self.alive()
             await asyncio.sleep(POLL)
         return False
 
@@ -124,11 +132,11 @@ def agent_check(
     ) -> Callable[[AgentSession], Awaitable[None]]:
         @functools.wraps(function)
         async def checked(session: AgentSession) -> None:
-            session.alive()
             try:
+                session.alive()
                 await function(session)
             except CheckFailed as failure:
-                raise CheckFailed(f"{failure}. Why it matters: {why}") from None
+                raise CheckFailed(f"{failure} — why it matters: {why}") from None
 
         _REGISTRY.check(name, section=f"{SPEC} {section}", timeout=timeout)(checked)
         return checked
@@ -163,7 +171,11 @@ async def connects(session: AgentSession) -> None:
 async def answers(session: AgentSession) -> None:
     """A person's message is answered."""
     said = await session.chat.say(session.hub, "Hello! This is a conformance check by talkie.")
-    await session.answer_to(said["id"])
+    try:
+        await session.answer_to(said["id"])
+    except CheckFailed:
+        session.mute = session.process.exited is None
+        raise
     session.answered[said["id"]] = await session.event_of(said["id"])
 
 
@@ -300,6 +312,7 @@ async def joined(session: AgentSession) -> None:
 )
 async def stop(session: AgentSession) -> None:
     """stop.requested during a stream: the agent acks it, keeps running and answers on."""
+    session.unless_mute()
     said = await session.chat.say(session.hub, "Please write a long, detailed answer.")
     deadline = time.monotonic() + ANSWER_WAIT
     streaming = None
@@ -347,7 +360,9 @@ async def reconnect(session: AgentSession) -> None:
     await session.relay.drop()
     deadline = time.monotonic() + ANSWER_WAIT
     while session.relay.connections == before:
-        session.alive()
+        gone = session.process.exited
+        if gone:
+            raise CheckFailed(f"{gone} when its socket dropped (close 1012), instead of reconnecting")
         if time.monotonic() > deadline:
             raise CheckFailed(
                 f"the agent did not reconnect within {ANSWER_WAIT:g} s of a dropped socket "

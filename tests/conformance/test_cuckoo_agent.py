@@ -1,0 +1,81 @@
+"""`talkie conformance agent`: the spec agent (tests/conformance/spec_agent.py, websockets and
+httpx from the protocol text) passes every check, and each way of breaking it fails exactly the
+check of that promise. All runs go at once, each with a hub and an agent of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from talkie_tui.conformance.cuckoo.agent_mode import AGENT_CHECKS, run_agent_conformance
+from talkie_tui.conformance.output import Reporter
+from tests.conformance.test_broken_servers import CONTROL, Outcome
+
+ROOT = Path(__file__).resolve().parents[2]
+# What breaks, and the checks that must then fail (the rest pass, or skip for a good reason).
+VARIANTS: dict[str, frozenset[str]] = {
+    "": frozenset(),
+    "silent": frozenset({"answers"}),
+    "never-acks": frozenset({"acks", "joined", "stop"}),
+    "answers-twice": frozenset({"redelivery"}),
+    "ignores-taps": frozenset({"button-tap"}),
+    "crashes-on-newcomer": frozenset({"joined", "stop", "reconnect"}),
+    "dies-on-stop": frozenset({"stop", "reconnect"}),
+    "no-reconnect": frozenset({"reconnect"}),
+}
+
+
+def _command(broken: str) -> list[str]:
+    return [sys.executable, "-m", "tests.conformance.spec_agent"] + (
+        ["--break", broken] if broken else []
+    )
+
+
+async def _conform(broken: str) -> Outcome:
+    out = io.StringIO()
+    reporter = Reporter("cuckoo agent", out=out, err=out)
+    code = await run_agent_conformance(_command(broken), reporter=reporter)
+    return Outcome(code, out.getvalue())
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> Iterator[dict[str, Outcome]]:
+    """Every variant's outcome, all run at once."""
+
+    async def run_all() -> dict[str, Outcome]:
+        results = await asyncio.gather(*(_conform(broken) for broken in VARIANTS))
+        return dict(zip(VARIANTS, results, strict=True))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)  # `python -m tests.…` finds the tests package
+        yield asyncio.run(run_all())
+
+
+@pytest.mark.parametrize("broken", list(VARIANTS), ids=lambda b: b or "spec-agent")
+def test_each_broken_promise_fails_its_check(outcomes: dict[str, Outcome], broken: str) -> None:
+    outcome = outcomes[broken]
+    assert outcome.verdicts("FAIL") == VARIANTS[broken], outcome.output
+    assert outcome.code == (1 if VARIANTS[broken] else 0), outcome.output
+    names = [line.split(":", 1)[0].split(" ", 1)[1] for line in outcome.lines[:-1]]
+    assert names == [check.name for check in AGENT_CHECKS]
+    assert not CONTROL.search(outcome.output)
+
+
+def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) -> None:
+    expected = {
+        "answers-twice": "must tolerate seeing the same event twice",
+        "never-acks": "Acknowledge it once you have handled it.",
+        "ignores-taps": "A tap arrives as a message.created from the person",
+        "crashes-on-newcomer": "the agent exited with code 3",
+        "no-reconnect": "instead of reconnecting",
+    }
+    for broken, words in expected.items():
+        output = outcomes[broken].output
+        assert words in output, output
+        failed = [line for line in output.splitlines() if line.startswith("FAIL ")]
+        assert all(" — why it matters: " in line for line in failed), output
