@@ -32,7 +32,7 @@ __all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance
 
 SPEC = "cuckoo-agent.md"
 ANSWER_WAIT = 20.0
-ACK_WAIT = 10.0
+ACK_WAIT = 5.0  # acks come right after the work; joins and stops take none
 QUIET = 3.0  # how long a second answer to a redelivered event is waited for
 POLL = 0.25
 
