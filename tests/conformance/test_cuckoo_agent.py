@@ -4,7 +4,7 @@ check of that promise. All runs go at once, each with a hub and an agent of its 
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import io
 import sys
 from collections.abc import Iterator
@@ -14,7 +14,8 @@ import pytest
 
 from talkie_tui.conformance.cuckoo.agent_mode import AGENT_CHECKS, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
-from tests.conformance.test_broken_servers import CONTROL, Outcome
+from tests.conformance.breakages import assert_fails_exactly, run_all
+from tests.conformance.test_broken_servers import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 # What breaks, and the checks that must then fail (the rest pass, or skip for a good reason).
@@ -47,23 +48,14 @@ async def _conform(broken: str) -> Outcome:
 def outcomes() -> Iterator[dict[str, Outcome]]:
     """Every variant's outcome, all run at once."""
 
-    async def run_all() -> dict[str, Outcome]:
-        results = await asyncio.gather(*(_conform(broken) for broken in VARIANTS))
-        return dict(zip(VARIANTS, results, strict=True))
-
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)  # `python -m tests.…` finds the tests package
-        yield asyncio.run(run_all())
+        yield run_all({broken: functools.partial(_conform, broken) for broken in VARIANTS})
 
 
 @pytest.mark.parametrize("broken", list(VARIANTS), ids=lambda b: b or "spec-agent")
 def test_each_broken_promise_fails_its_check(outcomes: dict[str, Outcome], broken: str) -> None:
-    outcome = outcomes[broken]
-    assert outcome.verdicts("FAIL") == VARIANTS[broken], outcome.output
-    assert outcome.code == (1 if VARIANTS[broken] else 0), outcome.output
-    names = [line.split(":", 1)[0].split(" ", 1)[1] for line in outcome.lines[:-1]]
-    assert names == [check.name for check in AGENT_CHECKS]
-    assert not CONTROL.search(outcome.output)
+    assert_fails_exactly(outcomes[broken], VARIANTS[broken], AGENT_CHECKS)
 
 
 def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) -> None:

@@ -7,7 +7,7 @@ run's sessions would shift), and all runs go at once: a full run takes a few sec
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import io
 import json
 import os
@@ -24,16 +24,11 @@ from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from tests.backends.minara.test_peers import old_gateway  # noqa: F401 (a fixture)
+from tests.conformance.breakages import assert_fails_exactly, conform, run_all
 from tests.conformance.minara_proxy import BREAKAGES, GatewayProxy
-from tests.conformance.test_broken_servers import CONTROL, Outcome
+from tests.conformance.test_broken_servers import Outcome
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import StubServer
-
-
-async def _conform(url: str) -> Outcome:
-    out = io.StringIO()
-    code = await run_conformance(url, token=TEST_TOKEN, out=out)
-    return Outcome(code, out.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +46,10 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
             stack.callback(stub.stop)
             urls[breakage.name] = stub.origin
 
-        async def run_all() -> dict[str, Outcome]:
-            results = await asyncio.gather(*(_conform(url) for url in urls.values()))
-            return dict(zip(urls, results, strict=True))
-
-        yield asyncio.run(run_all())
+        runs = {
+            name: functools.partial(conform, url, token=TEST_TOKEN) for name, url in urls.items()
+        }
+        yield run_all(runs)
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
@@ -63,11 +57,7 @@ def test_the_broken_rule_and_only_it_fails(
     outcomes: dict[str, Outcome], breakage: type[GatewayProxy]
 ) -> None:
     outcome = outcomes[breakage.name]
-    assert outcome.verdicts("FAIL") == breakage.fails, outcome.output
-    assert outcome.code == (1 if breakage.fails else 0), outcome.output
-    names = [line.split(":", 1)[0].split(" ", 1)[1] for line in outcome.lines[:-1]]
-    assert names == [check.name for check in CHECKS]
-    assert not CONTROL.search(outcome.output)
+    assert_fails_exactly(outcome, breakage.fails, CHECKS)
     assert f"{len(breakage.fails)} failed, 0 skipped" in outcome.lines[-1]
 
 

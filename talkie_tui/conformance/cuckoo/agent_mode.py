@@ -362,7 +362,7 @@ async def reconnect(session: AgentSession) -> None:
     while session.relay.connections == before:
         gone = session.process.exited
         if gone:
-            raise CheckFailed(f"{gone} when its socket dropped (close 1012), instead of reconnecting")
+            raise CheckFailed(f"{gone} when its socket dropped (1012), instead of reconnecting")
         if time.monotonic() > deadline:
             raise CheckFailed(
                 f"the agent did not reconnect within {ANSWER_WAIT:g} s of a dropped socket "

@@ -18,14 +18,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from talkie_tui.protocol.client import USER_AGENT
-from talkie_tui.protocol.failures import describe_transport_error
 
+from ..http import fetch
 from ..report import CheckFailed, show
-from ..wire import Answer, answer_of
+from ..wire import Answer
 
 __all__ = ["AgentSocket", "Hub", "Party", "Throwaway", "dev_user"]
 
-REQUEST_TIMEOUT = httpx.Timeout(20.0, connect=10.0)
 EVENT_WAIT = 10.0
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -78,25 +77,16 @@ class Hub:
         params: Mapping[str, str] | None = None,
     ) -> Answer:
         """Send a request as `party` and return the raw answer."""
-        sent = {"User-Agent": USER_AGENT, "Accept": "application/json", **party.headers}
-        sent.update(headers or {})
-        try:
-            response = await self.http.send(
-                self.http.build_request(
-                    method,
-                    self.base + path,
-                    params=params,
-                    json=json_body,
-                    content=content,
-                    headers=sent,
-                    timeout=REQUEST_TIMEOUT,
-                ),
-                stream=True,
-                follow_redirects=False,
-            )
-            return await answer_of(response)
-        except httpx.HTTPError as error:
-            raise CheckFailed(describe_transport_error(error, self.base).message) from error
+        return await fetch(
+            self.http,
+            method,
+            self.base + path,
+            origin=self.base,
+            headers={**party.headers, **(headers or {})},
+            params=params,
+            json_body=json_body,
+            content=content,
+        )
 
     async def ok(self, method: str, path: str, party: Party, what: str, **kwargs: Any) -> Any:
         """A request that must succeed (2xx): its JSON body."""

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..http import error_object
 from ..report import CheckFailed, CheckSkipped, show
 from ..suite import Registry
 from ..wire import Answer
@@ -47,16 +48,7 @@ def check(
 
 def expect_error(answer: Answer, status: int, what: str) -> None:
     """Require this status and the documented error body `{error: {code, message}}`."""
-    if answer.status != status:
-        raise CheckFailed(f"{what}: expected HTTP {status}, got {answer.describe()}")
-    data = answer.json()
-    error = data.get("error") if isinstance(data, dict) else None
-    if (
-        not isinstance(error, dict)
-        or not isinstance(error.get("code"), str)
-        or not isinstance(error.get("message"), str)
-    ):
-        raise CheckFailed(f"{what}: the HTTP {status} body is {show(answer.text)}; {ERROR_RULE}")
+    error_object(answer, status, what, ERROR_RULE)
 
 
 def _fail_all(problems: list[str]) -> None:

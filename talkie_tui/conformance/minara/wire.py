@@ -20,14 +20,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from talkie_tui.protocol.client import USER_AGENT
-from talkie_tui.protocol.failures import describe_transport_error
 
+from ..http import fetch
 from ..report import CheckFailed, show
 from ..wire import Answer, answer_of
 
 __all__ = ["MinaraWire", "Socket", "Turn", "read_answer"]
 
-REQUEST_TIMEOUT = httpx.Timeout(20.0, connect=10.0)
 FRAME_WAIT = 15.0  # the longest a check waits for the next frame of a turn
 TURN_WAIT = 60.0  # the longest a turn may take
 MAX_FRAME = 1024 * 1024 + 4096
@@ -65,26 +64,17 @@ class MinaraWire:
     ) -> Answer:
         """Send a request and return its raw answer; `token=None` sends none, `""` the one
         given on the command line, anything else that token."""
-        sent = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
         bearer = self.token if token == "" else token
-        if bearer:
-            sent["Authorization"] = f"Bearer {bearer}"
-        try:
-            response = await self.http.send(
-                self.http.build_request(
-                    method,
-                    self.url(path, params),
-                    json=json_body,
-                    content=content,
-                    headers=sent,
-                    timeout=REQUEST_TIMEOUT,
-                ),
-                stream=True,
-                follow_redirects=False,
-            )
-            return await answer_of(response)
-        except httpx.HTTPError as error:
-            raise CheckFailed(describe_transport_error(error, self.base).message) from error
+        sent = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+        return await fetch(
+            self.http,
+            method,
+            self.url(path, params),
+            origin=self.base,
+            headers={**sent, **(headers or {})},
+            json_body=json_body,
+            content=content,
+        )
 
     async def json(self, method: str, path: str, what: str, **kwargs: Any) -> dict[str, Any]:
         """A request whose answer must be 200 with a JSON object; that object."""
