@@ -40,12 +40,12 @@ async def conformance(
     if args.server == AGENT:
         if not agent_command and not args.list:
             usage("conformance agent needs the agent's command after --")
-        from .cuckoo.agent_mode import AGENT_CHECKS, run_agent_conformance
+        from .cuckoo.agent_mode import agent_checks, run_agent_conformance
 
         if args.list:
-            list_checks(AGENT_CHECKS, sys.stdout)
+            list_checks(agent_checks(args.webhook), sys.stdout)
             return ExitCode.OK
-        _refuse_unknown(selection, AGENT_CHECKS, usage)
+        _refuse_unknown(selection, agent_checks(args.webhook), usage)
         return await run_agent_conformance(
             agent_command,
             webhook=args.webhook,

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from tests.cuckoo_peer import agent as peer
 from tests.cuckoo_peer.agent import AgentBackend
 
 WORDS = ["A", "calm", "answer", "from", "the", "spec", "agent,", "word", "by", "word."]
@@ -26,6 +33,8 @@ BREAKS = (
     "crashes-on-newcomer",  # a conversation.joined after the first answer ends the process
     "dies-on-stop",  # a refused append after a stop ends the process
     "no-reconnect",  # a dropped socket ends the process
+    "ignores-signature",  # (--webhook) any signature is taken
+    "accepts-stale",  # (--webhook) a timestamp however old is taken
 )
 
 
@@ -87,11 +96,40 @@ class SpecAgent(AgentBackend):
         )
 
 
+class Forgetful(set[str]):
+    """The ids of handled events, forgotten at once (so a redelivery is handled again)."""
+
+    def add(self, element: str) -> None:
+        pass
+
+
+async def serve_webhook(agent: SpecAgent) -> int:
+    """Take the hub's posts at $CUCKOO_WEBHOOK_URL (on $PORT), checked, and answer them."""
+    if agent.broken == "ignores-signature":
+        peer.verify_webhook = lambda *args, **kwargs: True
+    elif agent.broken == "accepts-stale":
+        checked = peer.verify_webhook
+        peer.verify_webhook = functools.partial(checked, tolerance=10**9)
+    receiver = peer.WebhookReceiver(handler=functools.partial(SpecAgent.on_event, agent))
+    receiver.secret = agent.secret
+    if agent.broken == "answers-twice":
+        receiver.handled = Forgetful()
+    path = urlsplit(os.environ["CUCKOO_WEBHOOK_URL"]).path
+    app = Starlette(routes=[Route(path, receiver._hook, methods=["POST"])])
+    port = int(os.environ["PORT"])
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    await uvicorn.Server(config).serve()
+    return 0
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--break", dest="broken", choices=BREAKS)
+    parser.add_argument("--webhook", action="store_true", help="take the hub's posts on $PORT")
     args = parser.parse_args()
     agent = SpecAgent(os.environ["CUCKOO_HUB"], os.environ["CUCKOO_SECRET"], args.broken)
+    if args.webhook:
+        return await serve_webhook(agent)
     await agent.connect()
     while agent.final is None:  # 4001 or 4002: final, never retried
         await asyncio.sleep(0.2)

@@ -1,6 +1,7 @@
-"""`talkie conformance agent`: the spec agent (tests/conformance/spec_agent.py, websockets and
-httpx from the protocol text) passes every check, and each way of breaking it fails exactly the
-check of that promise. All runs go at once, each with a hub and an agent of its own."""
+"""`talkie conformance agent [--webhook]`: the spec agent (tests/conformance/spec_agent.py,
+websockets and httpx from the protocol text) passes every check, on a socket and on a webhook
+binding, and each way of breaking it fails exactly the checks of that promise. All runs go at
+once, each with a hub and an agent of its own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from talkie_tui.conformance.cuckoo.agent_mode import AGENT_CHECKS, run_agent_conformance
+from talkie_tui.conformance.cuckoo.agent_mode import agent_checks, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
 from tests.conformance.breakages import assert_fails_exactly, run_all
 from tests.conformance.test_broken_servers import Outcome
@@ -28,19 +29,27 @@ VARIANTS: dict[str, frozenset[str]] = {
     "crashes-on-newcomer": frozenset({"joined", "stop", "reconnect"}),
     "dies-on-stop": frozenset({"stop", "reconnect"}),
     "no-reconnect": frozenset({"reconnect"}),
+    # The agent on a webhook binding (`--webhook`).
+    "webhook": frozenset(),
+    "webhook ignores-signature": frozenset({"webhook-bad-signature", "webhook-stale"}),
+    "webhook accepts-stale": frozenset({"webhook-stale"}),
+    "webhook answers-twice": frozenset({"webhook-redelivery"}),
 }
 
 
-def _command(broken: str) -> list[str]:
-    return [sys.executable, "-m", "tests.conformance.spec_agent"] + (
-        ["--break", broken] if broken else []
-    )
+def _command(variant: str) -> list[str]:
+    words = variant.split()
+    webhook = ["--webhook"] if words[:1] == ["webhook"] else []
+    broken = [word for word in words if word != "webhook"]
+    command = [sys.executable, "-m", "tests.conformance.spec_agent", *webhook]
+    return command + (["--break", broken[0]] if broken else [])
 
 
-async def _conform(broken: str) -> Outcome:
+async def _conform(variant: str) -> Outcome:
     out = io.StringIO()
     reporter = Reporter("cuckoo agent", out=out, err=out)
-    code = await run_agent_conformance(_command(broken), reporter=reporter)
+    webhook = variant.startswith("webhook")
+    code = await run_agent_conformance(_command(variant), webhook=webhook, reporter=reporter)
     return Outcome(code, out.getvalue())
 
 
@@ -55,7 +64,8 @@ def outcomes() -> Iterator[dict[str, Outcome]]:
 
 @pytest.mark.parametrize("broken", list(VARIANTS), ids=lambda b: b or "spec-agent")
 def test_each_broken_promise_fails_its_check(outcomes: dict[str, Outcome], broken: str) -> None:
-    assert_fails_exactly(outcomes[broken], VARIANTS[broken], AGENT_CHECKS)
+    checks = agent_checks(webhook=broken.startswith("webhook"))
+    assert_fails_exactly(outcomes[broken], VARIANTS[broken], checks)
 
 
 def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) -> None:
@@ -65,6 +75,8 @@ def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) 
         "ignores-taps": "A tap arrives as a message.created from the person",
         "crashes-on-newcomer": "the agent exited with code 3",
         "no-reconnect": "instead of reconnecting",
+        "webhook ignores-signature": "The key is the SHA-256 of your binding secret",
+        "webhook accepts-stale": "reject a timestamp that is far from now",
     }
     for broken, words in expected.items():
         output = outcomes[broken].output

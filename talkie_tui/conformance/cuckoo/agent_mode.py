@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import socket
 import tempfile
 import time
 import uuid
@@ -22,9 +23,11 @@ from typing import Any
 
 from talkie_tui.protocol.client import make_http_client
 
+from ..http import fetch
 from ..output import Reporter
 from ..report import CheckFailed, CheckSkipped
 from ..suite import Check, Registry, Started, Suite, Target
+from ..wire import Answer
 from .agent_harness import AgentProcess, AgentRelay, ReferenceHub, serve_relay
 from .hub import Hub, Party, Throwaway, make_throwaway
 
@@ -47,6 +50,7 @@ class AgentSession:
     chat: Throwaway
     answered: dict[str, str] = field(default_factory=dict)  # person's message id -> event id
     mute: bool = False  # the agent answered nothing: the checks that need an answer skip
+    webhook_url: str = ""  # with --webhook: where the agent takes the hub's posts
 
     def alive(self) -> None:
         """Fail when the agent process has exited."""
@@ -88,6 +92,14 @@ class AgentSession:
             await asyncio.sleep(POLL)
         raise CheckFailed(f"no answer from the agent within {ANSWER_WAIT:g} s")
 
+    async def count_replies(self) -> int:
+        """How many messages the agent has sent in the conversation."""
+        return sum((m.get("sender") or {}).get("kind") == "agent" for m in await self.messages())
+
+    async def hub_request_to(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+        """POST `body` to `url` (the agent's webhook) and return the raw answer."""
+        return await fetch(self.hub.http, "POST", url, origin=url, headers=headers, content=body)
+
     def unless_mute(self) -> None:
         """Skip a check that needs an answer when the agent answered nothing."""
         if self.mute:
@@ -121,7 +133,12 @@ AGENT_CHECKS: list[Check[AgentSession]] = _REGISTRY.checks
 
 
 def agent_check(
-    name: str, *, section: str, why: str, timeout: float = 45.0
+    name: str,
+    *,
+    section: str,
+    why: str,
+    timeout: float = 45.0,
+    registry: Registry[AgentSession] = _REGISTRY,
 ) -> Callable[
     [Callable[[AgentSession], Awaitable[None]]], Callable[[AgentSession], Awaitable[None]]
 ]:
@@ -138,7 +155,7 @@ def agent_check(
             except CheckFailed as failure:
                 raise CheckFailed(f"{failure} — why it matters: {why}") from None
 
-        _REGISTRY.check(name, section=f"{SPEC} {section}", timeout=timeout)(checked)
+        registry.check(name, section=f"{SPEC} {section}", timeout=timeout)(checked)
         return checked
 
     return register
@@ -374,8 +391,28 @@ async def reconnect(session: AgentSession) -> None:
     await session.answer_to(said["id"])
 
 
+def agent_checks(webhook: bool) -> list[Check[AgentSession]]:
+    """The checks of an agent on a socket binding, or (`webhook`) on a webhook binding."""
+    if webhook:
+        from .webhook_checks import WEBHOOK_CHECKS
+
+        return WEBHOOK_CHECKS
+    return AGENT_CHECKS
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSession]:
-    """The agent checks, started by running `command` against a hub of talkie's own."""
+    """The agent checks, started by running `command` against a hub of talkie's own.
+
+    With `webhook` the binding posts to `http://127.0.0.1:$PORT/webhook`: the agent gets `PORT`
+    and `CUCKOO_WEBHOOK_URL` in its environment beside `CUCKOO_HUB` and `CUCKOO_SECRET`.
+    """
 
     @asynccontextmanager
     async def start(target: Target) -> AsyncIterator[Started[AgentSession]]:
@@ -386,15 +423,23 @@ def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSess
             relay = AgentRelay(base)
             url, server, task = await serve_relay(relay)
             process = AgentProcess(command, Path(folder) / "agent.log")
+            environment = {"CUCKOO_HUB": url}
+            webhook_url = ""
+            if webhook:
+                port = _free_port()
+                webhook_url = f"http://127.0.0.1:{port}/webhook"
+                environment |= {"PORT": str(port), "CUCKOO_WEBHOOK_URL": webhook_url}
             try:
                 async with make_http_client() as http:
                     hub = Hub(base, http)
                     owner, person = Party.person(None), Party.person(None)
-                    chat = await make_throwaway(hub, owner, person)
-                    await process.start({"CUCKOO_HUB": url, "CUCKOO_SECRET": chat.secret})
-                    yield Started(
-                        AgentSession(hub, relay, process, chat), "agent " + " ".join(command)
+                    mode = "webhook" if webhook else "socket"
+                    chat = await make_throwaway(
+                        hub, owner, person, mode=mode, webhook_url=webhook_url or None
                     )
+                    await process.start({**environment, "CUCKOO_SECRET": chat.secret})
+                    session = AgentSession(hub, relay, process, chat, webhook_url=webhook_url)
+                    yield Started(session, "agent " + " ".join(command))
             finally:
                 await process.stop()
                 server.should_exit = True
@@ -402,8 +447,7 @@ def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSess
                     await task
                 await hub_process.stop()
 
-    del webhook
-    return Suite("cuckoo agent", AGENT_CHECKS, start)
+    return Suite("cuckoo agent", agent_checks(webhook), start)
 
 
 async def run_agent_conformance(

@@ -132,7 +132,7 @@ async def turn_accepted(session: Session) -> None:
         problems.append(f"is_new is {show(accepted.get('is_new'))} for a new session, not true")
     _fail_all(problems)
     started = time.monotonic()
-    again = await session.wire.start_turn("Thank you.", session_id=finished.session_id)
+    again = await session.follow_up()
     if time.monotonic() - started > ACCEPT_WITHIN:
         raise CheckFailed(
             f'the POST took over {ACCEPT_WITHIN:g} s; {CHAT}: "The gateway responds immediately'
@@ -143,8 +143,6 @@ async def turn_accepted(session: Session) -> None:
             f"a message to session {show(finished.session_id)} answered {show(again)}, "
             "expected the same session_id and is_new false"
         )
-    # The follow-up runs on; its turn is read by the seq check.
-    session.second_turn_from = finished.turn.last_seq
 
 
 @check("turn-replay", section=f"{CHAT} The turn loop; {STREAM} The socket")
@@ -194,8 +192,7 @@ async def seq_rules(session: Session) -> None:
     problem = _gaps(turn.events, 1)
     if problem:
         raise CheckFailed(f"first turn: {problem}")
-    if session.second_turn_from is None:
-        raise CheckSkipped("no second turn was started (see turn-accepted)")
+    await session.follow_up()
     async with session.wire.socket() as socket:
         await socket.subscribe(finished.session_id, turn.last_seq)
         second = await Turn(finished.session_id, await socket.subscribed(finished.session_id)).read(

@@ -37,8 +37,8 @@ class Session:
 
     wire: MinaraWire
     word: str = field(default_factory=lambda: f"talkiecheck{uuid.uuid4().hex[:10]}")
-    second_turn_from: int | None = None  # the seq the follow-up turn of turn-accepted follows
     _finished: Finished | None = None
+    _follow_up: dict[str, object] | None = None
 
     async def finished_turn(self) -> Finished:
         """A brief turn in a new session, run to its end once and shared by the checks."""
@@ -48,3 +48,13 @@ class Session:
             turn = await follow(self.wire, str(accepted["session_id"]))
             self._finished = Finished(message, accepted, turn)
         return self._finished
+
+    async def follow_up(self) -> dict[str, object]:
+        """A second message to the finished turn's session, posted once: the POST's answer
+        (the turn runs on; the seq check reads it)."""
+        if self._follow_up is None:
+            finished = await self.finished_turn()
+            self._follow_up = await self.wire.start_turn(
+                "Thank you.", session_id=finished.session_id
+            )
+        return self._follow_up
