@@ -54,7 +54,9 @@ class ErrorsAs400(HubProxy):
     """A malformed request is 400, as in many APIs, not 422."""
 
     name = "errors-as-400"
-    fails = frozenset({"json-only", "unknown-fields", "body-cap", "buttons"})
+    fails = frozenset(
+        {"json-only", "unknown-fields", "body-cap", "buttons", "reply-and-quick-replies", "typing"}
+    )
 
     def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         return (400 if status == 422 else status), data
@@ -133,6 +135,54 @@ class NewestFirst(HubProxy):
         return status, data
 
 
+class KeepsReplacedSockets(HubProxy):
+    """A socket of a replaced binding stays open."""
+
+    name = "keeps-replaced-sockets"
+    fails = frozenset({"replaced-binding"})
+
+    def close_code(self, code: int) -> int | None:
+        return None if code == 4002 else code
+
+
+class NoClamp(HubProxy):
+    """A clamped stream is not marked truncated."""
+
+    name = "no-clamp"
+    fails = frozenset({"text-clamp"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path.endswith("/finish") and isinstance(data, dict):
+            data["message"]["truncated"] = False
+        return status, data
+
+
+class SevenQuickReplies(HubProxy):
+    """Quick replies past six are dropped in silence."""
+
+    name = "seven-quick-replies"
+    fails = frozenset({"reply-and-quick-replies"})
+
+    def request_json(self, path: str, data: Json) -> Json:
+        if len(data.get("quick_replies") or []) > 6:
+            return {**data, "quick_replies": data["quick_replies"][:6]}
+        return data
+
+
+class TypingAnswersJson(HubProxy):
+    """Typing answers 200 with a body instead of 204."""
+
+    name = "typing-answers-json"
+    fails = frozenset({"typing"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path.endswith("/typing"):
+            upstream = await self.forward(request, body)
+            if upstream.status_code == 204:
+                return JSONResponse({"ok": True})
+        return None
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
     RedeliversNothing,
@@ -144,4 +194,8 @@ BREAKAGES: list[type[HubProxy]] = [
     TapsTwice,
     NoRequestId,
     NewestFirst,
+    KeepsReplacedSockets,
+    NoClamp,
+    SevenQuickReplies,
+    TypingAnswersJson,
 ]

@@ -67,6 +67,10 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "taps-twice": "a button cannot be taken twice",
         "no-request-id": '"request_id"',
         "newest-first": "oldest first",
+        "keeps-replaced-sockets": "closes with 4002",
+        "no-clamp": "clamped and also marked truncated",
+        "seven-quick-replies": "up to six plain labels",
+        "typing-answers-json": "which returns 204",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, (name, outcomes[name].output)

@@ -429,3 +429,123 @@ async def events_catch_up(session: HubSession) -> None:
     ids = [e.get("id") for e in later.get("events", [])]
     if ids != [e["id"] for e in events[1:]]:
         raise CheckFailed(f"?since={since} answered {show(ids)}, not the events after it")
+
+
+@check("replaced-binding", section="The socket")
+async def replaced_binding(session: HubSession) -> None:
+    """Replacing the binding closes the open socket with 4002."""
+    made = await session.throwaway()
+    hub = session.hub
+    async with hub.agent_socket(made.secret) as socket:
+        await hub.ok(
+            "POST",
+            f"/v1/mgmt/agents/{made.agent_id}/binding",
+            made.owner,
+            "replacing the binding",
+            json_body={"mode": "socket"},
+        )
+        try:
+            code = await socket.closed(wait=5.0)
+        except CheckFailed:
+            code = None
+    if code != 4002:
+        what = f"closed with {code}" if code else "stayed open"
+        raise CheckFailed(
+            f"after the binding was replaced the socket {what}; "
+            f'{SPEC}: "A binding that is revoked or replaced closes with 4002."'
+        )
+
+
+@check("text-clamp", section="Streaming")
+async def text_clamp(session: HubSession) -> None:
+    """A stream's text beyond 8000 characters is clamped and marked truncated."""
+    made = await session.throwaway()
+    hub, agent = session.hub, made.agent
+    started = await hub.ok(
+        "POST",
+        _messages(made.conversation_id),
+        agent,
+        "starting a stream",
+        json_body={"stream": True},
+    )
+    message_id = started["message"]["id"]
+    for _ in range(3):
+        await hub.request(
+            "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": "x" * 3000}
+        )
+    finished = (
+        await hub.ok("POST", f"/v1/agent/messages/{message_id}/finish", agent, "finishing")
+    )["message"]
+    text = (finished.get("body") or {}).get("text", "")
+    if len(text) != 8000 or finished.get("truncated") is not True:
+        raise CheckFailed(
+            f"9000 characters streamed finished as {len(text)} characters, truncated "
+            f'{show(finished.get("truncated"))}; {SPEC}: "Text beyond 8000 characters is clamped '
+            'and also marked truncated."'
+        )
+
+
+@check("reply-and-quick-replies", section="Sending a message; Buttons")
+async def reply_and_quick_replies(session: HubSession) -> None:
+    """reply_to quotes the person's message; more than six quick replies → 422."""
+    made = await session.throwaway()
+    hub, path = session.hub, _messages(made.conversation_id)
+    said = await made.say(hub, "quote me")
+    sent = await hub.ok(
+        "POST",
+        path,
+        made.agent,
+        "a reply",
+        json_body={
+            "text": "quoted",
+            "reply_to": said["id"],
+            "quick_replies": [{"label": "Yes"}, {"label": "No"}],
+        },
+    )
+    reply = sent["message"].get("reply_to") or {}
+    if reply.get("id") != said["id"]:
+        raise CheckFailed(
+            f"a send with reply_to {said['id']} made reply_to {show(reply)}; {SPEC}: "
+            '"reply_to": { "id": "msg_…", "sender_kind", "text_preview" }'
+        )
+    seven = [{"label": f"Option {n}"} for n in range(7)]
+    answer = await hub.request(
+        "POST", path, made.agent, json_body={"text": "pick", "quick_replies": seven}
+    )
+    if answer.status != 422:
+        raise CheckFailed(
+            f'seven quick replies answered {answer.describe()}; {SPEC}: "Quick replies are up to '
+            'six plain labels."'
+        )
+    answer = await hub.request(
+        "POST",
+        f"/v1/client/conversations/{made.conversation_id}/messages",
+        made.person,
+        json_body={
+            "text": "hi",
+            "quick_replies": [{"label": "Yes"}],
+            "idempotency_key": uuid.uuid4().hex,
+        },
+    )
+    if answer.status < 400:
+        raise CheckFailed(
+            f"a person's message with quick replies answered {answer.describe()}; {SPEC}: \"Only "
+            'agents may send buttons and quick replies."'
+        )
+
+
+@check("typing", section="Typing")
+async def typing(session: HubSession) -> None:
+    """Typing start and stop → 204; another state → 422."""
+    made = await session.throwaway()
+    path = f"/v1/agent/conversations/{made.conversation_id}/typing"
+    for state in ("start", "stop"):
+        answer = await session.hub.request("POST", path, made.agent, json_body={"state": state})
+        if answer.status != 204:
+            raise CheckFailed(
+                f'typing {state} answered {answer.describe()}; {SPEC}: "POST '
+                '/conversations/{id}/typing with {"state": "start"} or "stop", which returns 204."'
+            )
+    answer = await session.hub.request("POST", path, made.agent, json_body={"state": "dancing"})
+    if answer.status != 422:
+        raise CheckFailed(f"typing with state dancing answered {answer.describe()}, not 422")
