@@ -4,7 +4,9 @@ that must then fail."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -183,6 +185,54 @@ class TypingAnswersJson(HubProxy):
         return None
 
 
+class WebhookProxy(HubProxy):
+    """The hub's webhook posts pass through here (a binding's webhook_url is rewritten)."""
+
+    follow_redirects: ClassVar[bool] = False
+
+    def post_headers(self, headers: dict[str, str]) -> dict[str, str]:
+        """Change the headers of a webhook post."""
+        return headers
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path == "/forward":
+            headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-cuckoo")}
+            answer = await self.http.post(
+                request.query_params["to"],
+                content=body,
+                headers={"Content-Type": "application/json", **self.post_headers(headers)},
+                follow_redirects=self.follow_redirects,
+            )
+            return Response(status_code=answer.status_code)
+        if request.url.path.endswith("/binding") and b"webhook_url" in body:
+            data = json.loads(body)
+            forward = f"{request.base_url}forward?{urlencode({'to': data['webhook_url']})}"
+            return await self.handle_json(request, {**data, "webhook_url": forward})
+        return None
+
+    async def handle_json(self, request: Request, data: Json) -> Response:
+        upstream = await self.forward(request, json.dumps(data).encode())
+        return Response(upstream.content, upstream.status_code, media_type="application/json")
+
+
+class UnsignedWebhooks(WebhookProxy):
+    """Webhook posts carry no signature."""
+
+    name = "unsigned-webhooks"
+    fails = frozenset({"webhook-signing"})
+
+    def post_headers(self, headers: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in headers.items() if k.lower() != "x-cuckoo-signature"}
+
+
+class FollowsRedirects(WebhookProxy):
+    """A webhook answering with a redirect is followed there."""
+
+    name = "follows-redirects"
+    fails = frozenset({"webhook-redirects"})
+    follow_redirects = True
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
     RedeliversNothing,
@@ -198,4 +248,6 @@ BREAKAGES: list[type[HubProxy]] = [
     NoClamp,
     SevenQuickReplies,
     TypingAnswersJson,
+    UnsignedWebhooks,
+    FollowsRedirects,
 ]

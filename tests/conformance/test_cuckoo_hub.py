@@ -71,6 +71,8 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "no-clamp": "clamped and also marked truncated",
         "seven-quick-replies": "up to six plain labels",
         "typing-answers-json": "which returns 204",
+        "unsigned-webhooks": "X-Cuckoo-Signature",
+        "follows-redirects": "Redirects are not followed and count as a failure.",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, (name, outcomes[name].output)

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-import uvicorn
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection
 
 from ..relay import Json, Relay
 
-__all__ = ["AgentProcess", "AgentRelay", "ReferenceHub", "serve_relay"]
+__all__ = ["AgentProcess", "AgentRelay", "ReferenceHub"]
 
 START_WAIT = 30.0
 STOP_WAIT = 5.0
@@ -168,24 +167,3 @@ class AgentRelay(Relay):
         if self.current is not None:
             with contextlib.suppress(Exception):
                 await self.current.close(1012)
-
-
-async def serve_relay(relay: Relay) -> tuple[str, uvicorn.Server, asyncio.Task[None]]:
-    """Serve `relay` on 127.0.0.1 in this event loop; its URL, server and task."""
-    config = uvicorn.Config(
-        relay.app(),
-        host="127.0.0.1",
-        port=0,
-        log_level="critical",
-        lifespan="off",
-        access_log=False,
-        ws="websockets-sansio",
-    )
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve())
-    async with asyncio.timeout(START_WAIT):
-        while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
-            await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return f"http://127.0.0.1:{port}", server, task

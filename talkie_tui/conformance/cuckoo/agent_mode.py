@@ -9,7 +9,6 @@ the convention of the hub's SDK examples. Each check says why it matters to a pe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import socket
 import tempfile
@@ -24,11 +23,12 @@ from typing import Any
 from talkie_tui.protocol.client import make_http_client
 
 from ..http import fetch
+from ..local_server import serve_local
 from ..output import Reporter
 from ..report import CheckFailed, CheckSkipped
 from ..suite import Check, Registry, Started, Suite, Target
 from ..wire import Answer
-from .agent_harness import AgentProcess, AgentRelay, ReferenceHub, serve_relay
+from .agent_harness import AgentProcess, AgentRelay, ReferenceHub
 from .hub import Hub, Party, Throwaway, make_throwaway
 
 __all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance"]
@@ -421,30 +421,28 @@ def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSess
             hub_process = ReferenceHub(Path(folder))
             base = await hub_process.start()
             relay = AgentRelay(base)
-            url, server, task = await serve_relay(relay)
             process = AgentProcess(command, Path(folder) / "agent.log")
-            environment = {"CUCKOO_HUB": url}
+            environment: dict[str, str] = {}
             webhook_url = ""
             if webhook:
                 port = _free_port()
                 webhook_url = f"http://127.0.0.1:{port}/webhook"
                 environment |= {"PORT": str(port), "CUCKOO_WEBHOOK_URL": webhook_url}
             try:
-                async with make_http_client() as http:
+                async with serve_local(relay.app()) as url, make_http_client() as http:
                     hub = Hub(base, http)
                     owner, person = Party.person(None), Party.person(None)
                     mode = "webhook" if webhook else "socket"
                     chat = await make_throwaway(
                         hub, owner, person, mode=mode, webhook_url=webhook_url or None
                     )
-                    await process.start({**environment, "CUCKOO_SECRET": chat.secret})
+                    environment |= {"CUCKOO_HUB": url, "CUCKOO_SECRET": chat.secret}
+                    await process.start(environment)
                     session = AgentSession(hub, relay, process, chat, webhook_url=webhook_url)
                     yield Started(session, "agent " + " ".join(command))
+                    await process.stop()  # before the relay goes, so the agent sees no outage
             finally:
                 await process.stop()
-                server.should_exit = True
-                with contextlib.suppress(Exception):
-                    await task
                 await hub_process.stop()
 
     return Suite("cuckoo agent", agent_checks(webhook), start)

@@ -3,16 +3,21 @@ an owner and an agent would, and names the rule of `cuckoo-agent.md` it found br
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..http import error_object
-from ..report import CheckFailed, show
+from ..local_server import serve_local
+from ..report import CheckFailed, CheckSkipped, show
 from ..suite import Registry
 from ..wire import Answer
 from .hub import Hub, Party, Throwaway, make_throwaway, message_event
+from .receiver import Post, Receiver, webhook_signature
 
 __all__ = ["CHECKS", "HubSession"]
 
@@ -20,6 +25,7 @@ SPEC = "cuckoo-agent.md"
 MIB = 1024 * 1024
 LEASE = 30.0  # "not acknowledged within 30 seconds becomes due again"
 QUIET = 2.0  # how long an event that must not come again is waited for
+WEBHOOK_WAIT = 10.0  # the first post, or its retry "after 1 second"
 
 
 @dataclass
@@ -549,3 +555,95 @@ async def typing(session: HubSession) -> None:
     answer = await session.hub.request("POST", path, made.agent, json_body={"state": "dancing"})
     if answer.status != 422:
         raise CheckFailed(f"typing with state dancing answered {answer.describe()}, not 422")
+
+
+# --- webhooks --------------------------------------------------------------------------------
+
+WEBHOOK_HEADERS = (
+    "x-cuckoo-event",
+    "x-cuckoo-event-id",
+    "x-cuckoo-timestamp",
+    "x-cuckoo-signature",
+)
+CLOCK_SKEW = 300.0
+
+
+async def _webhook_posts(
+    session: HubSession, receiver: Receiver, *, wanted: int = 1
+) -> tuple[Throwaway, list[Post]]:
+    """A throwaway agent on a webhook binding to `receiver`, a person's message, and the posts
+    the hub made (at least `wanted` of one event, within the wait)."""
+    async with serve_local(receiver.app()) as origin:
+        try:
+            made = await make_throwaway(
+                session.hub,
+                session.owner,
+                session.person,
+                mode="webhook",
+                webhook_url=f"{origin}/hook",
+            )
+        except CheckFailed as failure:
+            raise CheckSkipped(
+                f"the hub refused a webhook binding to 127.0.0.1 ({failure}); a production hub "
+                "wants a public https address"
+            ) from None
+        session.made.append(made)
+        await made.say(session.hub, f"webhook {uuid.uuid4().hex[:8]}")
+        deadline = time.monotonic() + WEBHOOK_WAIT
+        while time.monotonic() < deadline:
+            ids = {post.headers.get("x-cuckoo-event-id") for post in receiver.posts}
+            if any(len(receiver.of(str(event_id))) >= wanted for event_id in ids):
+                break
+            await asyncio.sleep(0.1)
+        return made, list(receiver.posts)
+
+
+@check("webhook-signing", section="Webhook transport")
+async def webhook_signing(session: HubSession) -> None:
+    """Each webhook post carries the four headers and the HMAC of timestamp and body."""
+    made, posts = await _webhook_posts(session, Receiver())
+    if not posts:
+        raise CheckFailed(f"the hub posted nothing to the webhook within {WEBHOOK_WAIT:g} s")
+    for post in posts:
+        missing = [name for name in WEBHOOK_HEADERS if not post.headers.get(name)]
+        if missing:
+            raise CheckFailed(
+                f'a webhook post lacks {", ".join(missing)}; {SPEC}: "X-Cuckoo-Event, '
+                'X-Cuckoo-Event-Id, X-Cuckoo-Timestamp, X-Cuckoo-Signature"'
+            )
+        event = json.loads(post.body)
+        if (event.get("type"), event.get("id")) != (
+            post.headers["x-cuckoo-event"],
+            post.headers["x-cuckoo-event-id"],
+        ):
+            raise CheckFailed("X-Cuckoo-Event and X-Cuckoo-Event-Id do not name the posted event")
+        timestamp = post.headers["x-cuckoo-timestamp"]
+        if not timestamp.isdigit() or abs(time.time() - int(timestamp)) > CLOCK_SKEW:
+            raise CheckFailed(f"X-Cuckoo-Timestamp is {show(timestamp)}, not the seconds of now")
+        if post.headers["x-cuckoo-signature"] != webhook_signature(
+            made.secret, timestamp, post.body
+        ):
+            raise CheckFailed(
+                f'X-Cuckoo-Signature does not verify; {SPEC}: "The signature is HMAC-SHA256 over '
+                'timestamp + "." + body. The key is the SHA-256 of your binding secret"'
+            )
+
+
+@check("webhook-redirects", section="Webhook transport; Delivery")
+async def webhook_redirects(session: HubSession) -> None:
+    """A redirect is not followed: it counts as a failure, and the post comes again."""
+    receiver = Receiver(redirect_first=True)
+    await _webhook_posts(session, receiver, wanted=2)
+    rule = (
+        f'{SPEC}: "Redirects are not followed and count as a failure." … "A failed delivery is '
+        'retried after 1 second"'
+    )
+    if receiver.elsewhere:
+        raise CheckFailed(f"the hub followed a 307 to /elsewhere; {rule}")
+    if not receiver.posts:
+        raise CheckFailed(f"the hub posted nothing to the webhook within {WEBHOOK_WAIT:g} s")
+    first = receiver.posts[0].headers.get("x-cuckoo-event-id", "")
+    if len(receiver.of(first)) < 2:
+        raise CheckFailed(
+            f"the redirected post of {first} did not come again within {WEBHOOK_WAIT:g} s; {rule}"
+        )

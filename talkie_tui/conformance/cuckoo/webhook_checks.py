@@ -4,8 +4,6 @@ signed; talkie also posts there itself, signed well, badly, late, and twice."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
 import time
 import uuid
@@ -15,8 +13,9 @@ from ..report import CheckFailed, CheckSkipped
 from ..suite import Check, Registry
 from ..wire import Answer
 from .agent_mode import QUIET, SPEC, AgentSession, agent_check
+from .receiver import webhook_signature
 
-__all__ = ["WEBHOOK_CHECKS", "signature"]
+__all__ = ["WEBHOOK_CHECKS"]
 
 _REGISTRY: Registry[AgentSession] = Registry()
 WEBHOOK_CHECKS: list[Check[AgentSession]] = _REGISTRY.checks
@@ -28,12 +27,6 @@ SIGNATURE_RULE = (
     'of your binding secret"'
 )
 STALE_RULE = f'{SPEC}: "Compare in constant time and reject a timestamp that is far from now."'
-
-
-def signature(secret: str, timestamp: str, body: bytes) -> str:
-    """`sha256=` + hex HMAC-SHA256 over `timestamp + "." + body`, keyed with SHA-256(secret)."""
-    key = hashlib.sha256(secret.encode()).digest()
-    return "sha256=" + hmac.new(key, timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
 async def post_event(
@@ -48,7 +41,7 @@ async def post_event(
         "X-Cuckoo-Event": str(event.get("type")),
         "X-Cuckoo-Event-Id": str(event.get("id")),
         "X-Cuckoo-Timestamp": timestamp,
-        "X-Cuckoo-Signature": signature(secret or session.chat.secret, timestamp, body),
+        "X-Cuckoo-Signature": webhook_signature(secret or session.chat.secret, timestamp, body),
     }
     async with asyncio.timeout(ANSWER_WITHIN + 2):
         return await session.hub_request_to(session.webhook_url, body, headers)
