@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
+from websockets.asyncio.client import ClientConnection
 
 from talkie_tui.conformance.relay import Json, Relay
 
@@ -90,7 +91,7 @@ class AppendsAfterFinish(HubProxy):
     """An append to a finished stream is taken (and lost)."""
 
     name = "appends-after-finish"
-    fails = frozenset({"streaming"})
+    fails = frozenset({"streaming", "stop"})
 
     def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path.endswith("/append") and status == 409:
@@ -233,6 +234,53 @@ class FollowsRedirects(WebhookProxy):
     follow_redirects = True
 
 
+class KeysOpenEverything(HubProxy):
+    """An API key is taken as a person's session."""
+
+    name = "keys-open-everything"
+    fails = frozenset({"scopes"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        key = request.headers.get("authorization", "").startswith("Bearer mgt_tok_")
+        if request.url.path == "/v1/client/me" and key:
+            return JSONResponse({"user": {"id": "usr_key", "display_name": "key"}})
+        return None
+
+
+class HugeFrames(HubProxy):
+    """A frame over 64 KiB is dropped in silence; the socket stays open."""
+
+    name = "huge-frames"
+    fails = frozenset({"frame-cap"})
+
+    async def client_frame(self, frame: Json, upstream: ClientConnection) -> Json | None:
+        return None if len(json.dumps(frame)) > 64 * 1024 else frame
+
+
+class StopIgnored(HubProxy):
+    """A person's stop is answered but the stream goes on."""
+
+    name = "stop-ignored"
+    fails = frozenset({"stop"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path.endswith("/stop"):
+            return JSONResponse({"stopped": []})
+        return None
+
+
+class KindFromName(HubProxy):
+    """An upload's kind is taken from its name."""
+
+    name = "kind-from-name"
+    fails = frozenset({"media-kind"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path == "/v1/agent/media" and isinstance(data, dict) and "media" in data:
+            data["media"]["kind"] = "file"
+        return status, data
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
     RedeliversNothing,
@@ -250,4 +298,8 @@ BREAKAGES: list[type[HubProxy]] = [
     TypingAnswersJson,
     UnsignedWebhooks,
     FollowsRedirects,
+    KeysOpenEverything,
+    HugeFrames,
+    StopIgnored,
+    KindFromName,
 ]

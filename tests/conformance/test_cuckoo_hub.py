@@ -73,6 +73,10 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "typing-answers-json": "which returns 204",
         "unsigned-webhooks": "X-Cuckoo-Signature",
         "follows-redirects": "Redirects are not followed and count as a failure.",
+        "keys-open-everything": "/v1/mgmt only",
+        "huge-frames": "Frames are capped at 64 KiB.",
+        "stop-ignored": "later appends get 409 stopped",
+        "kind-from-name": "The kind is decided from the bytes",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, (name, outcomes[name].output)

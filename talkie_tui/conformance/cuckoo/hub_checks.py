@@ -647,3 +647,126 @@ async def webhook_redirects(session: HubSession) -> None:
         raise CheckFailed(
             f"the redirected post of {first} did not come again within {WEBHOOK_WAIT:g} s; {rule}"
         )
+
+
+# --- scopes, frames, stop, media -------------------------------------------------------------
+
+FRAME_CAP = 64 * 1024
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f"
+    b"\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00"
+    b"\x00IEND\xaeB`\x82"
+)
+
+
+@check("scopes", section="Authentication")
+async def scopes(session: HubSession) -> None:
+    """An API key (mgt_tok_) unlocks /v1/mgmt only, not /v1/client."""
+    hub = session.hub
+    made = await hub.request(
+        "POST", "/v1/client/api-keys", session.owner, json_body={"name": "conformance"}
+    )
+    data = made.json()
+    if (
+        made.status not in (200, 201)
+        or not isinstance(data, dict)
+        or not str(data.get("key", "")).startswith("mgt_tok_")
+    ):
+        raise CheckSkipped(
+            f"no API key to try (POST /v1/client/api-keys answered {made.describe()})"
+        )
+    key = Party("api key", {"Authorization": f"Bearer {data['key']}"})
+    rule = f'{SPEC}: "mgt_tok_ — A server, as an API key — /v1/mgmt only"'
+    listed = await hub.request("GET", "/v1/mgmt/agents", key)
+    if listed.status != 200:
+        raise CheckFailed(
+            f"GET /v1/mgmt/agents with an API key answered {listed.describe()}; {rule}"
+        )
+    me = await hub.request("GET", "/v1/client/me", key)
+    if me.status not in (401, 403):
+        raise CheckFailed(f"GET /v1/client/me with an API key answered {me.describe()}; {rule}")
+    key_id = (data.get("api_key") or {}).get("id")
+    if key_id:
+        await hub.request("DELETE", f"/v1/client/api-keys/{key_id}", session.owner)
+
+
+@check("frame-cap", section="The socket")
+async def frame_cap(session: HubSession) -> None:
+    """A socket frame over 64 KiB is not taken: the hub closes the socket."""
+    made = await session.throwaway()
+    async with session.hub.agent_socket(made.secret) as socket:
+        frame = {
+            "op": "send",
+            "cid": "big",
+            "conversation_id": made.conversation_id,
+            "text": "x" * (FRAME_CAP + 1024),
+        }
+        await socket.send(frame)
+        try:
+            code = await socket.closed(wait=5.0)
+        except CheckFailed:
+            code = None
+    if code is None:
+        raise CheckFailed(
+            f'a frame of {FRAME_CAP // 1024 + 1} KiB left the socket open; {SPEC}: "Frames are '
+            'capped at 64 KiB."'
+        )
+
+
+@check("stop", section="Streaming (notes/cuckoo.md: stop)")
+async def stop(session: HubSession) -> None:
+    """A person's stop ends the stream as stopped, tells the agent, and refuses later appends."""
+    made = await session.throwaway()
+    hub, agent = session.hub, made.agent
+    started = await hub.ok(
+        "POST",
+        _messages(made.conversation_id),
+        agent,
+        "starting a stream",
+        json_body={"stream": True},
+    )
+    message_id = started["message"]["id"]
+    await hub.request(
+        "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": "Half"}
+    )
+    await hub.ok(
+        "POST",
+        f"/v1/client/conversations/{made.conversation_id}/stop",
+        made.person,
+        "stopping",
+        json_body={},
+    )
+    rule = (
+        "notes/cuckoo.md: \"The person's POST …/stop finishes the reply where it stands (stopped "
+        '+ truncated) and sends the agent stop.requested; later appends get 409 stopped"'
+    )
+    late = await hub.request(
+        "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": " more"}
+    )
+    if late.status != 409:
+        raise CheckFailed(f"an append after the person's stop answered {late.describe()}; {rule}")
+    async with hub.agent_socket(made.secret) as socket:
+        event = await socket.wait_for(lambda f: f.get("type") == "stop.requested", "stop.requested")
+        await socket.ack(str(event["id"]))
+
+
+@check("media-kind", section="Media")
+async def media_kind(session: HubSession) -> None:
+    """An upload's kind is decided from its bytes, not its name."""
+    made = await session.throwaway()
+    answer = await session.hub.request(
+        "POST",
+        "/v1/agent/media",
+        made.agent,
+        content=PNG,
+        params={"name": "notes.txt"},
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    media = (answer.json() or {}).get("media") if isinstance(answer.json(), dict) else None
+    if answer.status not in (200, 201) or not isinstance(media, dict):
+        raise CheckFailed(f"a raw upload with ?name= answered {answer.describe()}")
+    if media.get("kind") != "image":
+        raise CheckFailed(
+            f'a PNG named notes.txt was stored as kind {show(media.get("kind"))}; {SPEC}: "The '
+            'kind is decided from the bytes, not from what the caller says."'
+        )
