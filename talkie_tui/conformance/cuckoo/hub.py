@@ -21,6 +21,7 @@ from talkie_tui.protocol.client import USER_AGENT
 
 from ..http import fetch
 from ..report import CheckFailed, show
+from ..sockets import close_code
 from ..wire import Answer
 
 __all__ = ["AgentSocket", "Hub", "Party", "Throwaway", "dev_user"]
@@ -178,14 +179,7 @@ class AgentSocket:
 
     async def closed(self, wait: float = EVENT_WAIT) -> int | None:
         """The close code once the hub closes this socket."""
-        try:
-            async with asyncio.timeout(wait):
-                while True:
-                    await self.connection.recv()
-        except ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd is not None else None
-        except TimeoutError:
-            raise CheckFailed(f"the socket stayed open for {wait:g} s") from None
+        return await close_code(self.connection, wait)
 
 
 def message_event(

@@ -78,6 +78,24 @@ def _messages(conversation_id: str) -> str:
     return f"/v1/agent/conversations/{conversation_id}/messages"
 
 
+async def _start_stream(hub: Hub, made: Throwaway) -> str:
+    """The agent starts an empty stream; its message id."""
+    started = await hub.ok(
+        "POST",
+        _messages(made.conversation_id),
+        made.agent,
+        "starting a stream",
+        json_body={"stream": True},
+    )
+    return str(started["message"]["id"])
+
+
+async def _append(hub: Hub, made: Throwaway, message_id: str, text: str) -> Answer:
+    """The agent appends to its stream; the raw answer."""
+    path = f"/v1/agent/messages/{message_id}/append"
+    return await hub.request("POST", path, made.agent, json_body={"text": text})
+
+
 # --- credentials and bodies ------------------------------------------------------------------
 
 
@@ -324,9 +342,7 @@ async def streaming(session: HubSession) -> None:
         raise CheckFailed(
             f"the started stream has status {show(message.get('status'))}, not streaming"
         )
-    appended = await hub.request(
-        "POST", f"/v1/agent/messages/{message['id']}/append", agent, json_body={"text": "Hello"}
-    )
+    appended = await _append(hub, made, message["id"], "Hello")
     if appended.status != 204:
         raise CheckFailed(f"an append answered {appended.describe()}, not 204")
     finished = await hub.ok(
@@ -335,9 +351,7 @@ async def streaming(session: HubSession) -> None:
     done = finished["message"]
     if done.get("status") != "complete" or (done.get("body") or {}).get("text") != "Hello":
         raise CheckFailed(f"the finished stream is {show(done, 120)}, not complete with its text")
-    late = await hub.request(
-        "POST", f"/v1/agent/messages/{message['id']}/append", agent, json_body={"text": " again"}
-    )
+    late = await _append(hub, made, message["id"], " again")
     if late.status != 409:
         raise CheckFailed(
             f"an append after the finish answered {late.describe()}; "
@@ -467,18 +481,9 @@ async def text_clamp(session: HubSession) -> None:
     """A stream's text beyond 8000 characters is clamped and marked truncated."""
     made = await session.throwaway()
     hub, agent = session.hub, made.agent
-    started = await hub.ok(
-        "POST",
-        _messages(made.conversation_id),
-        agent,
-        "starting a stream",
-        json_body={"stream": True},
-    )
-    message_id = started["message"]["id"]
+    message_id = await _start_stream(hub, made)
     for _ in range(3):
-        await hub.request(
-            "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": "x" * 3000}
-        )
+        await _append(hub, made, message_id, "x" * 3000)
     finished = (
         await hub.ok("POST", f"/v1/agent/messages/{message_id}/finish", agent, "finishing")
     )["message"]
@@ -717,18 +722,9 @@ async def frame_cap(session: HubSession) -> None:
 async def stop(session: HubSession) -> None:
     """A person's stop ends the stream as stopped, tells the agent, and refuses later appends."""
     made = await session.throwaway()
-    hub, agent = session.hub, made.agent
-    started = await hub.ok(
-        "POST",
-        _messages(made.conversation_id),
-        agent,
-        "starting a stream",
-        json_body={"stream": True},
-    )
-    message_id = started["message"]["id"]
-    await hub.request(
-        "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": "Half"}
-    )
+    hub = session.hub
+    message_id = await _start_stream(hub, made)
+    await _append(hub, made, message_id, "Half")
     await hub.ok(
         "POST",
         f"/v1/client/conversations/{made.conversation_id}/stop",
@@ -740,9 +736,7 @@ async def stop(session: HubSession) -> None:
         "notes/cuckoo.md: \"The person's POST …/stop finishes the reply where it stands (stopped "
         '+ truncated) and sends the agent stop.requested; later appends get 409 stopped"'
     )
-    late = await hub.request(
-        "POST", f"/v1/agent/messages/{message_id}/append", agent, json_body={"text": " more"}
-    )
+    late = await _append(hub, made, message_id, " more")
     if late.status != 409:
         raise CheckFailed(f"an append after the person's stop answered {late.describe()}; {rule}")
     async with hub.agent_socket(made.secret) as socket:

@@ -23,6 +23,7 @@ from talkie_tui.protocol.client import USER_AGENT
 
 from ..http import fetch
 from ..report import CheckFailed, show
+from ..sockets import close_code
 from ..wire import Answer, answer_of
 
 __all__ = ["MinaraWire", "Socket", "Turn", "read_answer"]
@@ -193,14 +194,7 @@ class Socket:
 
     async def closed_with(self, wait: float = FRAME_WAIT) -> int | None:
         """The close code once the gateway closes the socket (frames before it are read)."""
-        try:
-            async with asyncio.timeout(wait):
-                while True:
-                    await self.connection.recv()
-        except ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd is not None else None
-        except TimeoutError:
-            raise CheckFailed(f"the socket stayed open for {wait:g} s") from None
+        return await close_code(self.connection, wait)
 
 
 @dataclass
