@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from talkie_tui.protocol.client import make_http_client
 
@@ -30,6 +30,9 @@ from ..suite import Check, Registry, Started, Suite, Target
 from ..wire import Answer
 from .agent_harness import AgentProcess, AgentRelay, ReferenceHub
 from .hub import Hub, Party, Throwaway, make_throwaway
+
+if TYPE_CHECKING:
+    from ..runner import Selection
 
 __all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance"]
 
@@ -452,7 +455,7 @@ async def run_agent_conformance(
     command: list[str],
     *,
     webhook: bool = False,
-    selection: Any = None,
+    selection: Selection | None = None,
     as_json: bool = False,
     junit: Path | None = None,
     reporter: Reporter | None = None,
