@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import functools
 import io
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from talkie_tui.cli import main
 from talkie_tui.conformance.cuckoo.agent_mode import agent_checks, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
 from tests.conformance.breakages import assert_fails_exactly, run_all
@@ -83,3 +85,40 @@ def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) 
         assert words in output, output
         failed = [line for line in output.splitlines() if line.startswith("FAIL ")]
         assert all(" — why it matters: " in line for line in failed), output
+
+
+def test_the_cli_runs_the_command_after_the_double_dash(tmp_path: Path) -> None:
+    junit = tmp_path / "agent.xml"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "talkie_tui.cli",
+            "conformance",
+            "agent",
+            "--only",
+            "connects,answers",
+            "--junit",
+            str(junit),
+            "--",
+            *_command(""),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.splitlines()[:2] == ["PASS connects", "PASS answers"]
+    assert "2 passed, 0 failed, 0 skipped" in completed.stdout
+    assert 'name="answers"' in junit.read_text()
+
+
+def test_list_shows_the_checks_of_each_binding(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conformance", "agent", "--list"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
+        check.name for check in agent_checks(webhook=False)
+    ]
+    assert main(["conformance", "agent", "--webhook", "--list"]) == 0
+    assert capsys.readouterr().out.startswith("webhook-listens ")

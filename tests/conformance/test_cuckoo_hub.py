@@ -12,11 +12,12 @@ import io
 from collections.abc import Iterator
 from contextlib import ExitStack
 
+import httpx
 import pytest
 
 from talkie_tui.conformance.cuckoo import hub_checks
 from talkie_tui.conformance.cuckoo.hub_checks import CHECKS
-from talkie_tui.conformance.runner import run_conformance
+from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
 from tests.conformance.breakages import assert_fails_exactly, conform, run_all
@@ -89,3 +90,30 @@ async def test_a_hub_that_wants_a_person_is_told_so(cuckoo_hub) -> None:
     first = out.getvalue().splitlines()[0]
     assert first.startswith("FAIL healthz: GET /v1/client/me answered HTTP 401")
     assert "talkie login HUB" in first
+
+
+async def test_a_production_hub_is_checked_as_the_signed_in_person(cuckoo_hub) -> None:
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(dev=False, code_sink=codes.__setitem__)
+    async with httpx.AsyncClient(base_url=url, trust_env=False) as http:
+        await http.post("/v1/auth/email/start", json={"email": "owner@example.com"})
+        verified = await http.post(
+            "/v1/auth/email/verify",
+            json={"email": "owner@example.com", "code": codes["owner@example.com"]},
+        )
+        token = verified.json()["token"]
+        out = io.StringIO()
+        code = await run_conformance(url, token=token, out=out, selection=Selection(quick=True))
+        assert code == 0, out.getvalue()
+        assert (
+            "SKIP webhook-signing: the hub refused a webhook binding to 127.0.0.1" in out.getvalue()
+        )
+        agents = (
+            await http.get("/v1/mgmt/agents", headers={"Authorization": f"Bearer {token}"})
+        ).json()
+        for agent in agents["agents"]:  # the throwaway agents lost their bindings at the end
+            binding = await http.get(
+                f"/v1/mgmt/agents/{agent['id']}/binding",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert binding.json()["binding"] is None, binding.text
