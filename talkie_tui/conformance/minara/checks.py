@@ -32,6 +32,7 @@ MIB = 1024 * 1024
 MAX_ATTACHMENTS = 8
 IMAGE_LIMIT = 5 * MIB
 POLL = 0.25
+CLOSE_WAIT = 5.0  # "closes at once"
 
 ERROR_RULE = (
     f'{STREAM}: "Errors everywhere: {{ "error": {{ "code", "message" }} }} with 400, 401, 404, '
@@ -108,13 +109,17 @@ async def auth_socket(session: Session) -> None:
                 f'{{"type": "pong"}}'
             )
     for token, what in ((None, "without a token"), ("wrong-" + wire.token, "with a wrong token")):
+        rule = (
+            f'{STREAM}: "A missing or bad token: the server accepts the upgrade and closes at '
+            'once with code 4401"'
+        )
         async with wire.socket(token=token) as socket:
-            code = await socket.closed_with()
+            try:
+                code = await socket.closed_with(wait=CLOSE_WAIT)
+            except CheckFailed as failure:
+                raise CheckFailed(f"the socket {what}: {failure}; {rule}") from None
         if code != 4401:
-            raise CheckFailed(
-                f'the socket {what} closed with code {code}; {STREAM}: "A missing or bad '
-                'token: the server accepts the upgrade and closes at once with code 4401"'
-            )
+            raise CheckFailed(f"the socket {what} closed with code {code}; {rule}")
 
 
 # --- the turn loop ---------------------------------------------------------------------------
