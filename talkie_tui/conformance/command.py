@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from talkie_tui.core.exit_codes import ExitCode
 
@@ -23,7 +23,7 @@ def _ids(values: Sequence[str]) -> frozenset[str]:
     return frozenset(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def list_checks(checks: Sequence[Check[object]], out: TextIO) -> None:
+def list_checks(checks: Sequence[Check[Any]], out: TextIO) -> None:
     """One line per check: its id, `[slow]` when `--quick` skips it, its section and title."""
     width = max((len(check.name) for check in checks), default=0)
     for check in checks:
@@ -77,7 +77,7 @@ async def conformance(
 
 
 def _refuse_unknown(
-    selection: Selection, checks: Sequence[Check[object]], usage: Callable[[str], NoReturn]
+    selection: Selection, checks: Sequence[Check[Any]], usage: Callable[[str], NoReturn]
 ) -> None:
     unknown = selection.unknown(checks)
     if unknown:

@@ -29,7 +29,6 @@ async def serve_local(app: ASGIApp) -> AsyncIterator[str]:
         ws="websockets-sansio",
     )
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve())
     try:
         async with asyncio.timeout(START_WAIT):

@@ -176,6 +176,7 @@ class Relay:
             code = self.close_code(upstream.close_code or 1000)
             if code is None:
                 await asyncio.Event().wait()  # keep the peer's socket open (until it leaves)
+                return
             with contextlib.suppress(Exception):
                 await websocket.close(code)
 

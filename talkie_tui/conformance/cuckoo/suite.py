@@ -7,10 +7,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from talkie_tui.backends.cuckoo.backend import hub_base
 from talkie_tui.config import hub_token
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.client import make_http_client
+from talkie_tui.protocol.cuckoo.client import hub_base
 
 from ..report import CheckFailed
 from ..suite import Started, Suite, Target, Unreachable, describe_error

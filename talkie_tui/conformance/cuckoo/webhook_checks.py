@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..report import CheckFailed, CheckSkipped
@@ -47,7 +48,11 @@ async def post_event(
         return await session.hub_request_to(session.webhook_url, body, headers)
 
 
-def webhook_check(name: str, *, section: str, why: str) -> Any:
+def webhook_check(
+    name: str, *, section: str, why: str
+) -> Callable[
+    [Callable[[AgentSession], Awaitable[None]]], Callable[[AgentSession], Awaitable[None]]
+]:
     """Register a webhook-mode check (with why it matters to a person)."""
     return agent_check(name, section=section, why=why, registry=_REGISTRY)
 
