@@ -58,7 +58,15 @@ class ErrorsAs400(HubProxy):
 
     name = "errors-as-400"
     fails = frozenset(
-        {"json-only", "unknown-fields", "body-cap", "buttons", "reply-and-quick-replies", "typing"}
+        {
+            "json-only",
+            "unknown-fields",
+            "body-cap",
+            "buttons",
+            "reply-and-quick-replies",
+            "typing",
+            "attachments",
+        }
     )
 
     def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
@@ -281,6 +289,31 @@ class KindFromName(HubProxy):
         return status, data
 
 
+class ElevenFiles(HubProxy):
+    """Files past ten are dropped from a message in silence."""
+
+    name = "eleven-files"
+    fails = frozenset({"attachments"})
+
+    def request_json(self, path: str, data: Json) -> Json:
+        if len(data.get("attachments") or []) > 10:
+            return {**data, "attachments": data["attachments"][:10]}
+        return data
+
+
+class NoIdleTruncation(HubProxy):
+    """A stream the hub finished for being idle is shown as complete, not truncated."""
+
+    name = "no-idle-truncation"
+    fails = frozenset({"idle-truncation"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path.startswith("/v1/client/") and isinstance(data, dict) and "messages" in data:
+            for message in data["messages"]:
+                message["truncated"] = False
+        return status, data
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
     RedeliversNothing,
@@ -302,4 +335,6 @@ BREAKAGES: list[type[HubProxy]] = [
     HugeFrames,
     StopIgnored,
     KindFromName,
+    ElevenFiles,
+    NoIdleTruncation,
 ]

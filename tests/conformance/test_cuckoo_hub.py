@@ -1,8 +1,8 @@
 """The Cuckoo hub suite: the reference hub (development mode, nothing signed in) passes it, and
 each deliberately broken hub (hub_proxy.py) fails exactly the checks of its rule.
 
-One hub serves every breakage (each check makes agents of its own), with a 2 s lease so the
-slow redelivery check runs here too.
+One hub serves every breakage (each check makes agents of its own), with a 2 s lease and a 1 s
+idle stream limit, so the slow checks (redelivery, idle truncation) run here too.
 """
 
 from __future__ import annotations
@@ -26,19 +26,27 @@ from tests.conformance.test_broken_servers import Outcome
 from tests.stub_server import StubServer
 
 LEASE = 2.0
+IDLE = 1.0
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
     """Each breakage's conformance outcome, all at once in front of one reference hub."""
     db = tmp_path_factory.mktemp("hub-conformance") / "hub.sqlite3"
-    config = HubConfig(db_path=db, dev=True, lease_seconds=LEASE)
+    config = HubConfig(
+        db_path=db,
+        dev=True,
+        lease_seconds=LEASE,
+        stream_idle_seconds=IDLE,
+        stream_sweep_interval=0.2,
+    )
     with (
         serve_in_thread(config) as upstream,
         ExitStack() as stack,
         pytest.MonkeyPatch.context() as patch,
     ):
         patch.setattr(hub_checks, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
+        patch.setattr(hub_checks, "IDLE", IDLE)  # the spec's 30 s, as this hub truncates
         urls: dict[str, str] = {}
         for breakage in BREAKAGES:
             stub = StubServer(breakage(upstream).app()).start()
@@ -78,6 +86,8 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "huge-frames": "Frames are capped at 64 KiB.",
         "stop-ignored": "later appends get 409 stopped",
         "kind-from-name": "The kind is decided from the bytes",
+        "eleven-files": "At most ten files per message",
+        "no-idle-truncation": "idle for 30 seconds is finished by the hub and marked truncated",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, (name, outcomes[name].output)
