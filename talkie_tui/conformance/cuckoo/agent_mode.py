@@ -176,7 +176,7 @@ async def connects(session: AgentSession) -> None:
         session.alive()
         if time.monotonic() > deadline:
             raise CheckFailed(
-                f"the agent did not open {'{'}CUCKOO_HUB{'}'}/v1/agent/socket within "
+                f"the agent did not open $CUCKOO_HUB/v1/agent/socket within "
                 f'{ANSWER_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
                 'binding secret in an Authorization header"'
             )
