@@ -30,13 +30,18 @@ examples:
 
 
 def _add_server(
-    parser: argparse.ArgumentParser, *, token: bool = True, optional: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    token: bool = True,
+    optional: bool = False,
+    server_help: str | None = None,
 ) -> None:
     parser.add_argument(
         "server",
         metavar="SERVER",
         nargs="?" if optional else None,
-        help="host[:port], origin URL or manifest URL" + (" (omit to choose)" if optional else ""),
+        help=server_help
+        or "host[:port], origin URL or manifest URL" + (" (omit to choose)" if optional else ""),
     )
     if token:
         parser.add_argument(
@@ -229,7 +234,11 @@ def _add_conformance(commands: Any) -> None:
         "CUCKOO_SECRET in its environment) and checks it as a person would. Exit 0 when no "
         "check failed, 1 when one did, 2 on bad usage.",
     )
-    _add_server(conformance, optional=True)
+    _add_server(
+        conformance,
+        optional=True,
+        server_help="host[:port], origin URL or manifest URL; `agent` to check an agent backend",
+    )
     conformance.add_argument(
         "--protocol",
         choices=CONFORMANCE_PROTOCOLS,
