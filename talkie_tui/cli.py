@@ -30,13 +30,18 @@ examples:
 
 
 def _add_server(
-    parser: argparse.ArgumentParser, *, token: bool = True, optional: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    token: bool = True,
+    optional: bool = False,
+    server_help: str | None = None,
 ) -> None:
     parser.add_argument(
         "server",
         metavar="SERVER",
         nargs="?" if optional else None,
-        help="host[:port], origin URL or manifest URL" + (" (omit to choose)" if optional else ""),
+        help=server_help
+        or "host[:port], origin URL or manifest URL" + (" (omit to choose)" if optional else ""),
     )
     if token:
         parser.add_argument(
@@ -52,6 +57,7 @@ def _add_server(
 # The reference servers `serve` can start; `demo` opens the TUI on each (a hub's demo adds the
 # Talkie server and the bridge).
 SERVER_PROTOCOLS = ("talkie", "minara", "cuckoo")
+CONFORMANCE_PROTOCOLS = ("talkie", "minara", "cuckoo")
 DEMO_PROTOCOLS = ("talkie", "minara", "cuckoo")
 
 
@@ -199,10 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server(threads)
     _add_client_protocol(threads)
 
-    conformance = commands.add_parser(
-        "conformance", help="run the talkie/1 conformance checks (§11) against a server"
-    )
-    _add_server(conformance)
+    _add_conformance(commands)
 
     commands.add_parser(
         "doctor",
@@ -216,6 +219,59 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bridge(commands)
     return parser
+
+
+def _add_conformance(commands: Any) -> None:
+    """`talkie conformance SERVER …` and `talkie conformance agent [--webhook] -- COMMAND…`."""
+    conformance = commands.add_parser(
+        "conformance",
+        help="check a server (Talkie, Minara gateway, Cuckoo hub) or a Cuckoo agent against "
+        "its protocol",
+        description="Runs the checks of the server's protocol (found out as `talkie connect` "
+        "does; --protocol forces it): one line per check, PASS, FAIL or SKIP with the reason, "
+        "then `N passed, M failed, K skipped`. `talkie conformance agent [--webhook] -- COMMAND "
+        "ARGS…` runs a Cuckoo agent backend against a hub of its own (CUCKOO_HUB and "
+        "CUCKOO_SECRET in its environment) and checks it as a person would. Exit 0 when no "
+        "check failed, 1 when one did, 2 on bad usage.",
+    )
+    _add_server(
+        conformance,
+        optional=True,
+        server_help="host[:port], origin URL or manifest URL; `agent` to check an agent backend",
+    )
+    conformance.add_argument(
+        "--protocol",
+        choices=CONFORMANCE_PROTOCOLS,
+        default=None,
+        help="the protocol whose checks run (default: found out from the server)",
+    )
+    conformance.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per check (id, title, section, outcome, detail, duration)",
+    )
+    conformance.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
+    conformance.add_argument(
+        "--only",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="run only these checks (repeat it, or separate ids by commas)",
+    )
+    conformance.add_argument(
+        "--skip", metavar="ID", action="append", default=[], help="do not run these checks"
+    )
+    conformance.add_argument(
+        "--list", action="store_true", help="list the checks (id, spec section, title) and exit"
+    )
+    conformance.add_argument(
+        "--quick", action="store_true", help="skip the checks that take long (marked slow)"
+    )
+    conformance.add_argument(
+        "--webhook",
+        action="store_true",
+        help="agent mode: the agent's binding posts to a webhook the agent serves",
+    )
 
 
 def _add_bridge(commands: Any) -> None:
@@ -430,10 +486,22 @@ def _reader_gone() -> NoReturn:
     sys.exit(ExitCode.FAILED)
 
 
+def _split_agent_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`talkie conformance agent … -- COMMAND ARGS…`: the arguments before `--`, and the agent's
+    command after it (argparse would read its options as talkie's own)."""
+    arguments = list(argv)
+    if "conformance" in arguments and "--" in arguments:
+        cut = arguments.index("--")
+        if arguments.index("conformance") < cut:
+            return arguments[:cut], arguments[cut + 1 :]
+    return arguments, []
+
+
 def _command(argv: Sequence[str] | None) -> int:
     """Parse the command line and run the command; its exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments, agent_command = _split_agent_command(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(arguments)
     command = args.command
     if command is None:
         parser.print_help()
@@ -509,13 +577,9 @@ def _command(argv: Sequence[str] | None) -> int:
             )
         )
     if command == "conformance":
-        from talkie_tui.conformance.runner import run_conformance
+        from talkie_tui.conformance.command import conformance
 
-        return _run(
-            run_conformance(
-                args.server, token=args.token, allow_private_http=args.allow_private_http
-            )
-        )
+        return _run(conformance(args, agent_command, parser.error))
     if command == "doctor":
         from talkie_tui.commands.doctor import doctor
 

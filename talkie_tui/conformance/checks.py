@@ -24,6 +24,7 @@ from talkie_tui.protocol.client import RunRequest, TalkieClient
 from talkie_tui.protocol.events import ActionProposed, CardReceived
 from talkie_tui.protocol.models import Action, DecisionResult, FieldsBlock, Manifest, ThreadHistory
 
+from . import suite
 from .report import CheckFailed, CheckSkipped, show
 from .wire import (
     Answer,
@@ -68,32 +69,27 @@ class Session:
         return self.client.server.manifest
 
 
-CheckFunction = Callable[[Session], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One named check with its time budget."""
-
-    name: str
-    run: CheckFunction
-    timeout: float
-    needs_test_mode: bool
-
-
-CHECKS: list[Check] = []
+Check = suite.Check
+_REGISTRY: suite.Registry[Session] = suite.Registry()
+CHECKS: list[suite.Check[Session]] = _REGISTRY.checks
 
 
 def check(
-    name: str, *, timeout: float = 15.0, needs_test_mode: bool = True
-) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check under `name`; checks run in the order they are defined."""
-
-    def register(function: CheckFunction) -> CheckFunction:
-        CHECKS.append(Check(name, function, timeout, needs_test_mode))
-        return function
-
-    return register
+    name: str,
+    *,
+    section: str,
+    timeout: float = 15.0,
+    needs_test_mode: bool = True,
+    slow: bool = False,
+) -> Callable[[Callable[[Session], Awaitable[None]]], Callable[[Session], Awaitable[None]]]:
+    """Register a talkie/1 check under `name`; checks run in the order they are defined."""
+    return _REGISTRY.check(
+        name,
+        section=f"talkie-1.md {section}",
+        timeout=timeout,
+        slow=slow,
+        needs_test_mode=needs_test_mode,
+    )
 
 
 def _fail_all(problems: list[str]) -> None:
@@ -198,7 +194,7 @@ def _is_delta(event: object) -> bool:
 # --- §1 discovery ----------------------------------------------------------------------------
 
 
-@check("discovery", needs_test_mode=False)
+@check("discovery", section="§1", needs_test_mode=False)
 async def discovery(session: Session) -> None:
     """The manifest: spec, issuer, serverId, same-origin endpoints, a sign-in offer."""
     server = session.client.server
@@ -220,7 +216,7 @@ async def discovery(session: Session) -> None:
     _fail_all(problems)
 
 
-@check("test-mode", needs_test_mode=False)
+@check("test-mode", section="§11", needs_test_mode=False)
 async def test_mode(session: Session) -> None:
     """The manifest says testMode: true, so fixtures make the destructive checks safe."""
     if not session.manifest.test_mode:
@@ -233,13 +229,13 @@ async def test_mode(session: Session) -> None:
 # --- §4 status and §3 errors -----------------------------------------------------------------
 
 
-@check("status", needs_test_mode=False)
+@check("status", section="§4", needs_test_mode=False)
 async def status(session: Session) -> None:
     """GET status answers a readable Status."""
     await session.client.status()
 
 
-@check("error-not-found", needs_test_mode=False)
+@check("error-not-found", section="§3", needs_test_mode=False)
 async def error_not_found(session: Session) -> None:
     """An unknown thread or action → 404 not_found envelope."""
     unknown = f"conformance-unknown-{uuid.uuid4().hex}"
@@ -257,7 +253,7 @@ _MALFORMED_RUN_BODIES = (
 )
 
 
-@check("error-invalid-request", needs_test_mode=False)
+@check("error-invalid-request", section="§3", needs_test_mode=False)
 async def error_invalid_request(session: Session) -> None:
     """A malformed run body → 400 invalid_request envelope, before any stream."""
     for body in _MALFORMED_RUN_BODIES:
@@ -265,7 +261,7 @@ async def error_invalid_request(session: Session) -> None:
         expect_error(answer, 400, "invalid_request", f"POST run with {show(body.decode(), 40)}")
 
 
-@check("error-unauthorized", needs_test_mode=False)
+@check("error-unauthorized", section="§2.2, §3", needs_test_mode=False)
 async def error_unauthorized(session: Session) -> None:
     """Without the bearer token → 401 unauthorized envelope (status and run)."""
     auth = session.manifest.auth
@@ -285,7 +281,7 @@ async def error_unauthorized(session: Session) -> None:
 # --- §11 test messages -----------------------------------------------------------------------
 
 
-@check("echo")
+@check("echo", section="§11")
 async def echo(session: Session) -> None:
     """`talkie-test:echo <text>` → exactly one text message whose content is exactly <text>."""
     result = await collect_run(session.wire, f"{TEST}echo {ECHO_TEXT}")
@@ -305,7 +301,7 @@ async def echo(session: Session) -> None:
         )
 
 
-@check("card")
+@check("card", section="§6, §11")
 async def card(session: Session) -> None:
     """`talkie-test:card` → a tool call ending ok, one talkie.card with fields, some text."""
     result = await collect_run(session.wire, f"{TEST}card")
@@ -332,7 +328,7 @@ async def card(session: Session) -> None:
     _fail_all(problems)
 
 
-@check("action")
+@check("action", section="§8, §11")
 async def action(session: Session) -> None:
     """`talkie-test:action` → one pending low-risk action, voice allowed, ≥ 60 s; confirm → done."""
     proposed = await propose_action(session)
@@ -358,7 +354,7 @@ async def action(session: Session) -> None:
     await confirm_until_done(session, proposed)
 
 
-@check("run-error")
+@check("run-error", section="§5, §11")
 async def run_error(session: Session) -> None:
     """`talkie-test:error` → RUN_ERROR upstream_unavailable with metadata.retryable true."""
     result = await collect_run(session.wire, f"{TEST}error")
@@ -374,7 +370,7 @@ async def run_error(session: Session) -> None:
     _fail_all(problems)
 
 
-@check("slow", timeout=20.0)
+@check("slow", section="§11", timeout=20.0, slow=True)
 async def slow(session: Session) -> None:
     """`talkie-test:slow` → several text deltas spread over seconds, not one buffered burst."""
     result = await collect_run(session.wire, f"{TEST}slow")
@@ -394,7 +390,7 @@ async def slow(session: Session) -> None:
 # --- §8 decisions ----------------------------------------------------------------------------
 
 
-@check("decision-repeat")
+@check("decision-repeat", section="§8")
 async def decision_repeat(session: Session) -> None:
     """Repeating the same decision → 200 with the same state."""
     proposed = await _proposed_or_skip(session)
@@ -407,7 +403,7 @@ async def decision_repeat(session: Session) -> None:
         )
 
 
-@check("decision-conflict")
+@check("decision-conflict", section="§8")
 async def decision_conflict(session: Session) -> None:
     """The opposite decision after one was made → 409 conflict, and the action is unchanged."""
     proposed = await _proposed_or_skip(session)
@@ -421,7 +417,7 @@ async def decision_conflict(session: Session) -> None:
         raise CheckFailed(f"the refused confirm changed the action to {show(now.status)}")
 
 
-@check("decision-stale")
+@check("decision-stale", section="§8")
 async def decision_stale(session: Session) -> None:
     """A decision with a changed paramsHash → 409 stale, and the action stays pending."""
     proposed = await _proposed_or_skip(session)
@@ -440,7 +436,7 @@ async def decision_stale(session: Session) -> None:
             await decide(session, proposed, "cancel")
 
 
-@check("decision-expired", needs_test_mode=False)
+@check("decision-expired", section="§8", needs_test_mode=False)
 async def decision_expired(session: Session) -> None:
     """410 expired cannot be forced on an arbitrary server."""
     raise CheckSkipped("an action cannot be made to expire on demand; 410 expired is not tested")
@@ -449,7 +445,7 @@ async def decision_expired(session: Session) -> None:
 # --- §5 idempotency, cancel, disconnect ------------------------------------------------------
 
 
-@check("idempotent-retry")
+@check("idempotent-retry", section="§5")
 async def idempotent_retry(session: Session) -> None:
     """The same run body sent twice → the thread holds the user message and its answer once."""
     echoed = f"retry {uuid.uuid4().hex[:12]}"
@@ -481,7 +477,7 @@ async def idempotent_retry(session: Session) -> None:
     await poll_thread(session, first.thread_id, problem, within=2.0)
 
 
-@check("cancel")
+@check("cancel", section="§5")
 async def cancel(session: Session) -> None:
     """cancelRun during `talkie-test:slow` → {ok: true} and the stream ends soon after."""
     request = RunRequest(f"{TEST}slow")
@@ -500,7 +496,7 @@ async def cancel(session: Session) -> None:
         raise CheckFailed("the cancelled run still delivered the whole slow text")
 
 
-@check("cancel-ended")
+@check("cancel-ended", section="§5")
 async def cancel_ended(session: Session) -> None:
     """cancelRun for a run that already ended → {ok: true}."""
     result = await collect_run(session.wire, f"{TEST}echo cancel after the end")
@@ -510,7 +506,7 @@ async def cancel_ended(session: Session) -> None:
     expect_ok(answer, "cancelRun of an ended run")
 
 
-@check("disconnect", timeout=DISCONNECT_WAIT + 10.0)
+@check("disconnect", section="§5", timeout=DISCONNECT_WAIT + 10.0, slow=True)
 async def disconnect(session: Session) -> None:
     """Closing the connection mid-run does not cancel it: the full answer is stored (§5)."""
     request = RunRequest(f"{TEST}slow")

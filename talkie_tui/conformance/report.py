@@ -58,6 +58,8 @@ class Result:
     verdict: Verdict
     reason: str = ""
     seconds: float = 0.0
+    title: str = ""
+    section: str = ""
 
     def line(self) -> str:
         """`PASS name`, `FAIL name: reason` or `SKIP name: reason` (one plain line)."""
@@ -65,12 +67,25 @@ class Result:
             return f"{self.verdict} {self.name}"
         return f"{self.verdict} {self.name}: {_one_line(self.reason)}"
 
+    def record(self) -> dict[str, object]:
+        """The check as one JSON object: id, title, spec section, outcome, detail, duration."""
+        return {
+            "id": self.name,
+            "title": self.title,
+            "section": self.section,
+            "outcome": self.verdict,
+            "detail": clean_text(self.reason),
+            "duration": round(self.seconds, 3),
+        }
 
-def summary_line(origin: str, results: list[Result], seconds: float) -> str:
-    """The closing line: counts of each verdict, the server, and the time taken."""
+
+def summary_line(
+    origin: str, results: list[Result], seconds: float, protocol: str = "talkie/1"
+) -> str:
+    """The closing line: the protocol, the server, `N passed, M failed, K skipped`, the time."""
     counts = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
     verdict = "conformant" if counts["FAIL"] == 0 else "NOT conformant"
     return (
-        f"talkie/1 conformance of {_one_line(origin)}: {verdict} — {counts['PASS']} passed, "
+        f"{protocol} conformance of {_one_line(origin)}: {verdict} — {counts['PASS']} passed, "
         f"{counts['FAIL']} failed, {counts['SKIP']} skipped ({seconds:.1f} s)"
     )

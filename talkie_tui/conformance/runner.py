@@ -1,119 +1,120 @@
-"""`talkie conformance SERVER`: run every check in order and print one line per check.
+"""`talkie conformance SERVER`: find the protocol, run its checks, one line per check.
 
-Exit status: 0 when no check failed (skips are allowed), 1 when any check failed. Conformance
-is meant for servers in test mode: a server whose manifest lacks `testMode: true` fails the
-`test-mode` check and the checks that need it are skipped, so it cannot pass.
+Exit status: 0 when no check failed (skips are allowed), 1 when any check failed. A suite that
+cannot start against the server (no manifest, no gateway, no hub) fails its first check with
+the reason and skips the rest.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sys
 import time
-from typing import TextIO
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
 
-import httpx
-
-from talkie_tui.config import development_token
-from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.exit_codes import ExitCode
-from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient, make_http_client
-from talkie_tui.protocol.manifest import describe_transport_error
 
-from .checks import CHECKS, Check, Session
-from .report import CheckFailed, CheckSkipped, Result, Verdict, summary_line
-from .wire import Wire
+from .detection import detect, suite_of
+from .output import Reporter
+from .report import Result
+from .suite import Check, Suite, Target, Unreachable, run_check
 
-__all__ = ["run_check", "run_conformance"]
-
-DISCOVERY_TIMEOUT = 15.0
+__all__ = ["Selection", "run_conformance", "run_suite"]
 
 
-def _describe(error: TalkieError) -> str:
-    if isinstance(error, ServerError):
-        return f"{error.message} ({error.code}, HTTP {error.status})"
-    return error.message
+@dataclass(frozen=True)
+class Selection:
+    """Which checks run: `--only` ids (all when empty), `--skip` ids, `--quick`."""
+
+    only: frozenset[str] = frozenset()
+    skip: frozenset[str] = frozenset()
+    quick: bool = False
+
+    def unknown(self, checks: Sequence[Check[Any]]) -> list[str]:
+        """The ids given that name no check of the suite."""
+        names = {check.name for check in checks}
+        return sorted((self.only | self.skip) - names)
+
+    def chosen(self, checks: Sequence[Check[Any]]) -> list[Check[Any]]:
+        """The checks `--only` leaves (the others are not reported at all)."""
+        return [check for check in checks if not self.only or check.name in self.only]
+
+    def reason_to_skip(self, check: Check[Any]) -> str | None:
+        """Why the person asked for this check not to run, if they did."""
+        if check.name in self.skip:
+            return "skipped on request (--skip)"
+        if self.quick and check.slow:
+            return f"slow (up to {check.timeout:g} s), skipped with --quick"
+        return None
 
 
-async def run_check(check: Check, session: Session, *, timeout_cap: float | None = None) -> Result:
-    """Run one check within its time budget; every way it can end becomes a Result."""
-    timeout = check.timeout if timeout_cap is None else min(check.timeout, timeout_cap)
+def _skipped(check: Check[Any], reason: str) -> Result:
+    return Result(check.name, "SKIP", reason, 0.0, check.title, check.section)
+
+
+async def run_suite(
+    suite: Suite[Any],
+    target: Target,
+    reporter: Reporter,
+    *,
+    selection: Selection | None = None,
+    timeout_cap: float | None = None,
+) -> int:
+    """Run `suite`'s selected checks against `target`, reporting each; the exit status."""
+    selection = selection or Selection()
+    checks = selection.chosen(suite.checks)
     began = time.monotonic()
-
-    def result(verdict: Verdict, reason: str = "") -> Result:
-        return Result(check.name, verdict, reason, time.monotonic() - began)
-
+    origin = target.server
     try:
-        async with asyncio.timeout(timeout):
-            await check.run(session)
-    except CheckFailed as failure:
-        return result("FAIL", str(failure))
-    except CheckSkipped as skip:
-        return result("SKIP", str(skip))
-    except TimeoutError:
-        return result("FAIL", f"no result within {timeout:g} s (the server hung or is too slow)")
-    except TalkieError as error:
-        return result("FAIL", _describe(error))
-    except httpx.HTTPError as error:
-        return result("FAIL", describe_transport_error(error, session.wire.origin).message)
-    except Exception as error:
-        # Whatever the server sent must not stop the remaining checks.
-        return result("FAIL", f"unexpected {type(error).__name__}: {error}")
-    return result("PASS")
-
-
-async def _discover(server: str, token: str | None, allow_private_http: bool) -> TalkieClient | str:
-    """A connected client, or the reason discovery failed."""
-    try:
-        async with asyncio.timeout(DISCOVERY_TIMEOUT):
-            return await TalkieClient.connect(
-                server,
-                tokens=StaticToken(token) if token else None,
-                allow_private_http=allow_private_http,
-            )
-    except TimeoutError:
-        return f"no manifest within {DISCOVERY_TIMEOUT:g} s"
-    except TalkieError as error:
-        return _describe(error)
+        async with suite.start(target) as started:
+            origin = started.origin
+            for check in checks:
+                reason = selection.reason_to_skip(check) or started.skip(check)
+                if reason is not None:
+                    reporter.emit(_skipped(check, reason))
+                    continue
+                reporter.emit(
+                    await run_check(check, started.session, origin, timeout_cap=timeout_cap)
+                )
+    except Unreachable as unreachable:
+        # The first check reported carries the reason, whichever `--only` left first.
+        for index, check in enumerate(checks):
+            if index == 0:
+                reporter.emit(
+                    Result(check.name, "FAIL", str(unreachable), 0.0, check.title, check.section)
+                )
+            else:
+                reporter.emit(_skipped(check, f"no usable server (see {checks[0].name})"))
+    reporter.finish(origin, time.monotonic() - began)
+    return ExitCode.FAILED if reporter.failed else ExitCode.OK
 
 
 async def run_conformance(
     server: str,
     *,
+    protocol: str | None = None,
     token: str | None = None,
     allow_private_http: bool = False,
     out: TextIO | None = None,
+    err: TextIO | None = None,
     timeout_cap: float | None = None,
+    selection: Selection | None = None,
+    as_json: bool = False,
+    junit: Path | None = None,
 ) -> int:
-    """Run the talkie/1 checks against `server`, print a line per check; the exit status.
+    """Run the checks of `server`'s protocol (found out as `talkie connect` does, unless
+    `protocol` forces it) and print a line per check; the exit status.
 
     `timeout_cap` shortens every check's time budget (tests use it for hanging servers).
     """
-    out = out or sys.stdout
-    token = development_token(token)
-    began = time.monotonic()
-    results: list[Result] = []
-
-    def emit(result: Result) -> None:
-        results.append(result)
-        print(result.line(), file=out, flush=True)
-
-    connected = await _discover(server, token, allow_private_http)
-    if isinstance(connected, str):
-        emit(Result(CHECKS[0].name, "FAIL", connected))
-        for check in CHECKS[1:]:
-            emit(Result(check.name, "SKIP", "no usable manifest (see discovery)"))
-        origin = server
-    else:
-        async with connected, make_http_client() as http:
-            session = Session(connected, Wire(connected, token, http))
-            for check in CHECKS:
-                if check.needs_test_mode and not session.manifest.test_mode:
-                    emit(Result(check.name, "SKIP", "the server is not in test mode"))
-                    continue
-                emit(await run_check(check, session, timeout_cap=timeout_cap))
-            origin = connected.server.origin
-    print(summary_line(origin, results, time.monotonic() - began), file=out, flush=True)
-    failed = any(result.verdict == "FAIL" for result in results)
-    return ExitCode.FAILED if failed else ExitCode.OK
+    target = Target(server, token, allow_private_http)
+    if protocol is None:
+        protocol = await detect(target)
+    suite = suite_of(protocol)
+    reporter = Reporter(suite.protocol, as_json=as_json, junit=junit)
+    if out is not None:
+        reporter.out = out
+    if err is not None:
+        reporter.err = err
+    return await run_suite(suite, target, reporter, selection=selection, timeout_cap=timeout_cap)

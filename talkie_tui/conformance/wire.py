@@ -38,6 +38,7 @@ __all__ = [
     "RunStream",
     "Timed",
     "Wire",
+    "answer_of",
     "collect_run",
     "event_name",
     "expect_error",
@@ -73,6 +74,11 @@ class Answer:
         except (ValueError, UnicodeDecodeError):
             return None
 
+    @property
+    def text(self) -> str:
+        """The body as text (undecodable bytes replaced)."""
+        return self.body.decode("utf-8", "replace")
+
     def describe(self) -> str:
         """A short description for a reason: status, and the §3 code/message or the body."""
         data = self.json()
@@ -89,7 +95,7 @@ class Answer:
         return f"HTTP {self.status} ({what}) {show(body, 60)}" if body else f"HTTP {self.status}"
 
 
-async def _answer(response: httpx.Response) -> Answer:
+async def answer_of(response: httpx.Response) -> Answer:
     """Read a response into an Answer without ever waiting on an event stream."""
     media_type = _media_type(response)
     body = bytearray()
@@ -190,7 +196,7 @@ class Wire:
             event_stream=event_stream,
         ) as response:
             try:
-                return await _answer(response)
+                return await answer_of(response)
             except httpx.HTTPError as error:
                 raise CheckFailed(describe_transport_error(error, self.origin).message) from error
 
@@ -448,7 +454,7 @@ async def open_run(wire: Wire, request: RunRequest) -> AsyncIterator[RunStream]:
     """POST a run and yield its stream; a refusal or a non-SSE answer fails the check."""
     async with wire.stream("POST", "run", content=request.body(), event_stream=True) as response:
         if response.status_code != 200 or _media_type(response) != EVENT_STREAM:
-            answer = await _answer(response)
+            answer = await answer_of(response)
             raise CheckFailed(
                 f"{show(request.text, 40)} was not answered with a 200 event stream: "
                 f"{answer.describe()}"

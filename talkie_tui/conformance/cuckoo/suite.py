@@ -1,0 +1,52 @@
+"""The Cuckoo hub suite: a person (a session token, or a development hub's `X-Dev-User`) who
+may create throwaway agents; their bindings are removed at the end."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from talkie_tui.config import hub_token
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.protocol.client import make_http_client
+from talkie_tui.protocol.cuckoo.client import hub_base
+
+from ..report import CheckFailed
+from ..suite import Started, Suite, Target, Unreachable, describe_error
+from .hub import Hub, Party
+from .hub_checks import CHECKS, HubSession
+
+__all__ = ["SUITE"]
+
+
+@asynccontextmanager
+async def start(target: Target) -> AsyncIterator[Started[HubSession]]:
+    """The hub, once `GET /v1/client/me` takes the person; Unreachable otherwise."""
+    try:
+        base = hub_base(target.server, allow_private_http=target.allow_private_http)
+    except TalkieError as error:
+        raise Unreachable(describe_error(error)) from None
+    token = hub_token(target.token)
+    async with make_http_client() as http:
+        hub = Hub(base, http)
+        owner, person = Party.person(token), Party.person(token)
+        try:
+            me = await hub.request("GET", "/v1/client/me", owner)
+        except CheckFailed as failure:
+            raise Unreachable(str(failure)) from None
+        if me.status != 200:
+            raise Unreachable(
+                f"GET /v1/client/me answered {me.describe()}: a hub needs a person, the session of "
+                "`talkie login HUB` (--token or CUCKOO_TOKEN), or a development hub"
+            )
+        session = HubSession(hub, owner, person)
+        try:
+            yield Started(session, hub.base)
+        finally:
+            for made in session.made:  # the throwaway agents lose their bindings
+                with contextlib.suppress(CheckFailed):
+                    await hub.request("DELETE", f"/v1/mgmt/agents/{made.agent_id}/binding", owner)
+
+
+SUITE = Suite("cuckoo hub", CHECKS, start)

@@ -1,0 +1,1 @@
+"""`talkie conformance` for Minara gateways: agent-independent checks of the chat protocol."""

@@ -1,0 +1,129 @@
+"""The Cuckoo hub suite: the reference hub (development mode, nothing signed in) passes it, and
+each deliberately broken hub (hub_proxy.py) fails exactly the checks of its rule.
+
+One hub serves every breakage (each check makes agents of its own), with a 2 s lease and a 1 s
+idle stream limit, so the slow checks (redelivery, idle truncation) run here too.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import httpx
+import pytest
+
+from talkie_tui.conformance.cuckoo import hub_checks
+from talkie_tui.conformance.cuckoo.hub_checks import CHECKS
+from talkie_tui.conformance.runner import Selection, run_conformance
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.runner import serve_in_thread
+from tests.conformance.breakages import assert_fails_exactly, conform, run_all
+from tests.conformance.hub_proxy import BREAKAGES, HubProxy
+from tests.conformance.test_broken_servers import Outcome
+from tests.stub_server import StubServer
+
+LEASE = 2.0
+IDLE = 1.0
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Each breakage's conformance outcome, all at once in front of one reference hub."""
+    db = tmp_path_factory.mktemp("hub-conformance") / "hub.sqlite3"
+    config = HubConfig(
+        db_path=db,
+        dev=True,
+        lease_seconds=LEASE,
+        stream_idle_seconds=IDLE,
+        stream_sweep_interval=0.2,
+    )
+    with (
+        serve_in_thread(config) as upstream,
+        ExitStack() as stack,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setattr(hub_checks, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
+        patch.setattr(hub_checks, "IDLE", IDLE)  # the spec's 30 s, as this hub truncates
+        urls: dict[str, str] = {}
+        for breakage in BREAKAGES:
+            stub = StubServer(breakage(upstream).app()).start()
+            stack.callback(stub.stop)
+            urls[breakage.name] = stub.origin
+
+        yield run_all({name: functools.partial(conform, url) for name, url in urls.items()})
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
+def test_the_broken_rule_and_only_it_fails(
+    outcomes: dict[str, Outcome], breakage: type[HubProxy]
+) -> None:
+    outcome = outcomes[breakage.name]
+    assert_fails_exactly(outcome, breakage.fails, CHECKS)
+    assert outcome.lines[-1].startswith("cuckoo hub conformance of ")
+
+
+def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
+    expected = {
+        "redelivers-nothing": "becomes due again and is sent again",
+        "accepts-typos": "a typo in a field name is an error rather than a silent no-op",
+        "errors-as-400": "There is no 400 and no 413",
+        "sends-twice": "200 when an idempotency_key matched an earlier send",
+        "two-sockets": "the older one is closed with code 4001",
+        "appends-after-finish": "is 409 not_streaming",
+        "taps-twice": "a button cannot be taken twice",
+        "no-request-id": '"request_id"',
+        "newest-first": "oldest first",
+        "keeps-replaced-sockets": "closes with 4002",
+        "no-clamp": "clamped and also marked truncated",
+        "seven-quick-replies": "up to six plain labels",
+        "typing-answers-json": "which returns 204",
+        "unsigned-webhooks": "X-Cuckoo-Signature",
+        "follows-redirects": "Redirects are not followed and count as a failure.",
+        "keys-open-everything": "/v1/mgmt only",
+        "huge-frames": "Frames are capped at 64 KiB.",
+        "stop-ignored": "later appends get 409 stopped",
+        "kind-from-name": "The kind is decided from the bytes",
+        "eleven-files": "At most ten files per message",
+        "no-idle-truncation": "idle for 30 seconds is finished by the hub and marked truncated",
+    }
+    for name, words in expected.items():
+        assert words in outcomes[name].output, (name, outcomes[name].output)
+
+
+async def test_a_hub_that_wants_a_person_is_told_so(cuckoo_hub) -> None:
+    out = io.StringIO()
+    code = await run_conformance(cuckoo_hub(dev=False), protocol="cuckoo", out=out)
+    assert code == 1
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("FAIL healthz: GET /v1/client/me answered HTTP 401")
+    assert "talkie login HUB" in first
+
+
+async def test_a_production_hub_is_checked_as_the_signed_in_person(cuckoo_hub) -> None:
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(dev=False, code_sink=codes.__setitem__)
+    async with httpx.AsyncClient(base_url=url, trust_env=False) as http:
+        await http.post("/v1/auth/email/start", json={"email": "owner@example.com"})
+        verified = await http.post(
+            "/v1/auth/email/verify",
+            json={"email": "owner@example.com", "code": codes["owner@example.com"]},
+        )
+        token = verified.json()["token"]
+        out = io.StringIO()
+        code = await run_conformance(url, token=token, out=out, selection=Selection(quick=True))
+        assert code == 0, out.getvalue()
+        assert (
+            "SKIP webhook-signing: the hub refused a webhook binding to 127.0.0.1" in out.getvalue()
+        )
+        agents = (
+            await http.get("/v1/mgmt/agents", headers={"Authorization": f"Bearer {token}"})
+        ).json()
+        for agent in agents["agents"]:  # the throwaway agents lost their bindings at the end
+            binding = await http.get(
+                f"/v1/mgmt/agents/{agent['id']}/binding",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert binding.json()["binding"] is None, binding.text
