@@ -126,12 +126,9 @@ async def test_people_get_the_bridges_words_in_the_agents_language(
     assert (confirm["label"], cancel["label"]) == ("Potvrdit", "Zrušit")
 
 
-async def test_a_high_risk_action_takes_a_second_step_in_the_hub(
-    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
-) -> None:
-    """A person on a plain hub client taps Confirm once: the hub asks again, nothing is done;
-    only "Yes, do it" deletes the contact."""
-    await start_bridge(agent)
+async def _second_step(owner: Person, agent: Agent) -> tuple[str, dict[str, Any]]:
+    """Ask to delete a contact and tap its Confirm once: the action's id, and the message of
+    the second step the hub then shows."""
     await owner.say(agent.dm, "delete contact Tomáš Dvořák")
     messages = await owner.wait_agent_messages(
         agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
@@ -139,12 +136,22 @@ async def test_a_high_risk_action_takes_a_second_step_in_the_hub(
     offer = next(m for m in messages if "buttons" in m["body"])
     [[confirm, cancel]] = offer["body"]["buttons"]
     assert confirm["style"] == "primary" and cancel["style"] == "default"
-    action_id = confirm["id"].split(":")[1]
     await owner.tap(agent.dm, offer["id"], confirm["id"])
     asked = await owner.wait_agent_messages(
         agent.dm, lambda found: any("high-risk" in t for t in _texts(found))
     )
+    assert not any(t.startswith("Confirmed") for t in _texts(asked))
     second = next(m for m in asked if "high-risk" in m["body"].get("text", ""))
+    return confirm["id"].split(":")[1], second
+
+
+async def test_a_high_risk_action_takes_a_second_step_in_the_hub(
+    agent: Agent, owner: Person, start_bridge: StartBridge, server_url: str
+) -> None:
+    """A person on a plain hub client taps Confirm once: the hub asks again, nothing is done;
+    only "Yes, do it" deletes the contact."""
+    await start_bridge(agent)
+    action_id, second = await _second_step(owner, agent)
     assert second["body"]["text"].startswith("Delete contact Tomáš Dvořák (Gamma Foods s.r.o.)?")
     [[sure, keep]] = second["body"]["buttons"]
     assert (sure["label"], sure["style"]) == ("Yes, do it", "danger")
@@ -152,7 +159,6 @@ async def test_a_high_risk_action_takes_a_second_step_in_the_hub(
     async with httpx.AsyncClient(timeout=10) as http:
         waiting = await http.get(f"{server_url}/api/talkie/actions/{action_id}", headers=AUTH)
     assert waiting.json()["status"] == "pending"  # one tap decided nothing
-    assert not any(t.startswith("Confirmed") for t in _texts(asked))
     await owner.tap(agent.dm, second["id"], sure["id"])
     await owner.wait_agent_messages(
         agent.dm, lambda found: any(t.startswith("Confirmed") for t in _texts(found))
@@ -166,17 +172,7 @@ async def test_the_second_step_can_cancel(
     agent: Agent, owner: Person, start_bridge: StartBridge
 ) -> None:
     await start_bridge(agent)
-    await owner.say(agent.dm, "delete contact Tomáš Dvořák")
-    messages = await owner.wait_agent_messages(
-        agent.dm, lambda found: any("buttons" in m["body"] for m in found) and _complete(found)
-    )
-    offer = next(m for m in messages if "buttons" in m["body"])
-    [[confirm, _cancel]] = offer["body"]["buttons"]
-    await owner.tap(agent.dm, offer["id"], confirm["id"])
-    asked = await owner.wait_agent_messages(
-        agent.dm, lambda found: any("high-risk" in t for t in _texts(found))
-    )
-    second = next(m for m in asked if "high-risk" in m["body"].get("text", ""))
+    _action_id, second = await _second_step(owner, agent)
     [[_sure, keep]] = second["body"]["buttons"]
     await owner.tap(agent.dm, second["id"], keep["id"])
     await owner.wait_agent_messages(
