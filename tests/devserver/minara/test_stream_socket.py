@@ -228,10 +228,10 @@ def test_answering_pong_keeps_the_socket_open(minara_gateway: Callable[..., str]
     url = minara_gateway(auth_token=TEST_TOKEN, ping_interval=0.1, idle_timeout=1.0)
     with Socket(url, keep_pings=True) as socket:
         for _ in range(20):
-            assert socket.recv(timeout=2) == {"type": "ping"}
+            assert socket.recv(timeout=5) == {"type": "ping"}
             socket.send({"type": "pong"})
         socket.send({"type": "ping"})
-        while (frame := socket.recv(timeout=2)) == {"type": "ping"}:
+        while (frame := socket.recv(timeout=5)) == {"type": "ping"}:
             pass
         assert frame == {"type": "pong"}
 
