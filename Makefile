@@ -69,6 +69,7 @@ bench: setup
 	$(BIN)/python benchmarks/bridge_latency.py
 	$(BIN)/python benchmarks/cuckoo_hub.py
 	$(BIN)/python benchmarks/soak.py
+	$(BIN)/python benchmarks/text_cost.py
 
 screenshots: setup
 	bash scripts/install-system-deps.sh screenshots

@@ -32,7 +32,11 @@ leave five replies above it.
 
 The prompt must be answered with text only (`talkie-test:echo …`, `help`): a reply is found by
 the `reply_to` its first message carries, and its streamed message's completion ends it.
-Prints one JSON line per path and stage, then a summary line with the load average.
+Prints one JSON line per path and stage, then a summary line with the load average. For each
+bridge, `delta_gap` is the pace of its deltas as the person's client got them (the gaps between
+a reply's message's deltas; the bridge flushes about every 40 ms): with a long answer,
+`--prompt 'talkie-test:markdown 4000 2000 7'`, it is the figure tests/bridge/test_bridge_long.py
+leaves to this benchmark.
 
     .venv/bin/python benchmarks/bridge_latency.py [--rounds 500] [--baseline DIR] [--webhook]
 """
@@ -42,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -233,10 +238,11 @@ async def bridge_process(
 
 
 class Feed:
-    """The person's client socket: the first delta and the completion of each agent reply."""
+    """The person's client socket: the deltas and the completion of each agent reply."""
 
     def __init__(self) -> None:
         self.first_delta: dict[str, float] = {}
+        self.deltas: dict[str, list[float]] = {}  # message id -> when each delta came
         self.completed: dict[str, float] = {}
         self.reply_to: dict[str, str] = {}  # agent message id -> the person's message id
         self.changed = asyncio.Event()
@@ -247,6 +253,7 @@ class Feed:
         kind, data = frame.get("type"), frame.get("data") or {}
         if kind == "message.delta":
             self.first_delta.setdefault(data["message_id"], now)
+            self.deltas.setdefault(data["message_id"], []).append(now)
         elif kind in ("message.started", "message.completed", "message.created"):
             message = data["message"]
             if message["sender"]["kind"] != "agent":
@@ -257,15 +264,17 @@ class Feed:
                 self.completed.setdefault(message["id"], now)
         self.changed.set()
 
-    async def reply_of(self, asked: str, within: float = 30) -> tuple[float, float]:
-        """When the first delta and the completion of the reply to `asked` arrived."""
+    async def reply_of(self, asked: str, within: float = 30) -> tuple[float, float, list[float]]:
+        """When the first delta and the completion of the reply to `asked` arrived, and when
+        each delta of that message did."""
 
-        async def find() -> tuple[float, float]:
+        async def find() -> tuple[float, float, list[float]]:
             while True:
                 for agent_message, person_message in self.reply_to.items():
                     if person_message == asked and agent_message in self.completed:
                         first = self.first_delta.get(agent_message, self.completed[agent_message])
-                        return first, self.completed[agent_message]
+                        deltas = self.deltas.get(agent_message, [])
+                        return first, self.completed[agent_message], deltas
                 self.changed.clear()
                 await self.changed.wait()
 
@@ -273,9 +282,10 @@ class Feed:
 
 
 async def bridged_once(
-    http: httpx.AsyncClient, owner: str, dm: str, feed: Feed, prompt: str
+    http: httpx.AsyncClient, owner: str, dm: str, feed: Feed, prompt: str, gaps: list[float]
 ) -> tuple[float, float]:
-    """One message to the agent in `dm`: seconds to the reply's first delta and its end."""
+    """One message to the agent in `dm`: seconds to the reply's first delta and its end; the
+    seconds between its deltas go to `gaps`."""
     began = time.perf_counter()
     sent = await http.post(
         f"/v1/client/conversations/{dm}/messages",
@@ -283,7 +293,8 @@ async def bridged_once(
         json={"text": prompt},
     )
     sent.raise_for_status()
-    first, done = await feed.reply_of(sent.json()["message"]["id"])
+    first, done, deltas = await feed.reply_of(sent.json()["message"]["id"])
+    gaps.extend(later - earlier for earlier, later in itertools.pairwise(deltas))
     return first - began, done - began
 
 
@@ -305,9 +316,9 @@ async def direct_once(backend: Any, prompt: str) -> tuple[float, float]:
 
 async def measure(
     talkie_url: str, hub_url: str, folder: Path, options: argparse.Namespace
-) -> tuple[dict[str, list[tuple[float, float]]], dict[str, float]]:
-    """Run the rounds: every path's (first delta, completed) seconds, warm-up left out, and
-    each bridge's CPU milliseconds per reply."""
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, float], dict[str, list[float]]]:
+    """Run the rounds: every path's (first delta, completed) seconds, warm-up left out, each
+    bridge's CPU milliseconds per reply, and the seconds between each bridge's deltas."""
     sources = {"bridged": HERE}
     if options.baseline is not None:
         sources["baseline"] = options.baseline.resolve()
@@ -352,6 +363,7 @@ async def measure(
         stack.callback(reader.cancel)
         paths = [*sources, "direct"]
         results: dict[str, list[tuple[float, float]]] = {path: [] for path in paths}
+        gaps: dict[str, list[float]] = {path: [] for path in sources}
         cpu_before: dict[str, float | None] = {}
         for index in range(options.warmup + options.rounds):
             if index == options.warmup:
@@ -361,8 +373,9 @@ async def measure(
                 if path == "direct":
                     taken = await direct_once(direct_backend, options.prompt)
                 else:
+                    counted = gaps[path] if index >= options.warmup else []
                     taken = await bridged_once(
-                        http, owner, conversations[path], feed, options.prompt
+                        http, owner, conversations[path], feed, options.prompt, counted
                     )
                 if index >= options.warmup:
                     results[path].append(taken)
@@ -371,19 +384,27 @@ async def measure(
             before, after = cpu_before.get(path), _cpu_seconds(pid)
             if before is not None and after is not None:
                 cpu_ms[path] = round((after - before) * 1000 / options.rounds, 2)
-    return results, cpu_ms
+    return results, cpu_ms, gaps
 
 
 def report(
-    results: dict[str, list[tuple[float, float]]], cpu_ms: dict[str, float], base: dict[str, Any]
+    results: dict[str, list[tuple[float, float]]],
+    cpu_ms: dict[str, float],
+    gaps: dict[str, list[float]],
+    base: dict[str, Any],
 ) -> None:
-    """Print the JSON lines: each path's figures, each bridge's added latency, a summary."""
+    """Print the JSON lines: each path's figures, each bridge's pace of deltas and added
+    latency, a summary."""
     direct = results["direct"]
     summary: dict[str, Any] = {**base, "summary": True, "goal_ms": GOAL_MS}
     for path, pairs in results.items():
         for stage, at in STAGES:
             figures = _figures([p[at] for p in pairs])
             print(json.dumps({**base, "path": path, "stage": stage, **figures}))
+    for path, between in gaps.items():
+        if between:  # a reply of one delta has no gap
+            figures = {**_figures(between), "gaps": len(between)}
+            print(json.dumps({**base, "path": path, "stage": "delta_gap", **figures}))
     for path, pairs in results.items():
         if path == "direct":
             continue
@@ -410,14 +431,14 @@ async def main(options: argparse.Namespace) -> None:
         server_process("talkie", Path(name)) as talkie_url,
         server_process("hub", Path(name)) as hub_url,
     ):
-        results, cpu_ms = await measure(talkie_url, hub_url, Path(name), options)
+        results, cpu_ms, gaps = await measure(talkie_url, hub_url, Path(name), options)
     base = {
         "benchmark": "bridge_latency",
         "rounds": options.rounds,
         "prompt": options.prompt,
         "load_average_before": load_before,
     }
-    report(results, cpu_ms, base)
+    report(results, cpu_ms, gaps, base)
 
 
 if __name__ == "__main__":

@@ -83,12 +83,9 @@ def test_ask_ends_quietly_and_the_run_goes_on(slow_server: str) -> None:
     """`talkie ask … | head -c 20`: no traceback, SIGPIPE, and the server finishes the run."""
     thread_id = f"t_pipe_{uuid.uuid4().hex[:12]}"
     args = ("ask", slow_server, "talkie-test:slow", "--token", TEST_TOKEN, "--thread", thread_id)
-    began = time.monotonic()
-
     status, err = talkie_into_closed_pipe(*args, read=20)
 
-    assert_quiet(status, err)
-    assert time.monotonic() - began < 15  # it did not wait for the whole answer
+    assert_quiet(status, err)  # ended by SIGPIPE: by the closed pipe, not the answer's end
     assert err == ""
     # Not cancelled: the whole answer is stored (a cancelled run keeps only the start).
     assert stored_answer(slow_server, thread_id) == SLOW_TEXT

@@ -7,7 +7,6 @@ import os
 import socket
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -113,13 +112,16 @@ class BlockingKeyring(MemoryKeyring):
     def __init__(self) -> None:
         super().__init__()
         self.release = threading.Event()
+        self.answered = 0  # calls that got past the wait
 
     def get_password(self, service: str, username: str) -> str | None:
         self.release.wait(10)
+        self.answered += 1
         return super().get_password(service, username)
 
     def set_password(self, service: str, username: str, password: str) -> None:
         self.release.wait(10)
+        self.answered += 1
         super().set_password(service, username, password)
 
 
@@ -477,13 +479,13 @@ def test_a_keyring_call_that_never_answers_is_given_up(install_keyring: InstallK
     blocking = BlockingKeyring()
     install_keyring(blocking)
     keyring_store = KeyringStore(blocking, timeout=0.2)
-    started = time.monotonic()
     try:
         with pytest.raises(TokenStoreError, match=r"did not answer within 0\.2 seconds"):
             keyring_store.load(SERVER)
+        # Given up while the keyring call was still waiting, not after it answered.
+        assert blocking.answered == 0
     finally:
         blocking.release.set()
-    assert time.monotonic() - started < 2
 
 
 # --- keyring detection -----------------------------------------------------------------------
@@ -594,20 +596,27 @@ def test_detection_that_hangs_is_bounded(
 ) -> None:
     release = threading.Event()
 
+    detected = threading.Event()
+    calls = 0
+
     def hang() -> KeyringBackend:
+        nonlocal calls
+        calls += 1
         release.wait(10)
+        detected.set()
         return MemoryKeyring()
 
     monkeypatch.setattr(keyring, "get_keyring", hang)
-    started = time.monotonic()
     try:
         first = keyring_status(timeout=0.2)
         second = keyring_status(timeout=0.2)  # waits on the same detection, starts no other
         with pytest.raises(NoKeyringError, match="did not answer within"):
             store.KeyringStore(timeout=0.2).load(SERVER)
+        # All three answered while the one detection was still hanging.
+        assert not detected.is_set()
+        assert calls == 1
     finally:
         release.set()
-    assert time.monotonic() - started < 3
     assert first == second
     assert not first.available
     assert first.reason == (
@@ -652,9 +661,8 @@ def test_a_secret_service_that_never_answers_does_not_hang_talkie(
 ) -> None:
     monkeypatch.setattr(keyring.core, "_keyring_backend", None)  # detect for real, over D-Bus
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.SecretService.Keyring")
-    started = time.monotonic()
     status = keyring_status(timeout=0.3)
-    assert time.monotonic() - started < 3
+    # Talkie's own bound gave up (the reason names it), not D-Bus: the bus never answers.
     assert not status.available
     assert "did not answer within 0.3 seconds" in status.reason
     # Hang up, so the stuck detection ends (Secret Service not viable) before the test does.

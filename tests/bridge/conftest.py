@@ -39,16 +39,13 @@ class Feed:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
-        self.arrived: list[float] = []  # when each frame came (the loop's clock)
         self._changed = asyncio.Event()
         self._reader = asyncio.ensure_future(self._read())
 
     async def _read(self) -> None:
-        clock = asyncio.get_running_loop().time
         with contextlib.suppress(Exception):
             async for raw in self.ws:
                 self.frames.append(json.loads(raw))
-                self.arrived.append(clock())
                 self._changed.set()
 
     async def wait(

@@ -146,10 +146,10 @@ async def test_an_interjection_is_printed_as_the_persons(gateway_url: str) -> No
 def test_a_question_is_said_on_stderr_and_ask_ends_when_it_times_out(
     gateway_url: str, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
-    began = time.monotonic()
+    # Ends: a question nobody answers times out after its second (a wait that never ended
+    # would be stopped by the run's timeout, `timeout` in pyproject.toml).
     code, out, err = ask_cli(capsys, gateway_url, f"minara-test:question {kind} 1")
     assert code == 0, err
-    assert time.monotonic() - began < 20
     # The text after the question is a new segment: it starts its own line.
     cancelled = " The action is cancelled." if kind == "confirm" else ""
     assert out == f"Asking.\nNo answer: timed out.{cancelled}\n"

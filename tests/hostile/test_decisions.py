@@ -112,7 +112,7 @@ async def test_a_refused_decision_is_explained_on_its_card(serve: Serve, tmp_pat
     async with app.run_test(size=(120, 60)) as pilot:
         screen = await chat_screen(app, pilot)
         cards = await decide_every_card(pilot, screen, keys=False)
-        await until(pilot, lambda: not any(card.is_busy for card in cards), timeout=2)
+        await until(pilot, lambda: not any(card.is_busy for card in cards), timeout=15)
         await pilot.pause()
         for card in cards:
             message = str(card.query_one(".action--message").render())

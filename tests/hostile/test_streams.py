@@ -7,7 +7,6 @@ bounded memory, and keep up with (or survive) a flood.
 from __future__ import annotations
 
 import json
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -92,18 +91,15 @@ async def test_an_endless_event_ends_with_an_error_and_bounded_memory(serve: Ser
     server = serve(hostile_app(streaming(streamer)), small_buffers=True)
     tracemalloc.start()
     try:
-        started = time.monotonic()
         asked = await ask_cli(server.origin, "hello")
-        elapsed = time.monotonic() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert asked.code == 1
     assert "larger than 1024 kB" in asked.err
     assert streamer.wait_abandoned()
-    assert streamer.sent < 16 << 20
+    assert streamer.sent < 16 << 20  # early: under 16 MB of the 200 MB offered
     assert peak < 24 << 20, f"peak {peak >> 20} MB"
-    assert elapsed < 20
 
 
 async def test_a_stream_cut_mid_event_keeps_what_arrived(serve: Serve) -> None:
@@ -130,20 +126,24 @@ async def test_a_deeply_nested_event_is_skipped_not_fatal(serve: Serve) -> None:
 
 
 async def test_a_long_answer_in_tiny_deltas_costs_linear_time(serve: Serve) -> None:
-    """§5: a delta costs the same after 8 MB of answer (no quadratic slow-down)."""
+    """§5: a delta costs the same after 8 MB of answer (no quadratic slow-down), checked by
+    the answer being whole rather than by a clock: 50,000 tiny deltas after 8 MB take the
+    linear client about a second, where a copy of the answer per delta (400 GB of copying,
+    about two minutes here) runs past the run's timeout (`timeout` in pyproject.toml). Events
+    per second are a figure of benchmarks/stream_core.py."""
     big = [
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m_h", "delta": "y" * 800_000}
         for _ in range(10)
     ]
-    tiny = [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m_h", "delta": "z"} for _ in range(2000)]
+    count = 50_000
+    tiny = [
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m_h", "delta": "z"} for _ in range(count)
+    ]
     body = frames(answer(*says("a")[:1], *big, *tiny, *says("")[2:]))
     server = serve(hostile_app(body))
-    started = time.monotonic()
     asked = await ask_cli(server.origin, "hello")
-    elapsed = time.monotonic() - started
     assert asked.code == 0, asked.err
-    assert asked.out.endswith("z" * 2000 + "\n")
-    assert elapsed < 2.0, f"{elapsed:.1f} s"
+    assert asked.out == "y" * 8_000_000 + "z" * count + "\n"
 
 
 def flood(count: int) -> bytes:
@@ -166,15 +166,11 @@ async def test_a_flood_of_events_is_kept_up_with(serve: Serve) -> None:
     chunks = [body[i : i + 65536] for i in range(0, len(body), 65536)]
     streamer = Streamer(pieces=chunks)
     server = serve(hostile_app(streaming(streamer)))
-    started = time.monotonic()
     asked = await ask_cli(server.origin, "hello")
-    elapsed = time.monotonic() - started
     assert asked.code == 0, asked.err
     expected = "".join(f"w{i % 10} " for i in range(FLOOD))
     assert asked.out == expected + "\n"
-    rate = FLOOD / elapsed
-    print(f"talkie ask: {rate:,.0f} events/s")
-    assert rate > 10_000, f"only {rate:,.0f} events/s"
+    # How many events a second: benchmarks/stream_core.py (the same parse, decode and reduce).
 
 
 async def test_the_tui_survives_a_flood(serve: Serve, tmp_path: Path) -> None:
@@ -186,7 +182,6 @@ async def test_the_tui_survives_a_flood(serve: Serve, tmp_path: Path) -> None:
     app = make_app(server.origin, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        started = time.monotonic()
         screen.composer.insert("flood me")
         await pilot.press("enter")
         await until(
@@ -194,12 +189,11 @@ async def test_the_tui_survives_a_flood(serve: Serve, tmp_path: Path) -> None:
             lambda: len(screen.session.conversation.turns) == 2 and not screen.answering,
             timeout=60,
         )
-        elapsed = time.monotonic() - started
         reply = screen.session.conversation.turns[1]
         assert reply.state == "done" and len(reply.text) == 3 * count
         assert not screen.transcript.query(NoticeView)
         screen.composer.insert("still typing")
         await pilot.pause()
         assert screen.composer.text == "still typing"
-    print(f"TUI: {count / elapsed:,.0f} events/s")
+    # Events per second through the TUI: benchmarks/terminal_stream.py.
     assert json.dumps(reply.text[:6]) == '"w0 w1 "'

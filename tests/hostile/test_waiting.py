@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from starlette.routing import Route
 
 from talkie_tui.backends.talkie import session as chat_session
 from talkie_tui.commands.ask import ask
-from tests.hostile.kit import Asked, answer, ask_cli, frames, hostile_app, says
+from tests.hostile.kit import answer, ask_cli, frames, hostile_app, says
 from tests.protocol.conftest import Serve
 from tests.stub_server import ENDPOINTS, Streamer, StubServer, error_response, sse_response
 
@@ -79,10 +80,21 @@ class BreakingServer:
         return serve(self.app())
 
 
-async def timed_ask(origin: str, **options: Any) -> tuple[Asked, float]:
-    began = time.monotonic()
-    asked = await ask_cli(origin, "question", **options)
-    return asked, time.monotonic() - began
+@pytest.fixture
+def delays_taken(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The delays of RECOVERY_DELAYS the wait went through (each before one look at the
+    thread), in order: "at once" is what was waited, not what a clock saw."""
+    taken: list[float] = []
+    delays = chat_session.RECOVERY_DELAYS
+
+    class Recording:
+        def __iter__(self) -> Iterator[float]:
+            for delay in delays:
+                taken.append(delay)
+                yield delay
+
+    monkeypatch.setattr(chat_session, "RECOVERY_DELAYS", Recording())
+    return taken
 
 
 # --- waiting cannot help: stop at once and say why -----------------------------------------
@@ -90,16 +102,17 @@ async def timed_ask(origin: str, **options: Any) -> tuple[Asked, float]:
 
 @pytest.mark.parametrize("status", [404, 403])
 async def test_a_thread_that_is_gone_or_not_ours_ends_the_wait_at_once(
-    serve: Serve, status: int
+    serve: Serve, status: int, delays_taken: list[float]
 ) -> None:
-    """The stream breaks, GET thread answers 404/403: exit 1 well under a second, with why."""
+    """The stream breaks, GET thread answers 404/403: exit 1 at once (one look at the thread,
+    taken without a delay, and no other), with why."""
     stub = BreakingServer(status=status)
     server = stub.start(serve)
 
-    asked, elapsed = await timed_ask(server.origin)
+    asked = await ask_cli(server.origin, "question")
 
     assert asked.code == 1
-    assert elapsed < 0.8, f"{elapsed:.2f} s"
+    assert delays_taken == [0.0]
     assert stub.thread_gets == 1
     assert asked.out == "partial\n"
     assert "closed before the answer was complete" in asked.err
@@ -131,16 +144,16 @@ def _undecodable() -> Response:
     ],
 )
 async def test_a_stream_the_client_abandoned_is_not_waited_for(
-    serve: Serve, run: Any, reason: str
+    serve: Serve, run: Any, reason: str, delays_taken: list[float]
 ) -> None:
     """talkie closed the stream itself over what the server sent: no wait, exit 1 at once."""
     stub = BreakingServer(answer_after=0.0, run=run)
     server = stub.start(serve)
 
-    asked, elapsed = await timed_ask(server.origin)
+    asked = await ask_cli(server.origin, "question")
 
     assert asked.code == 1
-    assert elapsed < 0.8, f"{elapsed:.2f} s"
+    assert delays_taken == []  # the wait never began
     assert stub.thread_gets == 0
     assert reason in asked.err and "abandoned" in asked.err
     assert "Loading the answer" not in asked.err and "waiting" not in asked.err
@@ -149,7 +162,7 @@ async def test_a_stream_the_client_abandoned_is_not_waited_for(
 async def test_json_output_marks_an_abandoned_stream(serve: Serve) -> None:
     """`--json`: the truncation line says the client abandoned the stream."""
     server = BreakingServer(run=_huge_event).start(serve)
-    asked, _ = await timed_ask(server.origin, as_json=True)
+    asked = await ask_cli(server.origin, "question", as_json=True)
     assert asked.code == 1
     last = json.loads(asked.out.rstrip("\n").split("\n")[-1])
     assert last["type"] == "talkie.truncated" and last["abandoned"] is True
@@ -204,7 +217,7 @@ async def test_a_wait_that_runs_out_says_where_the_answer_will_be(
     """The answer never came within the polls: exit 1, why, and which thread to open later."""
     monkeypatch.setattr(chat_session, "RECOVERY_DELAYS", (0.0, 0.01))
     server = BreakingServer().start(serve)
-    asked, _ = await timed_ask(server.origin)
+    asked = await ask_cli(server.origin, "question")
     assert asked.code == 1
     assert "The answer is not in the thread yet; the server may still finish it." in asked.err
     assert f"talkie connect {server.origin} --thread {THREAD}" in asked.err

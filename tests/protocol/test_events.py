@@ -7,7 +7,6 @@ server and read with TalkieClient.run.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 from collections.abc import AsyncIterator
 
@@ -408,9 +407,9 @@ async def test_many_small_events_are_not_added_up_against_the_cap() -> None:
     assert len(await _collect(_response(*frames), cap=100)) == 50
 
 
-async def _arrivals(pause: float) -> tuple[list[str], list[float]]:
-    """The events read from a real socket where one comes every 4 ms (40 in all), and when
-    each batch of them reached the reader."""
+async def _arrivals(pause: float) -> tuple[list[str], int]:
+    """The events read from a real socket where one comes every 4 ms (40 in all), and in how
+    many batches (network reads) they reached the reader."""
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")
@@ -425,7 +424,7 @@ async def _arrivals(pause: float) -> tuple[list[str], list[float]]:
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     events: list[str] = []
-    times: list[float] = []
+    batches = 0
     try:
         async with (
             httpx.AsyncClient(trust_env=False) as http,
@@ -433,23 +432,21 @@ async def _arrivals(pause: float) -> tuple[list[str], list[float]]:
         ):
             async for batch in iter_event_data(response, pause=pause):
                 events.extend(batch)
-                times.append(asyncio.get_running_loop().time())
+                batches += 1
     finally:
         server.close()
         await server.wait_closed()
-    return events, times
-
-
-def _bursts(times: list[float]) -> int:
-    """How many times the reader waited more than 2 ms for the next batch."""
-    return sum(1 for a, b in itertools.pairwise(times) if b - a > 0.002)
+    return events, batches
 
 
 async def test_a_rest_after_a_read_that_waited_reads_the_tokens_in_bursts() -> None:
     """With a pause, the reader rests after waiting and then drains what came meanwhile:
     every event, in order, in a few bursts instead of one wait per event."""
-    plain_events, plain_times = await _arrivals(0.0)
-    paced_events, paced_times = await _arrivals(0.03)
+    plain_events, plain_batches = await _arrivals(0.0)
+    paced_events, paced_batches = await _arrivals(0.1)
     expected = [f'{{"n":{n}}}' for n in range(40)]
     assert plain_events == expected and paced_events == expected
-    assert _bursts(paced_times) * 2 < _bursts(plain_times), (paced_times, plain_times)
+    # Counted in reads, not timed: read as they come, the 40 events take about one read each;
+    # with a rest of 0.1 s after a read that waited, the 160 ms of events take about three. A
+    # busy machine only makes the paced reads fewer. The CPU it saves: benchmarks/stream_core.py.
+    assert paced_batches * 2 < plain_batches, (paced_batches, plain_batches)

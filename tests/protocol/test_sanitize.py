@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -102,13 +101,12 @@ def test_an_unterminated_introducer_goes_alone_and_the_text_after_it_stays(
     ids=lambda dirty: repr(dirty[:6]) + f"…{len(dirty)}",
 )
 def test_a_megabyte_of_introducers_is_cleaned_in_linear_time(dirty: str) -> None:
-    """No backtracking blow-up: 1 MB of unterminated introducers is cleaned well under a second
-    (a quadratic cleaner would take minutes) and leaves no control character."""
-    started = time.perf_counter()
+    """No backtracking blow-up: 1 MB of unterminated introducers is cleaned and leaves no control
+    character. A quadratic cleaner would take minutes to hours here, so it never ends within the
+    run's timeout (`timeout` in pyproject.toml); the time a megabyte takes is a figure of
+    benchmarks/text_cost.py, not a bound of this test."""
     cleaned = clean_text(dirty)
-    elapsed = time.perf_counter() - started
     assert not CONTROL.search(cleaned)
-    assert elapsed < 1.0, f"{elapsed:.2f} s"
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,9 @@
 
 Tests that take a `rig` run twice: on the real devices (PortAudio -> ALSA pulse plugin ->
 private PulseAudio daemon, speech fed into the mic sink with paplay) and on the doubles
-(ScriptedMicrophone, RecordingSpeaker). Timing checks compare with wall time using generous
-ratios: the suite runs on loaded 2-core machines.
+(ScriptedMicrophone, RecordingSpeaker). Pacing is checked by counts and order (reads that had
+to wait for the card, samples played before `drained`), never by wall time: the suite runs on
+loaded 2-core machines. Latencies are figures of benchmarks/voice_call.py.
 """
 
 from __future__ import annotations
@@ -107,6 +108,18 @@ async def read_for(mic: AudioSource, seconds: float) -> list[np.ndarray]:
     return [await mic.read_frame() for _ in range(round(seconds / 0.02))]
 
 
+async def read_paced(mic: Any, count: int) -> tuple[list[np.ndarray], int]:
+    """`count` frames, and how many of the reads found none waiting (the reader, faster than
+    the card, waited for its clock): paced frames make most reads wait, frames delivered
+    faster than real time make none wait. A busy machine puts the reader behind for a while
+    (fewer waits), then it catches up."""
+    frames, waited = [], 0
+    for _ in range(count):
+        waited += mic.backlog == 0
+        frames.append(await mic.read_frame())
+    return frames, waited
+
+
 # --- both backends ---------------------------------------------------------------------------
 
 
@@ -119,11 +132,9 @@ async def test_both_sides_implement_the_interface(rig: Callable[..., Any]) -> No
 async def test_frames_are_20_ms_of_48_khz_mono_paced_by_the_clock(rig: Callable[..., Any]) -> None:
     one = await rig()
     await read_for(one.mic, 0.1)  # whatever queued while starting
-    started = time.monotonic()
-    frames = await read_for(one.mic, 1.0)
-    elapsed = time.monotonic() - started
+    frames, waited = await read_paced(one.mic, 50)
     assert all(f.shape == (FRAME_SAMPLES,) and f.dtype == np.int16 for f in frames)
-    assert 0.75 <= elapsed <= 1.6, f"50 frames took {elapsed:.2f} s"
+    assert waited >= 10, f"only {waited} of 50 reads waited for the clock"
     assert one.mic.dropped_frames == 0
 
 
@@ -155,14 +166,13 @@ async def test_mute_sends_zero_frames_at_the_same_pace(
     one.mic.muted = True
     assert one.mic.gated
     one.speak(speech(SENTENCE))
-    started = time.monotonic()
-    frames, loudest = [], AudioLevel()
+    frames, loudest, waited = [], AudioLevel(), 0
     for _ in range(50):
+        waited += one.mic.backlog == 0
         frames.append(await one.mic.read_frame())
         loudest = max(loudest, one.mic.level, key=lambda level: level.rms_dbfs)
-    elapsed = time.monotonic() - started
     assert not np.any(np.concatenate(frames))
-    assert 0.75 <= elapsed <= 1.6  # zeros, but still one frame per 20 ms
+    assert waited >= 10  # zeros, but still paced by the card: one frame per 20 ms
     assert not loudest.silent  # the meter still shows that the microphone hears
 
     one.mic.muted = False
@@ -175,7 +185,7 @@ async def test_half_duplex_mutes_the_mic_while_the_speaker_plays(
 ) -> None:
     one = await rig(half_duplex=True)
     one.speak(speech(SENTENCE))
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 10  # a wait for the speech (paplay starts), not a measure
     while not (await one.mic.read_frame()).any():  # wait until the speech comes through
         assert time.monotonic() < deadline, "no speech reached the microphone"
 
@@ -204,16 +214,16 @@ async def test_the_speaker_drains_only_after_its_audio_has_played(
     await asyncio.sleep(0.1)
     assert not one.speaker.playing
     played = tone(1.0)
-    started = time.monotonic()
     one.speaker.write(played)
     assert one.speaker.playing
     await asyncio.sleep(0.5)
     assert one.speaker.playing and one.speaker.level.rms_dbfs > -25  # the meter shows the tone
     await one.speaker.drained()
-    elapsed = time.monotonic() - started
-    assert not one.speaker.playing
-    # Never before the audio could have played; a late finish only on a very loaded machine.
-    assert 0.98 <= elapsed <= 2.5, f"1 s of audio drained after {elapsed:.2f} s"
+    assert not one.speaker.playing and one.speaker.queued_seconds == 0
+    if recording is None:
+        # Never before the audio played: all of it was played by the time `drained` returned
+        # (the order, not a time).
+        assert len(one.speaker.recording()) == len(played)
     if recording is not None:
         await asyncio.sleep(0.2)
         heard = recording.stop()
@@ -224,13 +234,21 @@ async def test_the_speaker_drains_only_after_its_audio_has_played(
 
 async def test_clear_drops_what_is_queued(rig: Callable[..., Any]) -> None:
     one = await rig()
-    one.speaker.write(tone(3.0))
+    recording = one.pulse.start_speaker_recording() if one.pulse else None
+    await asyncio.sleep(0.1)
+    played = tone(3.0)
+    one.speaker.write(played)
     await asyncio.sleep(0.3)
-    started = time.monotonic()
     one.speaker.clear()
+    assert one.speaker.queued_seconds == 0  # dropped at once, not played out
     await one.speaker.drained()
-    assert time.monotonic() - started < 0.5
     assert not one.speaker.playing
+    # What was heard is the start of the tone, not the 3 s of it (counted in samples).
+    if recording is not None:
+        await asyncio.sleep(0.2)
+        assert active_seconds(recording.stop()) < 2.0
+    else:
+        assert len(one.speaker.recording()) < len(played) * 2 // 3
 
 
 async def test_stop_wakes_a_waiting_reader(rig: Callable[..., Any]) -> None:
@@ -240,7 +258,7 @@ async def test_stop_wakes_a_waiting_reader(rig: Callable[..., Any]) -> None:
     await asyncio.sleep(0.1)
     await one.pair.stop()
     with pytest.raises(AudioStopped):
-        await asyncio.wait_for(reader, 2)
+        await asyncio.wait_for(reader, 10)  # woken: a wait for it, 5 s of frames untaken
     await one.speaker.drained()  # a stopped speaker has nothing left to play
 
 
@@ -444,19 +462,26 @@ async def test_the_speaker_queue_is_bounded_dropping_the_oldest() -> None:
 async def test_a_microphone_read_late_drops_the_oldest_frames() -> None:
     mic = ScriptedMicrophone(max_queue_frames=5)
     async with mic:
-        await asyncio.sleep(0.5)  # ~25 frames arrive, nobody reads
-        started = time.monotonic()
+        async with asyncio.timeout(10):  # a wait for frames to pile up, nobody reading
+            while mic.dropped_frames < 10:
+                await asyncio.sleep(0.02)
+        # The 5 newest are waiting; older ones were dropped, not kept.
+        assert mic.backlog == 5
         for _ in range(5):
             await mic.read_frame()
-        backlog = time.monotonic() - started
     assert mic.dropped_frames >= 10
-    assert backlog < 0.05  # the 5 newest were waiting; older ones were dropped
 
 
 async def test_speaker_latency_delays_drained() -> None:
-    speaker = RecordingSpeaker(latency=0.3)
+    speaker = RecordingSpeaker(latency=1.0)
     async with speaker:
-        started = time.monotonic()
-        speaker.write(tone(0.2))
-        await speaker.drained()
-        assert time.monotonic() - started >= 0.48
+        played = tone(0.2)
+        speaker.write(played)
+        draining = asyncio.ensure_future(speaker.drained())
+        async with asyncio.timeout(10):
+            while len(speaker.recording()) < len(played):
+                await asyncio.sleep(0.01)
+        # Every sample handed to the device, but the device's second of latency not over:
+        # `drained` still waits (the order, not a time; the window is a second wide).
+        assert not draining.done()
+        await draining

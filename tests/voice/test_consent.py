@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
+from talkie_tui.voice import consent_classifier
 from talkie_tui.voice.consent import ConsentWindow, Decision
 from talkie_tui.voice.consent_classifier import (
     CONFIRM_WORDS,
@@ -165,31 +165,41 @@ HUGE_INPUTS = {
 
 
 @pytest.mark.parametrize("text", HUGE_INPUTS.values(), ids=HUGE_INPUTS.keys())
-def test_very_long_input_is_too_long_and_fast(text: str) -> None:
-    """Megabytes of transcript are `too_long` at once, never a decision."""
-    started = time.perf_counter()
+def test_very_long_input_is_too_long_and_fast(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Megabytes of transcript are `too_long` at once, never a decision: decided by the length
+    alone, before any word of the text is looked at (the time per call is a figure of
+    benchmarks/text_cost.py)."""
+
+    def read(_text: str) -> str:
+        raise AssertionError("the text was read")
+
+    monkeypatch.setattr(consent_classifier, "_prepare", read)
     assert classify(text, keyword="odeslat") == Verdict("neither", "too_long")
-    assert time.perf_counter() - started < 0.05
+
+
+@pytest.mark.parametrize("text", HUGE_INPUTS.values(), ids=HUGE_INPUTS.keys())
+def test_every_regex_stays_linear_without_the_caps(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every regex stays linear (a long word once made one quadratic): with the caps lifted, a
+    megabyte is classified. A quadratic step would take hours on it, so it never ends within
+    the run's timeout (`timeout` in pyproject.toml), where just under the real cap it only costs
+    milliseconds, too few to tell from a busy machine; benchmarks/text_cost.py prints them."""
+    utterance = text + " ano"
+    monkeypatch.setattr(consent_classifier, "MAX_CHARS", len(utterance))
+    monkeypatch.setattr(consent_classifier, "MAX_WORDS", len(utterance))
+    verdict = classify(utterance, keyword=None)
+    assert verdict.outcome in ("neither", "confirm") and verdict.reason != "too_long"
 
 
 @pytest.mark.parametrize(
     "text", [t[: MAX_CHARS - 4] + " ano" for t in HUGE_INPUTS.values()], ids=HUGE_INPUTS.keys()
 )
-def test_input_just_under_the_character_cap_is_fast(text: str) -> None:
-    """Just under the cap every regex stays linear (a long word once made one quadratic)."""
-    started = time.perf_counter()
+def test_input_just_under_the_character_cap_is_classified(text: str) -> None:
+    """Just under the cap the text is read, not refused as too long."""
     verdict = classify(text, keyword=None)
-    assert time.perf_counter() - started < 0.05
     assert verdict.outcome in ("neither", "confirm")  # one huge "word" + "ano" is two words
-
-
-def test_ordinary_utterances_classify_fast() -> None:
-    """Classifying the whole table a hundred times (20,000+ calls) stays in the seconds."""
-    started = time.perf_counter()
-    for _ in range(100):
-        for case in CASES:
-            classify(case.text, keyword=case.keyword, extra=case.extra)
-    assert time.perf_counter() - started < 5.0  # ~1 s on a busy 2-core machine
+    assert verdict.reason != "too_long" or text.count(" ") > MAX_WORDS
 
 
 # --- the window -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from tests.voice.pulse import (
     RATE,
     SPEAKER_DEVICE,
     PulseAudio,
+    SpeakerRecording,
     active_seconds,
     missing_parts,
     tone,
@@ -88,10 +89,12 @@ def test_what_is_played_to_the_speaker_is_recorded_from_its_monitor(pulse: Pulse
 
 
 def test_record_speaker_returns_the_requested_length(pulse: PulseAudio) -> None:
-    started = time.monotonic()
-    recorded = pulse.record_speaker(0.5)
+    recording = SpeakerRecording(pulse)
+    recorded = recording.stop(after_frames=round(0.5 * RATE))
     assert recorded.shape == (round(0.5 * RATE), 2)
-    assert time.monotonic() - started >= 0.4  # paced by the sink's clock
+    # Paced by the sink's clock: half a second came in several reads (about 25 of 20 ms; a busy
+    # machine joins some), not at once. Counted, not timed.
+    assert len(recording._chunks) >= 3, len(recording._chunks)
     assert not recorded.any()  # nothing played: silence
 
 

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -19,7 +21,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.server import serve_in_thread
+from talkie_tui.devserver.cuckoo import webhooks
 from tests.devserver.cuckoo.wire import bearer, dev, error_of, make_agent, person_send
 
 # End to end with a receiver and waits for retries: seconds in all.
@@ -30,12 +34,16 @@ RETRIES = (0.1, 0.1, 0.1, 0.1, 0.1, 0.1)
 
 @dataclass
 class Receiver:
-    """A webhook receiver: what it got, and the statuses it answers with (then 204)."""
+    """A webhook receiver: what it got, and the statuses it answers with (then 204). `log`
+    (which receivers may share) keeps the order of arrivals and answers: ("got", name, event
+    id) and ("answered", name, event id)."""
 
     url: str = ""
+    name: str = "receiver"
     answers: list[int] = field(default_factory=list)
     delay: float = 0.0
-    got: list[tuple[dict[str, str], bytes, float]] = field(default_factory=list)
+    got: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+    log: list[tuple[str, str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def wait_for(self, count: int, timeout: float = 5.0) -> None:
@@ -52,11 +60,14 @@ def receiving() -> Iterator[Receiver]:
 
     async def hook(request: Request) -> Response:
         body = await request.body()
+        event_id = request.headers["x-cuckoo-event-id"]
         with state.lock:
-            state.got.append((dict(request.headers), body, time.monotonic()))
+            state.got.append((dict(request.headers), body))
+            state.log.append(("got", state.name, event_id))
             status = state.answers.pop(0) if state.answers else 204
         if state.delay:
             await asyncio.sleep(state.delay)
+        state.log.append(("answered", state.name, event_id))
         headers = {"Location": "https://example.com/"} if status in (301, 302, 307) else {}
         return Response(status_code=status, headers=headers)
 
@@ -74,6 +85,25 @@ def receiver() -> Iterator[Receiver]:
         yield state
 
 
+@pytest.fixture
+def retry_delays(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The delay of each retry the hub scheduled after a failed post (what it chose from
+    `webhook_retry_seconds`, not a time measured between posts)."""
+    delays: list[float] = []
+
+    class Clock:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(clock, name)
+
+        def later(self, seconds: float, start: datetime | None = None) -> datetime:
+            if start is None:  # a retry's due time (a lease is reckoned from a given now)
+                delays.append(seconds)
+            return clock.later(seconds, start)
+
+    monkeypatch.setattr(webhooks, "clock", Clock())
+    return delays
+
+
 def verify(headers: dict[str, str], body: bytes, secret: str) -> bool:
     key = hashlib.sha256(secret.encode()).digest()
     signed = headers["x-cuckoo-timestamp"].encode() + b"." + body
@@ -84,20 +114,22 @@ def verify(headers: dict[str, str], body: bytes, secret: str) -> bool:
 def test_events_are_posted_signed(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:
     url = cuckoo_hub(webhook_retry_seconds=RETRIES)
     with httpx.Client() as http:
+        before = int(time.time())
         agent = make_agent(http, url, mode="webhook", webhook_url=receiver.url)
         receiver.wait_for(1)
-        headers, body, _ = receiver.got[0]
+        after = time.time()
+        headers, body = receiver.got[0]
         assert verify(headers, body, agent.secret)
         assert headers["x-cuckoo-event"] == "conversation.joined"
         assert headers["x-cuckoo-event-id"].startswith("evt_")
-        assert abs(int(headers["x-cuckoo-timestamp"]) - time.time()) < 5
+        assert before <= int(headers["x-cuckoo-timestamp"]) <= after  # stamped when posted
         assert headers["user-agent"] == "cuckoo-hub/1"
         assert httpx.Response(200, content=body).json()["id"] == headers["x-cuckoo-event-id"]
         sent = person_send(http, url, agent.owner, agent.conversation_id, text="hi").json()[
             "message"
         ]
         receiver.wait_for(2)
-        headers, body, _ = receiver.got[1]
+        headers, body = receiver.got[1]
         assert headers["x-cuckoo-event"] == "message.created" and verify(
             headers, body, agent.secret
         )
@@ -115,47 +147,54 @@ def test_events_are_posted_signed(cuckoo_hub: Callable[..., str], receiver: Rece
 
 @pytest.mark.parametrize("failure", [500, 302])
 def test_a_failure_is_retried_on_schedule(
-    cuckoo_hub: Callable[..., str], receiver: Receiver, failure: int
+    cuckoo_hub: Callable[..., str], receiver: Receiver, failure: int, retry_delays: list[float]
 ) -> None:
-    # The first retry comes after the first delay of the schedule, not a later one.
+    # The first retry comes after the first delay of the schedule, not a later one (which
+    # would not come within wait_for's 5 s).
     url = cuckoo_hub(webhook_retry_seconds=(0.3, 60, 60, 60, 60, 3600))
     receiver.answers = [failure]
     with httpx.Client() as http:
         make_agent(http, url, mode="webhook", webhook_url=receiver.url)
         receiver.wait_for(2)
-    (first, _, at_first), (again, _, at_again) = receiver.got[:2]
+    (first, _), (again, _) = receiver.got[:2]
     assert first["x-cuckoo-event-id"] == again["x-cuckoo-event-id"]
-    assert 0.25 <= at_again - at_first < 3
+    assert retry_delays == [0.3]
     time.sleep(0.5)
     assert len(receiver.got) == 2  # the 204 ended it
 
 
 def test_a_slow_failing_receiver_holds_back_no_other_post(
-    cuckoo_hub: Callable[..., str], receiver: Receiver
+    cuckoo_hub: Callable[..., str], receiver: Receiver, retry_delays: list[float]
 ) -> None:
     """Each event has its own schedule from its own first post, and a binding whose posts are
-    slow to fail holds back neither its next event nor another binding's."""
+    slow to fail holds back neither its next event nor another binding's. Checked by the order
+    of arrivals and answers, not by the clock."""
     url = cuckoo_hub(webhook_retry_seconds=(0.3, 60, 60, 60, 60, 3600))
     with receiving() as slow, httpx.Client() as http:
-        slow.delay = 1.0
-        slow.answers = [500, 500]
+        slow.name, slow.delay, slow.answers = "slow", 2.0, [500, 500]
+        receiver.log = slow.log  # one order for both
         agent = make_agent(http, url, mode="webhook", webhook_url=slow.url)
-        slow.wait_for(1)  # the join: answered 500 after a second
-        sent_at = time.monotonic()
+        slow.wait_for(1)  # the join: answered 500 after two seconds
+        join = slow.got[0][0]["x-cuckoo-event-id"]
         person_send(http, url, agent.owner, agent.conversation_id, text="behind the join")
-        slow.wait_for(2, timeout=0.7)  # posted while the join is still in flight
-        assert slow.got[1][2] - sent_at < 0.7
+        slow.wait_for(2)
         make_agent(http, url, mode="webhook", webhook_url=receiver.url)
-        receiver.wait_for(1, timeout=0.7)  # another binding: not behind the slow one
-        slow.wait_for(4, timeout=5)
-        posts: dict[str, list[float]] = {}
-        for headers, _, at in slow.got:
-            posts.setdefault(headers["x-cuckoo-event-id"], []).append(at)
-        assert sorted(len(times) for times in posts.values()) == [2, 2]
-        for first, again in posts.values():
-            # A 500 after 1 s, then the first retry 0.3 s later: not a later delay of the
-            # schedule because another event of the binding failed first.
-            assert 1.2 <= again - first < 2.5
+        receiver.wait_for(1)
+        slow.wait_for(4, timeout=10)
+        log = list(slow.log)
+        joined_answered = log.index(("answered", "slow", join))
+        # The next event of the slow binding was posted while the join was still in flight,
+        other = slow.got[1][0]["x-cuckoo-event-id"]
+        assert other != join and log.index(("got", "slow", other)) < joined_answered, log
+        # and so was the other binding's first event.
+        assert log.index(next(e for e in log if e[1] == "receiver")) < joined_answered, log
+        posts: dict[str, int] = {}
+        for headers, _ in slow.got:
+            posts[headers["x-cuckoo-event-id"]] = posts.get(headers["x-cuckoo-event-id"], 0) + 1
+        assert sorted(posts.values()) == [2, 2]
+        # Each event's first retry waited the first delay: not a later delay of the schedule
+        # because another event of the binding failed first.
+        assert retry_delays == [0.3, 0.3]
 
 
 def test_a_slow_answer_is_a_failure(cuckoo_hub: Callable[..., str], receiver: Receiver) -> None:

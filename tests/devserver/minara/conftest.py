@@ -7,11 +7,31 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
+from talkie_tui.devserver.minara.turn_context import TurnContext
 from tests.helpers import TEST_TOKEN
 
 FAST = {"slow_delay": 0.08, "endless_interval": 0.02, "demo_delay": 0.0}
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses turns asked for (`TurnContext.sleep`), in order; and the gateway's clock
+    (`clock.now`, its rows' `created_at`) made one that moves only by them. A test sees pacing
+    as what the gateway waited for, not as what a clock measured on a busy machine."""
+    asked: list[float] = []
+    sleep = TurnContext.sleep
+    start = clock.now()
+
+    async def recording(self: TurnContext, seconds: float) -> None:
+        asked.append(seconds)
+        await sleep(self, seconds)
+
+    monkeypatch.setattr(TurnContext, "sleep", recording)
+    monkeypatch.setattr(clock, "now", lambda: clock.later(sum(asked), start))
+    return asked
 
 
 @pytest.fixture(scope="module")

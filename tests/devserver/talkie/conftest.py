@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.run_context import RunContext
 from talkie_tui.devserver.talkie.runner import serve_in_thread
 from tests.helpers import TEST_TOKEN
 
@@ -18,6 +19,21 @@ FAST = {
     "ping_interval": 0.1,
     "undo_seconds": 0.4,
 }
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses runs asked for (`RunContext.sleep`), in order: a test sees pacing as what the
+    server waited for, not as what a clock measured on a busy machine."""
+    asked: list[float] = []
+    sleep = RunContext.sleep
+
+    async def recording(self: RunContext, seconds: float) -> None:
+        asked.append(seconds)
+        await sleep(self, seconds)
+
+    monkeypatch.setattr(RunContext, "sleep", recording)
+    return asked
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ import pytest
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.runner import serve_in_thread
 from talkie_tui.devserver.talkie.storage import Storage
+from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from tests.devserver.processes import server_process
 from tests.helpers import AUTH, TEST_TOKEN, iter_sse, run, run_body, text_of
 
@@ -65,13 +65,13 @@ def test_shutdown_with_an_open_stream_is_prompt_and_keeps_the_partial_answer(
             frames = iter_sse(response.iter_text())
             for _ in range(3):
                 next(frames)
-            stopping = time.monotonic()
-        assert time.monotonic() - stopping < 3
+        # Prompt: the stop did not wait for the 30-second answer, which it cut (a stop that
+        # waited would store it whole and finished); no clock needed.
         with serve_in_thread(config) as url:
             thread = http.get(f"{url}/api/talkie/threads/{body['threadId']}", headers=AUTH)
             messages = thread.json()["messages"]
             assert [m["role"] for m in messages] == ["user", "assistant"]
-            assert messages[1]["content"]
+            assert messages[1]["content"] and messages[1]["content"] != SLOW_TEXT
             replay = run(http, url, body)
             assert replay[-1]["outcome"] == {"type": "cancelled"}
 

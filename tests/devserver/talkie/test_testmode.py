@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -108,21 +107,27 @@ def test_error(http: httpx.Client, fast_url: str) -> None:
 
 
 def test_slow_spreads_deltas_over_slow_seconds(
-    http: httpx.Client, devserver: Callable[..., str]
+    http: httpx.Client, devserver: Callable[..., str], pauses: list[float]
 ) -> None:
+    """The deltas are spread evenly over `slow_seconds`: equal pauses between them, adding up
+    to it; and streamed, the first reaching the client before the run has paused its way to
+    the end. What the server waited for, not what a clock saw on a busy machine."""
     url = devserver(test_mode=True, dev_token=TEST_TOKEN, slow_seconds=1.0)
-    arrivals = []
-    started = time.monotonic()
+    deltas = 0
+    paused_at_first = -1
     with http.stream(
         "POST", f"{url}/api/talkie/run", json=run_body("talkie-test:slow"), headers=AUTH
     ) as response:
         for kind, data in iter_sse(response.iter_text()):
             if kind == "data" and json.loads(data)["type"] == "TEXT_MESSAGE_CONTENT":
-                arrivals.append(time.monotonic() - started)
-    assert len(arrivals) >= 10
-    assert 0.8 <= arrivals[-1] - arrivals[0] <= 2.0
-    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
-    assert max(gaps) < 0.3
+                if not deltas:
+                    paused_at_first = len(pauses)
+                deltas += 1
+    assert deltas >= 10
+    assert len(pauses) == deltas - 1 and len(set(pauses)) == 1
+    assert sum(pauses) == pytest.approx(1.0 * (deltas - 1) / deltas)
+    assert max(pauses) < 0.3
+    assert 0 <= paused_at_first < len(pauses)
 
 
 def test_code_answer_is_one_long_fenced_block(http: httpx.Client, fast_url: str) -> None:
@@ -153,18 +158,58 @@ def test_without_test_mode_the_demo_agent_answers(
         assert not customs(events, "talkie.card")
 
 
-def test_markdown_answer_is_seeded_and_paced(http: httpx.Client, fast_url: str) -> None:
+@pytest.mark.parametrize(
+    ("overslept", "sent_at", "asked"),
+    [
+        pytest.param(0.0, [0.0, 0.25, 0.5, 0.75, 1.0], [0.25] * 4, id="on time"),
+        # A sleep that wakes 0.6 s late: the pieces due meanwhile go at once, then on schedule.
+        pytest.param(0.6, [0.0, 0.85, 0.85, 0.85, 1.0], [0.25, 0.15], id="late wake-up"),
+    ],
+)
+async def test_paced_sends_each_piece_when_due(
+    monkeypatch: pytest.MonkeyPatch, overslept: float, sent_at: list[float], asked: list[float]
+) -> None:
+    """The schedule of the paced test modes, on a clock that moves only when slept: piece `i`
+    at `i / rate` s after the first, never drifting by a late wake-up."""
+    from talkie_tui.devserver.common import pacing
+
+    now = 100.0
+    slept: list[float] = []
+
+    class Loop:
+        def time(self) -> float:
+            return now
+
+    async def sleep(seconds: float) -> None:
+        nonlocal now
+        slept.append(seconds)
+        now += seconds + (overslept if len(slept) == 1 else 0.0)
+
+    monkeypatch.setattr(pacing, "asyncio", SimpleNamespace(get_running_loop=Loop))
+    pieces = ["a", "b", "c", "d", "e"]
+    sent = [(piece, now - 100.0) async for piece in pacing.paced(pieces, 4.0, sleep)]
+    assert [piece for piece, _at in sent] == pieces
+    assert [at for _piece, at in sent] == pytest.approx(sent_at)
+    assert slept == pytest.approx(asked)
+
+
+def test_markdown_answer_is_seeded_and_paced(
+    http: httpx.Client, fast_url: str, pauses: list[float]
+) -> None:
     from talkie_tui.devserver.common.long_answer import end_line, long_answer
 
-    started = time.monotonic()
     events = ask(http, fast_url, "talkie-test:markdown 60 200 3")
-    elapsed = time.monotonic() - started
     deltas = [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"]
     assert len(deltas) == 60 and all(len(delta) == 4 for delta in deltas)
     assert "".join(deltas) == long_answer(60, 3) and text_of(events).endswith(end_line(3) + "\n")
-    assert elapsed >= 59 / 200  # the last token is due 59/200 s after the first
+    # Paced: the run waited for tokens that were not due yet, never longer than one token's
+    # 1/200 s (the schedule itself: test_paced_sends_each_piece_when_due, on a fake clock).
+    assert any(pause > 0 for pause in pauses)
+    assert all(pause <= 1 / 200 + 1e-9 for pause in pauses)
+    pauses.clear()
     unpaced = ask(http, fast_url, "talkie-test:markdown 60 0 3")
     assert text_of(unpaced) == long_answer(60, 3)
+    assert all(pause == 0 for pause in pauses)
     assert "Usage:" in text_of(ask(http, fast_url, "talkie-test:markdown lots"))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fractions
 import json
+import math
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -32,8 +33,9 @@ RATE = 48_000
 FRAME = 960
 LOUD = 500.0  # RMS of s16 audio that is clearly not silence
 # Audio still on its way when an event arrives: the receiver's jitter buffer (~80 ms) and
-# decoding, with room for a busy machine.
-TAIL = 0.5
+# decoding, with room for a busy machine: loud frames (20 ms each) that may arrive after a
+# stop, 0.4 s of audio (a few arrive here; a voice that went on would bring dozens).
+IN_FLIGHT = 20
 CANDIDATE = re.compile(r"^a=candidate:\S+ \d+ udp \d+ (\S+) \d+ typ host", re.MULTILINE)
 
 
@@ -328,10 +330,13 @@ async def test_push_to_talk_turn_with_a_tool_call_and_speech(voice_server: str) 
             if e["type"] == "response.output_audio_transcript.delta"
         ]
         assert "".join(deltas).strip() == "Here is Alfa."
-        # The speech really arrived as audio on the remote track, bracketed by the events.
+        # The speech really arrived as audio on the remote track, bracketed by the events: most
+        # of it between them, after the stop no more than was on its way (counted in frames of
+        # 20 ms, the receiver's jitter buffer and a busy loop's backlog, not timed).
         await asyncio.sleep(1.0)
-        assert client.loud_frames(started_at, stopped_at + TAIL) >= 10
-        assert client.loud_frames(stopped_at + TAIL, time.monotonic()) == 0
+        spoken_frames = client.loud_frames(started_at, stopped_at)
+        late_frames = client.loud_frames(stopped_at, math.inf)
+        assert spoken_frames >= 10 and late_frames <= IN_FLIGHT, (spoken_frames, late_frames)
 
 
 async def test_server_vad_hears_speech(voice_server: str) -> None:
@@ -372,9 +377,10 @@ async def test_cancel_stops_speech(voice_server: str) -> None:
         assert cleared["response_id"] == created["response"]["id"]
         done = await client.expect("response.done")
         assert done["response"]["status"] == "cancelled"
-        # The voice stops (allowing for the receiver's jitter buffer), and no stop is reported.
+        # The voice stops (allowing for what was on its way, counted in frames, not timed), and
+        # no stop is reported.
         await asyncio.sleep(1.0)
-        assert client.loud_frames(cleared_at + TAIL, time.monotonic()) == 0
+        assert client.loud_frames(cleared_at, math.inf) <= IN_FLIGHT
         types = [e["type"] for _, e in client.events]
         assert "output_audio_buffer.stopped" not in types
         assert "response.output_audio_transcript.done" not in types
@@ -433,9 +439,8 @@ async def test_the_server_stops_promptly_during_a_call(tmp_path: Path) -> None:
         async with _call(url) as (client, session, _):
             client.mic.burst(2.0)  # mid-sentence
             await asyncio.sleep(0.3)
-            started = time.monotonic()
-            await asyncio.to_thread(server.close)
-            assert time.monotonic() - started < 3.0
+            # Stops: a wait (not a measured time) for the close, which cancels the call.
+            await asyncio.wait_for(asyncio.to_thread(server.close), 30)
             deadline = time.monotonic() + WAIT
             while client.pc.connectionState != "closed" and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
