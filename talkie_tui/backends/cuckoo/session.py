@@ -332,13 +332,19 @@ class CuckooSession:
         Raises a TalkieError when the message could not be sent (it stays, marked; send it
         again unchanged), and UnauthorizedError when the hub refused the session.
         """
+        self._clear_waiting_notice()
+        # The message is in the conversation before anything can fail (finding the agent's
+        # conversation asks the hub too): a hub that is down keeps it, marked, with Retry.
+        turn = self._user_turn(outgoing)
         if outgoing.conversation_id is None:
-            outgoing.conversation_id = self.thread_id or await self._choose()
+            try:
+                outgoing.conversation_id = self.thread_id or await self._choose()
+            except TalkieError:
+                turn.state = "failed"
+                raise
         if self.thread_id is None:
             self.conversation.thread_id = outgoing.conversation_id
         conversation_id = outgoing.conversation_id
-        self._clear_waiting_notice()
-        turn = self._user_turn(outgoing)
         self._sending = True
         subscription = self.feed.subscribe(_about(conversation_id))
         self._subscription = subscription
@@ -347,14 +353,8 @@ class CuckooSession:
                 await self.feed.wait_ready(self.ready_seconds)
                 try:
                     message = await self._post(outgoing)
-                except TalkieError as error:
-                    turn.state = "failed"
-                    self.conversation.not_delivered(
-                        turn.id,
-                        error.message,
-                        code=getattr(error, "code", None),
-                        retry_after=getattr(error, "retry_after", None),
-                    )
+                except TalkieError:
+                    turn.state = "failed"  # the notice with Retry is the caller's to add, once
                     raise
                 outgoing.sent = message
                 self._sent_ids[outgoing.message_id] = message.id

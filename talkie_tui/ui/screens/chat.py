@@ -246,6 +246,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.post_message(self.Ready(self))
         self.status.load()
         self.status.load_logo()
+        self.status.watch()
         self.refresh_threads()
         if self._initial_thread:
             self.open_thread(self._initial_thread)
@@ -482,9 +483,6 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         delivered = False
         conversation = self.session.conversation
         self._sending = True
-        # A run reaches the server too: once it ends, the header says "connected" unless a
-        # status failed meanwhile (a failed status from before it no longer stands).
-        self.status.reach = "connected"
         self.show_state()
         try:
             async for update in self.session.send(request):
@@ -492,7 +490,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                     conversation = self.session.conversation
                 self._show_update(update)
             delivered = True
+            self.status.reached()  # "connected" only after a real exchange
         except TalkieError as error:
+            self.status.failed(error)
             self.attachments.give_back(self._request_files)  # the next message's once more
             self._show_send_failure(request, error)
         finally:
@@ -529,14 +529,15 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.transcript.sync_turns()  # the failure may come before the message was shown
         # A refused sign-in is asked for again at once, and then Retry helps: not "Trying
         # again will not help" above the notice's own "Trying again may help".
+        # A retryable failure's notice says "Trying again may help." beside its Retry: once.
         hint = (
             _("Retry once you are signed in again.")
             if isinstance(error, UnauthorizedError)
-            else error.retry_hint
+            else ("" if error.retryable else error.retry_hint)
         )
         turn = self.session.conversation.not_delivered(
             request.message_id,
-            f"{error.message} {hint}",
+            f"{error.message} {hint}".strip(),
             code=getattr(error, "code", None),
             retry_after=error.retry_after if isinstance(error, RateLimitedError) else None,
         )

@@ -31,6 +31,7 @@ _STATE_LABELS: dict[str, str] = {
     "reconnecting": N_("◌ reconnecting… {seconds} s · Esc stops waiting"),
     "offline": N_("○ offline"),
 }
+OFFLINE_SINCE = N_("○ offline since {since} · next try in {seconds} s")
 
 
 def _short(number: float) -> str:
@@ -75,6 +76,7 @@ class TalkieHeader(Horizontal):
         self._server_name = server_name
         self._user: User | None = None
         self._usage: tuple[UsageMeter, ...] = ()
+        self._offline: tuple[str, int] | None = None  # since when, and the next try in seconds
 
     def compose(self) -> ComposeResult:
         yield LogoView(None, id="header-logo")
@@ -133,9 +135,18 @@ class TalkieHeader(Horizontal):
         text = _(label) if label is not None else state
         if state == "reconnecting":
             text = text.format(seconds=self.waited)  # how long the answer has been awaited
+        elif state == "offline" and self._offline is not None:
+            since, seconds = self._offline
+            text = _(OFFLINE_SINCE).format(since=since, seconds=seconds)
         widget.update(Text(text))
         for name in _STATE_LABELS:
             widget.set_class(name == state, f"-{name}")
+
+    def set_offline(self, since: str, next_try_in: int) -> None:
+        """Since when the server has not answered, and the seconds until the next try."""
+        self._offline = (since, next_try_in)
+        if self.state == "offline":
+            self.watch_state(self.state)
 
     def watch_waited(self, seconds: int) -> None:
         """Count the seconds of a wait for a broken stream's answer."""

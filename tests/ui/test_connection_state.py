@@ -1,0 +1,137 @@
+"""The header tells the truth about the connection, on all three protocols: a server that goes
+away while the app is idle shows as offline, one that comes back as connected, and a message
+sent meanwhile stays once with Retry and goes out once when retried.
+
+Each server sits behind `KillableProxy`, which takes it away (connections cut, new ones
+refused) and brings it back on the same port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from talkie_tui.chat.turns import NoticePart
+from talkie_tui.commands.demo_cuckoo import cuckoo_demo
+from talkie_tui.config import KnownServers, Settings
+from talkie_tui.ui import status
+from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.widgets.notice import NoticeView
+from tests.helpers import TEST_TOKEN
+from tests.ui.killable_proxy import KillableProxy
+from tests.ui.test_chat_flows import screen_text, until
+
+pytestmark = pytest.mark.slow
+
+SIZE = (120, 40)
+WAIT = 20.0
+
+
+@pytest.fixture(autouse=True)
+def quick_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checks every second and quick retries: the same rule, at a test's pace."""
+    monkeypatch.setattr(status, "CHECK_SECONDS", 1.0)
+    monkeypatch.setattr(status, "RETRY_SECONDS", (0.5, 1.0))
+
+
+@dataclass
+class Server:
+    """A reference server: its address, how talkie signs in to it, and its echo command."""
+
+    url: str
+    options: dict[str, Any]
+    echo: str
+
+
+@pytest.fixture(params=["talkie", "minara", "cuckoo"])
+def server(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    devserver: Callable[..., str],
+    minara_gateway: Callable[..., str],
+) -> Iterator[Server]:
+    """Each protocol's reference server in turn."""
+    if request.param == "cuckoo":
+        with cuckoo_demo(tmp_path / "demo") as demo:
+            options = {"hub_token": demo.session_token, "protocol": "cuckoo"}
+            yield Server(demo.hub_url, options, "talkie-test:echo")
+    elif request.param == "minara":
+        url = minara_gateway(test_mode=True, auth_token=TEST_TOKEN)
+        yield Server(url, {"gateway_token": TEST_TOKEN, "protocol": "minara"}, "minara-test:echo")
+    else:
+        url = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_delay=0.0)
+        yield Server(url, {"token": TEST_TOKEN}, "talkie-test:echo")
+
+
+@asynccontextmanager
+async def behind_a_proxy(
+    server: Server, tmp_path: Path
+) -> AsyncIterator[tuple[KillableProxy, TalkieApp]]:
+    """The server behind a proxy, and the app on the proxy."""
+    settings = Settings(downloads_dir=tmp_path / "downloads", token_storage="file")
+    known = KnownServers.load(tmp_path / "servers.json")
+    async with KillableProxy(server.url) as proxy:
+        yield proxy, TalkieApp(proxy.origin, settings=settings, known=known, **server.options)
+
+
+async def connected_chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
+    await until(pilot, lambda: isinstance(app.screen, ChatScreen), WAIT)
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    await until(pilot, lambda: screen.header.state == "connected", WAIT)
+    return screen
+
+
+async def test_a_server_gone_while_idle_is_offline_and_back_when_it_answers(
+    server: Server, tmp_path: Path
+) -> None:
+    async with behind_a_proxy(server, tmp_path) as (proxy, app), app.run_test(size=SIZE) as pilot:
+        screen = await connected_chat(app, pilot)
+        await proxy.down()
+        await until(pilot, lambda: screen.header.state == "offline", WAIT)
+        await until(pilot, lambda: "offline since" in screen_text(app), WAIT)
+        await pilot.pause(1.5)  # more checks fail meanwhile: it stays offline
+        assert screen.header.state == "offline"
+        await proxy.up()
+        await until(pilot, lambda: screen.header.state == "connected", WAIT)
+
+
+async def test_a_message_sent_while_offline_stays_once_and_goes_out_once_on_retry(
+    server: Server, tmp_path: Path
+) -> None:
+    echo = server.echo
+    async with behind_a_proxy(server, tmp_path) as (proxy, app), app.run_test(size=SIZE) as pilot:
+        screen = await connected_chat(app, pilot)
+        await proxy.down()
+        await until(pilot, lambda: screen.header.state == "offline", WAIT)
+        await pilot.press(*f"{echo} while away", "enter")
+        await until(pilot, lambda: bool(screen.transcript.query(NoticeView)), WAIT)
+        await pilot.pause(0.5)
+        notices = [
+            part
+            for turn in screen.session.conversation.turns
+            for part in turn.parts
+            if isinstance(part, NoticePart) and part.kind == "not_delivered"
+        ]
+        assert len(notices) == 1 and len(screen.transcript.query(NoticeView)) == 1
+        sent = [t for t in screen.session.conversation.turns if t.role == "user"]
+        assert [t.text for t in sent] == [f"{echo} while away"]
+        assert screen.header.state == "offline"
+        await proxy.up()
+        await until(pilot, lambda: screen.header.state == "connected", WAIT)
+        await pilot.click(".notice--retry-button")
+        await until(pilot, lambda: "while away" in _answers(screen), WAIT)
+        sent = [t for t in screen.session.conversation.turns if t.role == "user"]
+        assert [t.text for t in sent] == [f"{echo} while away"]  # once, not twice
+        assert _answers(screen).count("while away") == 1
+
+
+def _answers(screen: ChatScreen) -> str:
+    return " ".join(t.text for t in screen.session.conversation.turns if t.role == "assistant")
