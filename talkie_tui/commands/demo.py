@@ -50,8 +50,15 @@ def run_demo(
             # `demo=True` is the development switch: its voice provider speaks plain http
             # on 127.0.0.1, which a real server's provider may never do.
             known = KnownServers(Path(folder) / "servers.json")
+            # Its drafts too: what is typed to a throwaway server stays with it.
             app = TalkieApp(
-                url, token=token, gateway_token=token, known=known, protocol=protocol, demo=True
+                url,
+                token=token,
+                gateway_token=token,
+                known=known,
+                protocol=protocol,
+                demo=True,
+                drafts_file=Path(folder) / "drafts.json",
             )
             app.run()
             return app.return_code or ExitCode.OK

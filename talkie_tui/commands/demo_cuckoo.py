@@ -330,6 +330,7 @@ def run_cuckoo_demo(*, script: tuple[str, ...] | None = None, stay: bool = True)
                 known=known,
                 protocol="cuckoo",
                 demo=True,
+                drafts_file=Path(folder) / "drafts.json",  # its drafts stay with it
             )
             app.run()
             return app.return_code or ExitCode.OK

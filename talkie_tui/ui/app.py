@@ -108,6 +108,7 @@ class TalkieApp(CrashGuard):
         connect: ConnectFunction | None = None,
         protocol: ProtocolName | None = None,
         demo: bool = False,
+        drafts_file: Path | None = None,
     ) -> None:
         self.client = client
         # Set first: the stylesheet asks for the server's accent.
@@ -122,6 +123,7 @@ class TalkieApp(CrashGuard):
         self._initial_thread_id = thread_id
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
         self._demo = demo  # started by `talkie demo`: its voice provider is on this computer
+        self._drafts_file = drafts_file  # None: the state folder's (a demo keeps its own)
         self._connect_fn = connect
         self._protocol = protocol  # `--protocol`: what the connect screen must speak
         self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
@@ -229,6 +231,7 @@ class TalkieApp(CrashGuard):
             show_sidebar=self.settings.show_sidebar,
             newline_key=self.settings.newline_key,
             voice=self._voice_options(info.origin),
+            drafts_file=self._drafts_file,
         )
         self._initial_thread_id = None
         if isinstance(self.screen, ConnectScreen):

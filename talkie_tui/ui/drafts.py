@@ -111,12 +111,17 @@ class ComposerDrafts:
     """Whose draft the composer holds (a thread id or `NEW`), kept and saved as it changes."""
 
     def __init__(
-        self, owner: Widget, composer: Callable[[], TextArea], server_id: str, thread: str | None
+        self,
+        owner: Widget,
+        composer: Callable[[], TextArea],
+        server_id: str,
+        thread: str | None,
+        path: Path | None = None,
     ) -> None:
         self._owner = owner  # its timer debounces the saving
         self._composer = composer
         self._server_id = server_id
-        self._store = DraftStore()
+        self._store = DraftStore(path)  # the state folder's, unless `path` (a demo's own)
         self.key = thread or NEW
         self._timer: Timer | None = None
 

@@ -157,3 +157,21 @@ async def test_draft_survives_sigkill_of_the_real_program(devserver, tmp_path: P
         screen = await chat_screen(app, pilot)
         assert screen.composer.text == draft
         await until(pilot, lambda: screen.composer.has_focus)  # focus comes after the mount
+
+
+async def test_a_demo_keeps_its_drafts_in_its_own_file(
+    devserver, talkie_home: Path, tmp_path: Path
+) -> None:
+    """`talkie demo` gives the app a drafts file in its temporary folder: what is typed to its
+    throwaway server never reaches the person's own drafts."""
+    own = tmp_path / "demo" / "drafts.json"
+    own.parent.mkdir()
+    app = make_app(devserver(**FAST), tmp_path, drafts_file=own)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await pilot.press(*"half a thought")
+        await pilot.pause(DRAFT_SAVE_DELAY + 0.3)
+        await until(pilot, own.exists)
+        assert screen.composer.text == "half a thought"
+    assert "half a thought" in own.read_text(encoding="utf-8")
+    assert not drafts_path().exists()

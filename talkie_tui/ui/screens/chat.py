@@ -139,6 +139,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         show_sidebar: bool = True,
         newline_key: str = "ctrl+j",
         voice: voice_ui.VoiceOptions | None = None,
+        drafts_file: Path | None = None,
     ) -> None:
         super().__init__()
         # While an answer streams, each frame repaints a few lines: paint only those.
@@ -154,7 +155,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
         self.takeaways = Takeaways(self, backend, downloads_dir or Path.home() / "Downloads")
-        self.drafts = ComposerDrafts(self, lambda: self.composer, backend.info.server_id, thread_id)
+        self.drafts = ComposerDrafts(
+            self, lambda: self.composer, backend.info.server_id, thread_id, drafts_file
+        )
         self.attachments = PendingAttachments(self, backend, lambda: self.query_one(AttachmentTray))
         self.models = ThreadModels(self, backend)
         self.dictation = Dictation(self, backend, voice or voice_ui.VoiceOptions())
