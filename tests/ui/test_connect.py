@@ -16,14 +16,14 @@ from starlette.types import ASGIApp
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from talkie_tui.config import KnownServers, Settings, save_logo
+from talkie_tui.config import KnownServer, KnownServers, Settings, save_logo
 from talkie_tui.devserver.talkie.assets import logo_png
 from talkie_tui.protocol.client import TalkieClient
 from talkie_tui.protocol.manifest import MANIFEST_PATH
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.logo import HALF_BLOCK
 from talkie_tui.ui.screens.confirm import ConfirmScreen
-from talkie_tui.ui.screens.connect import ConnectScreen
+from talkie_tui.ui.screens.connect import ConnectScreen, _known_row
 from talkie_tui.ui.widgets.logo import LogoView
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import ANOTHER_LOOPBACK, StubServer, manifest_document, talkie_app
@@ -402,3 +402,10 @@ def test_snapshot_error(snap_compare, tmp_path: Path, known: KnownServers) -> No
     two_known(known)
     app = real_app(tmp_path, known, "http://example.com")
     assert snap_compare(app, terminal_size=(80, 24), run_before=connect_screen_ready)
+
+
+def test_a_server_named_by_its_address_lists_the_address_once() -> None:
+    hub = KnownServer("hub-1", "127.0.0.1:48711", name="Cuckoo hub · 127.0.0.1:48711")
+    crm = KnownServer("crm-1", "crm.example.com", name="Example CRM")
+    assert _known_row(hub).parts()[0].plain == "Cuckoo hub · 127.0.0.1:48711"
+    assert _known_row(crm).parts()[0].plain == "Example CRM  crm.example.com"

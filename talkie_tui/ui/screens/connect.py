@@ -76,7 +76,12 @@ def _known_row(entry: KnownServer) -> SplitRow:
     # The file is the user's own, but names came from servers: clean them once more.
     name = one_line(clean_text(entry.label)) or entry.server_id
     address = one_line(clean_text(entry.address))
-    left = Content.assemble((name, "bold"), "  ", (address, "$text-muted"))
+    # A server without a name of its own is named by its address ("Cuckoo hub · host:port"):
+    # the address is said once.
+    shown_address = "" if address and name.endswith(address) else address
+    left = Content.assemble(
+        (name, "bold"), "  " if shown_address else "", (shown_address, "$text-muted")
+    )
     # servers.json records lasting sign-ins; one kept for this session only is asked for.
     signed_in = entry.signed_in or session_signed_in(entry.server_id)
     return SplitRow(left, _("signed in") if signed_in else _("not signed in"))
