@@ -80,14 +80,18 @@ async def test_send_by_cid_matches_replies_and_idempotency(chat_with: Any) -> No
     assert [m["body"].get("text") for m in page["messages"]].count("once") == 1
 
 
-async def test_a_frame_that_is_not_json_is_dropped_in_silence(chat_with: Any) -> None:
+async def test_a_frame_that_is_not_json_is_refused_and_the_socket_stays(chat_with: Any) -> None:
+    """The real hub drops such a frame in silence; the reference hub answers it with its error
+    (`invalid_json`, with no `cid` to answer), so that an agent's author sees why (README)."""
     chat = await chat_with()
     backend = chat.backend
     await backend.send_raw("{this is not json")
     reply = await backend.send(chat.conversation_id, "still here")
     assert reply["ok"], reply
     assert backend.connected
-    assert backend.stray == [], backend.stray  # no answer to the broken frame
+    [refused] = backend.stray
+    assert refused["ok"] is False and refused["error"]["code"] == "invalid_json"
+    assert refused["reply_to_cid"] is None
 
 
 async def test_a_refused_send_answers_ok_false_with_an_error(chat_with: Any) -> None:
