@@ -287,11 +287,10 @@ async def test_a_risky_decision_is_never_made_by_one_enter(rig: Rig) -> None:
         await until(pilot, lambda: rig.decided(view), WAIT)
 
 
+@pytest.mark.parametrize("rig", ["talkie", "minara"], indirect=True)
 async def test_y_and_n_decide_a_confirm(rig: Rig) -> None:
-    """y and n on a confirm (an action card, a Minara confirm); a hub's buttons name no
-    confirm, so Enter on the chosen button is their way (the scenario above)."""
-    if rig.protocol == "cuckoo":
-        pytest.skip("a hub's buttons carry labels, not a confirm: y and n are not theirs")
+    """y and n on a confirm (an action card, a Minara confirm). A hub's buttons carry labels,
+    not a confirm, so Enter on the chosen button is their way (the scenario above)."""
     async with chatting(rig) as (_app, pilot, screen):
         ask = rig.ask if rig.protocol == "talkie" else rig.ask_risky
         await send(pilot, screen, ask)
@@ -304,11 +303,11 @@ async def test_y_and_n_decide_a_confirm(rig: Rig) -> None:
             assert isinstance(view, QuestionView) and view.part.answered_with == "Cancel"
 
 
+@pytest.mark.parametrize("rig", ["talkie", "cuckoo"], indirect=True)
 async def test_an_undo_goes_when_its_window_ends(rig: Rig) -> None:
     """Confirmed into its undo window, the action offers Undo (Ctrl+O reaches it); when the
-    window ends the Undo goes, and Ctrl+O has nothing left to visit."""
-    if rig.protocol == "minara":
-        pytest.skip("a Minara gateway has no undo window: its confirms are final")
+    window ends the Undo goes, and Ctrl+O has nothing left to visit. (A Minara gateway has no
+    undo window: its confirms are final.)"""
     async with chatting(rig) as (_app, pilot, screen):
         await send(pilot, screen, "send the offer to Alfa")
         view = await waiting(pilot, screen, rig.view)
