@@ -31,7 +31,7 @@ from tests.ui.test_chat_flows import screen_text, until
 pytestmark = pytest.mark.slow
 
 SIZE = (120, 40)
-WAIT = 20.0
+WAIT = 60.0
 
 
 @pytest.fixture(autouse=True)
