@@ -7,13 +7,12 @@ path. The conversation is the only writer of its turns: widgets only read them.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
-from talkie_tui.core.button_deadlines import deadline_of
+from talkie_tui.core.button_deadlines import lapsed
 from talkie_tui.i18n import _
 from talkie_tui.protocol.models import Action, DecisionResult, UsageMeter
 
@@ -221,7 +220,7 @@ class Conversation:
             if isinstance(part, ButtonsPart)
             and part.selected_button_id is None
             and any(
-                button.button_id is not None and (deadline_of(button.button_id) or math.inf) > now
+                button.button_id is not None and not lapsed(button.button_id, now)
                 for row in part.rows
                 for button in row
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_ID_CHARS", "deadline_of", "with_deadline", "without_deadline"]
+__all__ = ["MAX_ID_CHARS", "deadline_of", "lapsed", "with_deadline", "without_deadline"]
 
 MAX_ID_CHARS = 64
 _SUFFIX = re.compile(r":until\.(\d{1,12})$")
@@ -28,6 +28,12 @@ def deadline_of(button_id: str | None) -> float | None:
     """The deadline written in a button's id (seconds since the epoch), or None."""
     found = _SUFFIX.search(button_id or "")
     return float(found.group(1)) if found else None
+
+
+def lapsed(button_id: str | None, now: float) -> bool:
+    """True for a button whose deadline has passed at `now` (seconds since the epoch)."""
+    until = deadline_of(button_id)
+    return until is not None and now >= until
 
 
 def without_deadline(button_id: str) -> str:

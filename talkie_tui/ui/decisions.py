@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from textual.timer import Timer
-    from textual.widget import Widget
 
     from talkie_tui.backends.base import Backend, Session
     from talkie_tui.chat.conversation import Conversation
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
     from .call_controller import CallController
     from .messages import DecisionRequested
-    from .widgets.composer import Composer
     from .widgets.transcript import Transcript
 
 __all__ = ["FOLLOW_CHECKS", "DecisionHost", "Decisions"]
@@ -53,10 +51,6 @@ class DecisionHost(ScreenHost, Protocol):
     def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
         """Call `callback` once, `delay` seconds from now."""
 
-    @property
-    def focused(self) -> Widget | None:
-        """The widget with the focus, if any."""
-
     # The chat around the actions.
     session: Session[Any]
     """Its conversation is the thread on screen."""
@@ -64,10 +58,6 @@ class DecisionHost(ScreenHost, Protocol):
     @property
     def transcript(self) -> Transcript:
         """Where the action cards are."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the person writes: a decided card gives the focus back to it."""
 
     @property
     def answering(self) -> bool:

@@ -29,13 +29,10 @@ from .widgets.question import QuestionView, expires_at
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from textual.widget import Widget
-
     from talkie_tui.backends.base import Backend, Session
     from talkie_tui.chat.conversation import Change
 
     from .messages import AnswerRequested, SecretProvided, SecretValue
-    from .widgets.composer import Composer
     from .widgets.transcript import Transcript
 
 __all__ = ["QuestionHost", "Questions"]
@@ -49,20 +46,12 @@ class QuestionHost(ScreenHost, Protocol):
     def call_after_refresh(self, callback: Callable[..., object], *args: Any) -> bool:
         """Call `callback` once the screen has drawn what changed."""
 
-    @property
-    def focused(self) -> Widget | None:
-        """The widget with the focus, if any."""
-
     session: Session[Any]
     """Its conversation is the thread on screen."""
 
     @property
     def transcript(self) -> Transcript:
         """Where the question views are."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the person writes."""
 
     def sign_in_needed(self, error: TalkieError) -> bool:
         """On a 401 offer a new sign-in; True when it was offered."""

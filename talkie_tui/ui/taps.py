@@ -33,7 +33,6 @@ from .widgets.buttons import COPIED_SCHEMES, ButtonsView, QuickRepliesView, url_
 
 if TYPE_CHECKING:
     from textual.app import App
-    from textual.widget import Widget
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend, Session
@@ -55,10 +54,6 @@ class TapHost(ScreenHost, Protocol):
     @property
     def app(self) -> App[Any]:
         """The app: its clipboard."""
-
-    @property
-    def focused(self) -> Widget | None:
-        """The widget with the focus, if any."""
 
     @property
     def transcript(self) -> Transcript:

@@ -30,7 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuickRepliesPart, ReplyPart
-from talkie_tui.core.button_deadlines import deadline_of
+from talkie_tui.core.button_deadlines import deadline_of, lapsed
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
@@ -143,8 +143,7 @@ class ButtonsView(DecisionView):
 
     def _lapsed(self, button: MessageButton) -> bool:
         """True for a button whose deadline has passed (it is taken away)."""
-        until = deadline_of(button.button_id)
-        return until is not None and self._clock() >= until
+        return lapsed(button.button_id, self._clock())
 
     # --- what the controller and the transcript call ---------------------------------------
 
