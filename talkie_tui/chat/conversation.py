@@ -50,6 +50,10 @@ class Conversation:
 
     # --- the person's side ---------------------------------------------------------------
 
+    def turn(self, message_id: str) -> Turn | None:
+        """The turn of a message, if it is here."""
+        return next((turn for turn in self.turns if turn.id == message_id), None)
+
     def add_user_message(
         self,
         message_id: str,
@@ -191,6 +195,7 @@ class Conversation:
         retry (re-sending it is always possible); None when the message is not here."""
         for turn in reversed(self.turns):
             if turn.id == message_id:
+                turn.delivered()  # an earlier try's notice: one Retry, however many tries
                 turn.parts.append(
                     NoticePart(
                         reason,

@@ -259,3 +259,14 @@ class Turn:
     def text(self) -> str:
         """All text parts joined (the user's message, or the assistant's answer)."""
         return "".join(part.text for part in self.parts if isinstance(part, TextPart))
+
+    def delivered(self) -> bool:
+        """The person's message reached the server: the "not delivered" notice of an earlier
+        try (with its Retry) goes. True when there was one."""
+        kept = [
+            p for p in self.parts if not (isinstance(p, NoticePart) and p.kind == "not_delivered")
+        ]
+        if len(kept) == len(self.parts):
+            return False
+        self.parts = kept
+        return True

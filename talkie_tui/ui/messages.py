@@ -8,7 +8,7 @@ import rich.repr
 from textual.message import Message
 from textual.widget import Widget
 
-from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuestionPart, Turn
+from talkie_tui.chat.turns import ButtonsPart, MessageButton, NoticePart, QuestionPart, Turn
 from talkie_tui.chat.vocabulary import Action, FileBlock
 
 __all__ = [
@@ -72,7 +72,11 @@ class ReplyRequested(Message):
 
 
 class RetryRequested(Message):
-    """The user asked to retry a failed or retryable run."""
+    """The user asked to retry a failed or retryable run (the notice whose Retry it was)."""
+
+    def __init__(self, notice: NoticePart | None = None) -> None:
+        super().__init__()
+        self.notice = notice
 
 
 class AnswerRequested(Message):

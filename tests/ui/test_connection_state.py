@@ -75,10 +75,15 @@ async def behind_a_proxy(
     server: Server, tmp_path: Path
 ) -> AsyncIterator[tuple[KillableProxy, TalkieApp]]:
     """The server behind a proxy, and the app on the proxy."""
+    async with KillableProxy(server.url) as proxy:
+        yield proxy, app_on(proxy, server, tmp_path)
+
+
+def app_on(proxy: KillableProxy, server: Server, tmp_path: Path, **options: Any) -> TalkieApp:
+    """A new app on the proxy (the same drafts and known servers as the ones before it)."""
     settings = Settings(downloads_dir=tmp_path / "downloads", token_storage="file")
     known = KnownServers.load(tmp_path / "servers.json")
-    async with KillableProxy(server.url) as proxy:
-        yield proxy, TalkieApp(proxy.origin, settings=settings, known=known, **server.options)
+    return TalkieApp(proxy.origin, settings=settings, known=known, **server.options, **options)
 
 
 async def connected_chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
@@ -135,3 +140,79 @@ async def test_a_message_sent_while_offline_stays_once_and_goes_out_once_on_retr
 
 def _answers(screen: ChatScreen) -> str:
     return " ".join(t.text for t in screen.session.conversation.turns if t.role == "assistant")
+
+
+def _sent(screen: ChatScreen) -> list[str]:
+    return [t.text for t in screen.session.conversation.turns if t.role == "user"]
+
+
+def _not_delivered(screen: ChatScreen) -> int:
+    return sum(
+        1
+        for turn in screen.session.conversation.turns
+        for part in turn.parts
+        if isinstance(part, NoticePart) and part.kind == "not_delivered"
+    )
+
+
+async def _send_while_down(app: TalkieApp, proxy: KillableProxy, text: str) -> None:
+    """Take the server away, send `text`, and see it kept once with Retry; the app quits."""
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await connected_chat(app, pilot)
+        await proxy.down()
+        await until(pilot, lambda: screen.header.state == "offline", WAIT)
+        await pilot.press(*text, "enter")
+        await until(pilot, lambda: _not_delivered(screen) == 1, WAIT)
+        assert _sent(screen)[-1] == text
+        assert len(screen.transcript.query(NoticeView)) == 1
+
+
+async def _retried_after_restart(app: TalkieApp, proxy: KillableProxy, text: str) -> ChatScreen:
+    """With the server back, a new app shows `text` not sent, once; Retry sends it once."""
+    await proxy.up()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await connected_chat(app, pilot)
+        await until(pilot, lambda: _not_delivered(screen) == 1, WAIT)
+        assert _sent(screen).count(text) == 1
+        await pilot.pause(0.5)  # nothing goes out by itself: it is the person's choice
+        assert "while away" not in _answers(screen)
+        await pilot.click(".notice--retry-button")
+        await until(pilot, lambda: "while away" in _answers(screen), WAIT)
+        await until(pilot, lambda: _not_delivered(screen) == 0, WAIT)
+        assert _sent(screen).count(text) == 1
+        assert _answers(screen).count("while away") == 1
+        return screen
+
+
+async def test_a_message_sent_offline_in_a_new_thread_survives_a_quit_and_goes_out_once(
+    server: Server, tmp_path: Path
+) -> None:
+    text = f"{server.echo} while away"
+    async with KillableProxy(server.url) as proxy:
+        await _send_while_down(app_on(proxy, server, tmp_path), proxy, text)
+        screen = await _retried_after_restart(app_on(proxy, server, tmp_path), proxy, text)
+        thread_id = screen.session.thread_id
+        assert thread_id is not None
+        again = app_on(proxy, server, tmp_path, thread_id=thread_id)
+        async with again.run_test(size=SIZE) as pilot:  # the server kept it once
+            screen = await connected_chat(again, pilot)
+            await until(pilot, lambda: text in _sent(screen), WAIT)
+            assert _sent(screen).count(text) == 1 and _not_delivered(screen) == 0
+
+
+async def test_a_message_sent_offline_in_an_open_thread_survives_a_quit_and_goes_out_once(
+    server: Server, tmp_path: Path
+) -> None:
+    text = f"{server.echo} while away"
+    async with KillableProxy(server.url) as proxy:
+        first = app_on(proxy, server, tmp_path)
+        async with first.run_test(size=SIZE) as pilot:
+            screen = await connected_chat(first, pilot)
+            await pilot.press(*f"{server.echo} before", "enter")
+            await until(pilot, lambda: "before" in _answers(screen), WAIT)
+            thread_id = screen.session.thread_id
+        assert thread_id is not None
+        await _send_while_down(app_on(proxy, server, tmp_path, thread_id=thread_id), proxy, text)
+        later = app_on(proxy, server, tmp_path, thread_id=thread_id)
+        screen = await _retried_after_restart(later, proxy, text)
+        assert _sent(screen) == [f"{server.echo} before", text]

@@ -51,14 +51,38 @@ def test_store_merges_with_another_process(talkie_home: Path) -> None:
     assert (store.get("srv", "a"), store.get("srv", "b")) == ("from the first", "from the second")
 
 
+def test_a_message_not_taken_is_kept_beside_the_drafts_until_taken(talkie_home: Path) -> None:
+    first, second = DraftStore(), DraftStore()
+    first.hold("srv", None, "m-1", "sent while away")
+    first.hold("srv", "t-1", "m-2", "in a thread")
+    first.put("srv", None, "a draft")
+    first.save()
+    second.hold("srv", "t-1", "m-3", "from another talkie")
+    second.save()
+    store = DraftStore()
+    assert [u.text for u in store.unsent("srv", NEW)] == ["sent while away"]
+    assert [u.message_id for u in store.unsent("srv", "t-1")] == ["m-2", "m-3"]
+    assert store.unsent("other", NEW) == [] and store.get("srv", NEW) == "a draft"
+    store.taken("srv", "m-2")
+    store.save()
+    assert [u.message_id for u in DraftStore().unsent("srv", "t-1")] == ["m-3"]
+
+
 @pytest.mark.parametrize(
     "content",
-    [b"", b"{not json", b"[1, 2]", b'{"drafts": {"srv": {"t": {"text": 5}}}}', b"\xff\xfe"],
+    [
+        b"",
+        b"{not json",
+        b"[1, 2]",
+        b'{"drafts": {"srv": {"t": {"text": 5}}}}',
+        b'{"unsent": {"srv": {"m": {"thread": 1, "text": "x"}}, "bad": 3}}',
+        b"\xff\xfe",
+    ],
 )
 def test_corrupt_file_is_an_empty_store(talkie_home: Path, content: bytes) -> None:
     drafts_path().write_bytes(content)
     store = DraftStore()
-    assert store.get("srv", "t") == ""
+    assert store.get("srv", "t") == "" and store.unsent("srv", "t") == []
     store.put("srv", "t", "fresh")
     store.save()
     assert DraftStore().get("srv", "t") == "fresh"

@@ -447,11 +447,7 @@ class CuckooSession:
         stored = self._sent_ids.get(outgoing.message_id)
         for turn in self.conversation.turns:
             if turn.role == "user" and turn.id in (outgoing.message_id, stored):
-                turn.parts = [
-                    p
-                    for p in turn.parts
-                    if not (isinstance(p, NoticePart) and p.kind == "not_delivered")
-                ]
+                turn.delivered()
                 turn.state = "done"
                 return turn
         parts = [

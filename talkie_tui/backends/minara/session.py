@@ -167,16 +167,6 @@ class MinaraUpdate:
         return json.dumps(self.event, ensure_ascii=False, separators=(",", ":"))
 
 
-def _delivered(turn: Turn) -> bool:
-    """The person's message reached the gateway: the "not delivered" notice of an earlier try
-    (with its Retry) goes. True when there was one."""
-    kept = [p for p in turn.parts if not (isinstance(p, NoticePart) and p.kind == "not_delivered")]
-    if len(kept) == len(turn.parts):
-        return False
-    turn.parts = kept
-    return True
-
-
 class MinaraSession:
     """One session of a gateway: its conversation, and the turns sent into it."""
 
@@ -296,7 +286,7 @@ class MinaraSession:
             raise
         turn.state = "done"
         outgoing.delivered = True
-        if _delivered(turn):
+        if turn.delivered():
             yield MinaraUpdate(turn)  # its Retry goes
         if isinstance(answer, SseTurn):
             async for update in self._read_sse(outgoing, answer):

@@ -154,7 +154,7 @@ class ChatSession:
         if not any(turn.id == request.message_id for turn in conversation.turns):
             conversation.add_user_message(request.message_id, request.text)
             conversation.thread_id = conversation.thread_id or request.thread_id
-        turn = conversation.turns[-1] if conversation.turns[-1].role == "user" else None
+        turn = conversation.turn(request.message_id)
         try:
             async for event in self.client.run(request):
                 if isinstance(event, StreamTruncated):

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from talkie_tui.backends.base import Backend, Outgoing, PacesReads, Update
 from talkie_tui.chat.conversation import Conversation
+from talkie_tui.chat.turns import NoticePart, Turn
 from talkie_tui.chat.vocabulary import DecisionResult, FileBlock
 from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
@@ -53,6 +54,7 @@ from ..messages import (
     TapRequested,
 )
 from ..model_choice import ThreadModels
+from ..outbox import Outbox
 from ..questions import Questions
 from ..replies import Replies
 from ..status import ServerStatus
@@ -158,6 +160,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.drafts = ComposerDrafts(
             self, lambda: self.composer, backend.info.server_id, thread_id, drafts_file
         )
+        self.outbox = Outbox(self.drafts.store, backend.info.server_id)
         self.attachments = PendingAttachments(self, backend, lambda: self.query_one(AttachmentTray))
         self.models = ThreadModels(self, backend)
         self.dictation = Dictation(self, backend, voice or voice_ui.VoiceOptions())
@@ -241,6 +244,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             self.backend.pace_reads(STREAM_READ_PAUSE)
         self.query_one("#sidebar").display = self._show_sidebar
         # A thread given to open (--thread) shows its turns, not a new thread's welcome.
+        if not self._initial_thread:
+            self.outbox.restore(self.session.conversation, NEW)
         self.transcript.show(self.session.conversation, welcome=not self._initial_thread)
         self.drafts.restore()
         self.composer.offer_paths = self.attachments.offered
@@ -331,6 +336,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             return
         self._request = None
         self.replies.cancel()  # it answered a message of the thread left
+        self.outbox.restore(conversation, thread_id)
         self.transcript.show(conversation)
         if message_id is not None:
             self.transcript.reveal(message_id)
@@ -378,6 +384,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             async for update in follow():
                 if self.session is not session:
                     return
+                if update.lost:  # between answers no answer is awaited: the hub is away
+                    self.status.lost()
+                    continue
+                if update.recovered is not None:
+                    self.status.reached()
                 self._show_update(update)
                 self.show_state()
         except TalkieError as error:
@@ -444,6 +455,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         files = self.attachments.take() if self.attachments.offered else []
         extras = self._extras(files, self.dictation.extras()) | self.replies.extras()
         request = self.session.prepare(event.text, **extras)
+        self.outbox.hold(self.session.thread_id, request.message_id, event.text)
         self.composer.clear()
         self.drafts.put("")
         self.drafts.save()
@@ -471,7 +483,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
 
     def send_text(self, text: str) -> None:
         """Send `text` as a new message of the thread on screen (a queued interjection)."""
-        self.send(self.session.prepare(text))
+        request = self.session.prepare(text)
+        self.outbox.hold(self.session.thread_id, request.message_id, text)
+        self.send(request)
 
     @property
     def answering(self) -> bool:
@@ -483,7 +497,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         """Send a message (with the files taken for it) and show the answer as it streams."""
         self._request = request
         self._request_files = files or []
-        delivered = False
+        delivered = taken = False  # the whole answer came; the server has the message
         conversation = self.session.conversation
         self._sending = True
         self.show_state()
@@ -491,8 +505,10 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             async for update in self.session.send(request):
                 if self.session.conversation is not conversation:
                     conversation = self.session.conversation
+                if not taken and not update.lost:
+                    taken = self._taken(request)
                 self._show_update(update)
-            delivered = True
+            delivered = taken = self._taken(request)
             self.status.reached()  # "connected" only after a real exchange
         except TalkieError as error:
             self.status.failed(error)
@@ -513,6 +529,14 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if self.drafts.key == NEW and thread_id and self.session.conversation is conversation:
             self.drafts.switch(thread_id, restore=False)  # the new thread got its id
         self.refresh_threads()
+
+    def _taken(self, request: Outgoing) -> bool:
+        """The server has the message: it leaves the outbox, and its "not delivered" goes."""
+        self.outbox.taken(request.message_id)
+        turn = self.session.conversation.turn(request.message_id)
+        if turn is not None and turn.delivered():
+            self.transcript.apply(turn)
+        return True
 
     def _show_update(self, update: Update) -> None:
         """Show one step of an answer streaming in (a message sent, or a turn reattached)."""
@@ -565,6 +589,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         if self.answering:
             return
         failed = self._request or self._last_request()
+        owner = self._owner_of(event.notice)
+        if owner is not None and (failed is None or failed.message_id != owner.id):
+            failed = self.session.again(owner.text, owner.id)  # an older message not sent
         if failed is None:
             return
         # Same message id: the server ignores a message it already stored (§5).
@@ -583,6 +610,15 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         message it answers)."""
         offers = self.backend.info.capabilities
         return offers.attachments or offers.models or offers.dictation or offers.replies
+
+    def _owner_of(self, notice: NoticePart | None) -> Turn | None:
+        """The person's message a "not delivered" notice is about."""
+        if notice is None or notice.kind != "not_delivered":
+            return None
+        for turn in self.session.conversation.turns:
+            if turn.role == "user" and any(part is notice for part in turn.parts):
+                return turn
+        return None
 
     def _last_request(self) -> Outgoing | None:
         """Rebuild the request of the last user message (to retry a failed answer)."""
@@ -785,6 +821,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.replies.cancel()
         self._following = None
         self.workers.cancel_group(self, "follow")  # the thread left is followed no more
+        self.outbox.restore(self.session.conversation, NEW)
         self.transcript.show(self.session.conversation)
         self.drafts.switch(NEW)
         self.dictation.forget()

@@ -80,4 +80,4 @@ class NoticeView(Widget):
         """Retry, once the server's wait is over."""
         event.stop()
         if self.seconds_left == 0:
-            self.post_message(RetryRequested())
+            self.post_message(RetryRequested(self.part))
