@@ -495,11 +495,21 @@ class HistoryMessage(WireModel):
     created_at: datetime | None = None
     cards: list[Card] = Field(default_factory=list)
     channel: SafeStr | None = None
+    events: list[dict[str, Any]] = Field(default_factory=list)
+    """A talkie extension (other servers leave it out): the answer's AG-UI events as they
+    streamed, text deltas joined, to show each part where it was shown live."""
+    incomplete: bool = False
+    """A talkie extension: the run was cut short, and this is what it had written."""
 
     @field_validator("content", mode="before")
     @classmethod
     def _null_is_empty(cls, value: object) -> object:
         return "" if value is None else value
+
+    @field_validator("events", mode="before")
+    @classmethod
+    def _only_objects(cls, value: object) -> list[object]:
+        return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
 
 class ThreadHistory(WireModel):

@@ -77,7 +77,7 @@ def _notice(message: Message) -> NoticePart | None:
         text = _("Stopped before the end.")
         return NoticePart(text, level="warning", code="stopped", kind="cut_off")
     if message.truncated:
-        text = _("The reply was cut short.")
+        text = _("The agent stopped sending it, and the hub closed it after a silence.")
         return NoticePart(text, level="warning", code="truncated", kind="cut_off")
     return None
 
@@ -85,7 +85,9 @@ def _notice(message: Message) -> NoticePart | None:
 def _state(message: Message) -> TurnState:
     if message.streaming:
         return "streaming"
-    return "cancelled" if message.stopped else "done"
+    if message.stopped:
+        return "cancelled"
+    return "truncated" if message.truncated else "done"
 
 
 class CuckooConversation(Conversation):

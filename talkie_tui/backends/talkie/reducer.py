@@ -22,7 +22,7 @@ from talkie_tui.protocol.events import (
     StreamTruncated,
     UsageReported,
 )
-from talkie_tui.protocol.models import Action, DecisionResult, ThreadHistory
+from talkie_tui.protocol.models import Action, DecisionResult, HistoryMessage, ThreadHistory
 
 __all__ = ["TalkieConversation", "conversation_from_history"]
 
@@ -190,15 +190,29 @@ def conversation_from_history(history: ThreadHistory) -> TalkieConversation:
         turn.channel = message.channel or "chat"
         if last_user is not None:
             answered.setdefault(last_user.id, turn)
-        conversation.apply(
-            agui.TextMessageContentEvent(message_id=message.id, delta=message.content)
-        )
-        for card in message.cards:
-            conversation.apply(CardReceived(card))
-        conversation.end_answer("done")
+        for event in _answer_events(message):
+            conversation.apply(event)
+        if message.incomplete:
+            conversation.cut_off(_("The server stopped before it was finished."))
+        else:
+            conversation.end_answer("done")  # nothing when its own end (RUN_FINISHED) came
     for action in history.actions:
         _place_action(conversation, action, answered)
     return conversation
+
+
+def _answer_events(message: HistoryMessage) -> list[DecodedEvent]:
+    """What builds a stored answer: the events it streamed, where the server kept them (how
+    it looked live, part by part), else its text and then its cards."""
+    if not message.events:
+        text = agui.TextMessageContentEvent(message_id=message.id, delta=message.content)
+        return [text, *(CardReceived(card) for card in message.cards)]
+    decoder = EventDecoder()
+    events = [event for raw in message.events for event in decoder.decode_object(raw)]
+    if message.incomplete:  # its end is the server's stop: said by the notice of a cut answer
+        ends = (agui.RunErrorEvent, agui.RunFinishedEvent)
+        events = [event for event in events if not isinstance(event, ends)]
+    return events
 
 
 def _place_action(

@@ -28,7 +28,12 @@ logger = logging.getLogger(__name__)
 PROTOCOL_VERSION = 1
 RESTARTED = {
     "code": "interrupted",
-    "message": "The gateway restarted before this answer was finished.",
+    "message": "The answer is incomplete: the gateway restarted before it was finished.",
+    "retryable": True,
+}
+STOPPED_MIDWAY = {
+    "code": "interrupted",
+    "message": "The answer is incomplete: the gateway stopped before it was finished.",
     "retryable": True,
 }
 
@@ -185,6 +190,8 @@ class TurnManager:
                 ctx.delta(f"I received {attachment['filename']}, {size} kB\n")
             await choose_agent(self._config, turn.request.message)(ctx)
         except TurnInterrupted:
+            if self._stopping.is_set():  # not the person: the gateway is going away
+                return {"type": "error", "data": dict(STOPPED_MIDWAY)}
             return {"type": "done", "data": self._done_data(turn, interrupted=True)}
         except AgentFailed as exc:
             data = {"code": exc.code, "message": exc.message, "retryable": exc.retryable}

@@ -14,6 +14,7 @@ from ..common import clock, sse
 from ..common.http import describe_validation_error
 from ..common.sqlite import Row
 from .accounts import DEV_USER, usage_items
+from .answer_events import answer_events
 from .assets import logo_png, sample_files
 from .auth import USER_STATE_KEY
 from .errors import invalid_request, not_found
@@ -26,8 +27,9 @@ from .run_input import (
     read_body,
     thread_title,
 )
-from .runs import RETRYABLE_STATUSES, RunLog
+from .runs import INTERRUPTED, RETRYABLE_STATUSES, RunLog
 from .services import Services
+from .storage import Storage
 
 THREADS_LIMIT = 50
 
@@ -146,7 +148,10 @@ async def run(request: Request) -> StreamingResponse:
         log = services.runs.log(previous["id"])
         assert log is not None
         return _event_stream(services, log)
-    # The earlier answer failed (or never started): answer the stored message again.
+    # The earlier answer failed (or never started): answer the stored message again; a cut
+    # answer gives way to the whole one.
+    if previous is not None and previous["status"] == INTERRUPTED:
+        storage.drop_answer(stored["id"])
     log = services.runs.start(
         run_id=_free_run_id(services, run_request.run_id),
         thread_id=stored["thread_id"],
@@ -205,8 +210,12 @@ def _thread_json(row: Row) -> dict[str, Any]:
     }
 
 
-def _message_json(row: Row) -> dict[str, Any]:
-    return {
+def _message_json(row: Row, storage: Storage) -> dict[str, Any]:
+    """A stored message (§9), with two talkie extensions on an answer a run wrote (clients
+    ignore fields they do not know): `events`, the run's events as they streamed (text deltas
+    joined), so a reloaded thread shows each part where it was shown live; and `"incomplete":
+    true` when the server's stop cut the run short."""
+    message = {
         "id": row["id"],
         "role": row["role"],
         "content": row["content"],
@@ -214,6 +223,12 @@ def _message_json(row: Row) -> dict[str, Any]:
         "cards": row["cards"],
         "channel": row["channel"],
     }
+    run = storage.run_of_answer(row["id"]) if row["role"] == "assistant" else None
+    if run is not None:
+        message["events"] = answer_events(run["frames"])
+        if run["status"] == INTERRUPTED:
+            message["incomplete"] = True
+    return message
 
 
 def _load_thread(request: Request) -> Row:
@@ -237,14 +252,9 @@ async def get_thread(request: Request) -> JSONResponse:
     # Refreshing actions first may post results of finished undo windows into the thread.
     actions = services.actions.thread_actions(request.path_params["thread_id"])
     row = _load_thread(request)
-    messages = services.storage.list_messages(row["id"])
-    return JSONResponse(
-        {
-            "thread": _thread_json(row),
-            "messages": [_message_json(message) for message in messages],
-            "actions": actions,
-        }
-    )
+    storage = services.storage
+    messages = [_message_json(m, storage) for m in storage.list_messages(row["id"])]
+    return JSONResponse({"thread": _thread_json(row), "messages": messages, "actions": actions})
 
 
 async def delete_thread(request: Request) -> JSONResponse:

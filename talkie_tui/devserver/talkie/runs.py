@@ -34,8 +34,11 @@ from .storage import Storage
 
 logger = logging.getLogger(__name__)
 
+INTERRUPTED = "interrupted"
+"""A run the server's stop cut short: its stored answer is marked incomplete."""
 # A retry of a message whose run ended in one of these states gets a fresh run, not a replay.
-RETRYABLE_STATUSES = frozenset({"error", "interrupted"})
+RETRYABLE_STATUSES = frozenset({"error", INTERRUPTED})
+STOPPED_MIDWAY = "The answer is incomplete: the server stopped before it was finished."
 
 
 def encode(event: BaseEvent) -> str:
@@ -183,13 +186,11 @@ class RunManager:
                 encode(RunStartedEvent(thread_id=row["thread_id"], run_id=row["id"])),
                 encode(
                     RunErrorEvent(
-                        message="The server restarted before this answer was finished.",
-                        code="internal",
-                        metadata={"retryable": True},
+                        message=STOPPED_MIDWAY, code="internal", metadata={"retryable": True}
                     )
                 ),
             ]
-            self._storage.finish_run(row["id"], "interrupted", frames, 0, clock.iso(clock.now()))
+            self._storage.finish_run(row["id"], INTERRUPTED, frames, 0, clock.iso(clock.now()))
 
     async def _execute(self, ctx: RunContext, live: _LiveRun) -> None:
         try:
@@ -218,11 +219,14 @@ class RunManager:
         self, ctx: RunContext, live: _LiveRun, status: str, error: AgentError | None
     ) -> None:
         ctx.close_open_message()
+        if status == "cancelled" and self._stopping.is_set():  # not the person: the server
+            status, error = INTERRUPTED, AgentError(STOPPED_MIDWAY, "internal", retryable=True)
         finished_at = clock.iso(clock.now())
         if ctx.content or ctx.cards:
             self._storage.add_message(
                 ctx.thread_id, ctx.answer_id, "assistant", ctx.content, finished_at, cards=ctx.cards
             )
+            self._storage.set_answer_run(ctx.answer_id, ctx.run_id)
         tokens = estimate_tokens(ctx.user_text, ctx.content)
         self._storage.set_run_tokens(ctx.run_id, tokens)
         terminal: BaseEvent

@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_message ON runs(message_id, seq);
+CREATE TABLE IF NOT EXISTS answer_runs (
+    message_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS actions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
@@ -199,6 +203,25 @@ class Storage(Database):
             row["cards"] = json.loads(row["cards"])
         return rows
 
+    def drop_answer(self, message_id: str) -> None:
+        """Delete the answer stored after a user message (a cut one, about to be redone)."""
+        with self._transaction() as db:
+            asked = db.execute(
+                "SELECT seq, thread_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            if asked is None:
+                return
+            seq, thread_id = asked
+            after = db.execute(
+                "SELECT MIN(seq) FROM messages WHERE thread_id = ? AND seq > ? AND role = 'user'",
+                (thread_id, seq),
+            ).fetchone()[0]
+            db.execute(
+                "DELETE FROM messages WHERE thread_id = ? AND seq > ? AND seq < ?"
+                " AND role = 'assistant'",
+                (thread_id, seq, after if after is not None else 2**62),
+            )
+
     # runs
 
     def create_run(
@@ -220,6 +243,19 @@ class Storage(Database):
         if row is not None:
             row["frames"] = json.loads(row["frames"])
         return row
+
+    def set_answer_run(self, message_id: str, run_id: str) -> None:
+        """Remember which run wrote an answer (its events are the answer's parts in order)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO answer_runs (message_id, run_id) VALUES (?, ?)",
+                (message_id, run_id),
+            )
+
+    def run_of_answer(self, message_id: str) -> Row | None:
+        """The run that wrote an answer, when it is known."""
+        row = self._one("SELECT run_id FROM answer_runs WHERE message_id = ?", message_id)
+        return self.get_run(row["run_id"]) if row is not None else None
 
     def latest_run_for_message(self, message_id: str) -> Row | None:
         """The newest run that answered a user message."""

@@ -65,7 +65,7 @@ _REDRAWN = (ToolStatus, UiBlockView, TodoView, QuestionView, ButtonsView)
 
 _STATE_NOTES = {
     "cancelled": N_("Stopped."),
-    "truncated": N_("The connection was lost before the answer was complete."),
+    "truncated": N_("The answer is incomplete."),
     "failed": N_("Not delivered."),
 }
 

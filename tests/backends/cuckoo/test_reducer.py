@@ -177,7 +177,7 @@ def test_stopped_and_truncated_replies_show_a_notice() -> None:
         Page.model_validate({"messages": [message("msg_2", "Cut", truncated=True)]})
     )
     stopped, cut = conversation.turns
-    assert stopped.state == "cancelled" and cut.state == "done"
+    assert stopped.state == "cancelled" and cut.state == "truncated"
     assert [p.code for p in stopped.parts if isinstance(p, NoticePart)] == ["stopped"]
     assert [p.code for p in cut.parts if isinstance(p, NoticePart)] == ["truncated"]
 
