@@ -314,8 +314,46 @@ class NoIdleTruncation(HubProxy):
         return status, data
 
 
+class NoHealthz(HubProxy):
+    """GET /healthz wants credentials."""
+
+    name = "no-healthz"
+    fails = frozenset({"healthz"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path == "/healthz":
+            return JSONResponse({"error": {"code": "unauthorized"}}, status_code=401)
+        return None
+
+
+class SecretsOpenClient(HubProxy):
+    """A binding secret is taken as a person's session on the client API."""
+
+    name = "secrets-open-client"
+    fails = frozenset({"credentials"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        secret = request.headers.get("authorization", "").startswith("Bearer bnd_sec_")
+        if request.url.path == "/v1/client/me" and secret:
+            return JSONResponse({"user": {"id": "usr_secret", "display_name": "secret"}})
+        return None
+
+
+class BareEvents(HubProxy):
+    """Pushed events lack the envelope's agent_id."""
+
+    name = "bare-events"
+    fails = frozenset({"socket-push"})
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        return [{k: v for k, v in frame.items() if k != "agent_id"}]
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
+    NoHealthz,
+    SecretsOpenClient,
+    BareEvents,
     RedeliversNothing,
     AcceptsTypos,
     ErrorsAs400,

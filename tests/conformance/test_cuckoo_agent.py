@@ -24,15 +24,21 @@ ROOT = Path(__file__).resolve().parents[2]
 # What breaks, and the checks that must then fail (the rest pass, or skip for a good reason).
 VARIANTS: dict[str, frozenset[str]] = {
     "": frozenset(),
+    "never-connects": frozenset({"connects"}),
     "silent": frozenset({"answers"}),
-    "never-acks": frozenset({"acks", "joined", "stop"}),
+    "never-acks": frozenset({"acks", "joined", "left", "stop"}),
+    "acks-on-receipt": frozenset({"acks-after-work"}),
     "answers-twice": frozenset({"redelivery"}),
     "ignores-taps": frozenset({"button-tap"}),
-    "crashes-on-newcomer": frozenset({"joined", "stop", "reconnect"}),
+    "crashes-on-newcomer": frozenset({"joined", "left", "stop", "reconnect"}),
+    "crashes-on-left": frozenset({"left", "stop", "reconnect"}),
     "dies-on-stop": frozenset({"stop", "reconnect"}),
     "no-reconnect": frozenset({"reconnect"}),
     # The agent on a webhook binding (`--webhook`).
     "webhook": frozenset(),
+    "webhook never-connects": frozenset({"webhook-listens"}),
+    "webhook silent": frozenset({"webhook-answers"}),
+    "webhook refuses-joins": frozenset({"webhook-good-signature"}),
     "webhook ignores-signature": frozenset({"webhook-bad-signature", "webhook-stale"}),
     "webhook accepts-stale": frozenset({"webhook-stale"}),
     "webhook answers-twice": frozenset({"webhook-redelivery"}),

@@ -84,6 +84,7 @@ async def webhook_listens(session: AgentSession) -> None:
             return
         except CheckFailed:
             if time.monotonic() > deadline:
+                session.unreached = "nothing listens at the agent's webhook (see webhook-listens)"
                 raise CheckFailed(
                     f"nothing listens at {session.webhook_url} (the agent's PORT) after "
                     f"{LISTEN_WAIT:g} s"
