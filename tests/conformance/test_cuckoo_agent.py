@@ -83,6 +83,11 @@ def test_failures_say_why_they_matter_to_a_person(outcomes: dict[str, Outcome]) 
         "ignores-taps": "A tap arrives as a message.created from the person",
         "crashes-on-newcomer": "the agent exited with code 3",
         "no-reconnect": "instead of reconnecting",
+        "never-connects": "did not open $CUCKOO_HUB/v1/agent/socket",
+        "acks-on-receipt": "a crash mid-reply replays the message rather than losing it",
+        "crashes-on-left": "the agent exited with code 6",
+        "webhook never-connects": "nothing listens at",
+        "webhook refuses-joins": "Answer 2xx within 10 seconds.",
         "webhook ignores-signature": "The key is the SHA-256 of your binding secret",
         "webhook accepts-stale": "reject a timestamp that is far from now",
     }
