@@ -756,14 +756,7 @@ async def stop(session: HubSession) -> None:
 async def media_kind(session: HubSession) -> None:
     """An upload's kind is decided from its bytes, not its name."""
     made = await session.throwaway()
-    answer = await session.hub.request(
-        "POST",
-        "/v1/agent/media",
-        made.agent,
-        content=PNG,
-        params={"name": "notes.txt"},
-        headers={"Content-Type": "application/octet-stream"},
-    )
+    answer = await _upload(session, made, PNG, "notes.txt")
     media = (answer.json() or {}).get("media") if isinstance(answer.json(), dict) else None
     if answer.status not in (200, 201) or not isinstance(media, dict):
         raise CheckFailed(f"a raw upload with ?name= answered {answer.describe()}")
@@ -778,16 +771,21 @@ IDLE = 30.0  # "A stream that is idle for 30 seconds is finished by the hub and 
 MAX_FILES = 10
 
 
-async def _upload_png(session: HubSession, made: Throwaway) -> str:
-    """A tiny PNG uploaded by the agent; its media id."""
-    answer = await session.hub.request(
+async def _upload(session: HubSession, made: Throwaway, content: bytes, name: str) -> Answer:
+    """The agent uploads `content` as raw bytes named `name`; the raw answer."""
+    return await session.hub.request(
         "POST",
         "/v1/agent/media",
         made.agent,
-        content=PNG + uuid.uuid4().bytes,
-        params={"name": "dot.png"},
+        content=content,
+        params={"name": name},
         headers={"Content-Type": "application/octet-stream"},
     )
+
+
+async def _upload_png(session: HubSession, made: Throwaway) -> str:
+    """A tiny PNG uploaded by the agent; its media id."""
+    answer = await _upload(session, made, PNG + uuid.uuid4().bytes, "dot.png")
     data = answer.json()
     if answer.status not in (200, 201) or not isinstance(data, dict):
         raise CheckFailed(f"uploading a PNG answered {answer.describe()}")
@@ -994,14 +992,7 @@ TYPING_STATES = {"start": "thinking", "stop": "idle"}  # the newer `activity` fr
 async def media_limits(session: HubSession) -> None:
     """An image over 16 MiB is refused with 422 file_too_large."""
     made = await session.throwaway()
-    answer = await session.hub.request(
-        "POST",
-        "/v1/agent/media",
-        made.agent,
-        content=PNG + b"\x00" * (IMAGE_MAX + 1 - len(PNG)),
-        params={"name": "big.png"},
-        headers={"Content-Type": "application/octet-stream"},
-    )
+    answer = await _upload(session, made, PNG + b"\x00" * (IMAGE_MAX + 1 - len(PNG)), "big.png")
     rule = (
         f'{SPEC}: "image 16 MiB" … "An oversized body is 422 body_too_large and an oversized '
         'file is 422 file_too_large."'
