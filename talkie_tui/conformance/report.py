@@ -79,9 +79,7 @@ class Result:
         }
 
 
-def summary_line(
-    origin: str, results: list[Result], seconds: float, protocol: str = "talkie/1"
-) -> str:
+def summary_line(origin: str, results: list[Result], seconds: float, protocol: str) -> str:
     """The closing line: the protocol, the server, `N passed, M failed, K skipped`, the time."""
     counts = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
     verdict = "conformant" if counts["FAIL"] == 0 else "NOT conformant"

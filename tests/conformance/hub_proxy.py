@@ -21,7 +21,7 @@ class HubProxy(Relay):
 
     name: ClassVar[str] = "pass-through"
     fails: ClassVar[frozenset[str]] = frozenset()
-    socket_paths = ("/v1/agent/socket",)
+    socket_paths = ("/v1/agent/socket", "/v1/client/socket")
 
 
 class RedeliversNothing(HubProxy):
@@ -66,6 +66,8 @@ class ErrorsAs400(HubProxy):
             "reply-and-quick-replies",
             "typing",
             "attachments",
+            "events-paging",
+            "media-limits",
         }
     )
 
@@ -138,7 +140,7 @@ class NewestFirst(HubProxy):
     """Catch-up lists the newest event first."""
 
     name = "newest-first"
-    fails = frozenset({"events-catch-up"})
+    fails = frozenset({"events-catch-up", "events-paging"})
 
     def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
         if path == "/v1/agent/events" and isinstance(data, dict):
@@ -206,18 +208,24 @@ class WebhookProxy(HubProxy):
     async def intercept(self, request: Request, body: bytes) -> Response | None:
         if request.url.path == "/forward":
             headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-cuckoo")}
-            answer = await self.http.post(
-                request.query_params["to"],
-                content=body,
-                headers={"Content-Type": "application/json", **self.post_headers(headers)},
-                follow_redirects=self.follow_redirects,
+            return Response(
+                status_code=await self.post_on(request.query_params["to"], body, headers)
             )
-            return Response(status_code=answer.status_code)
         if request.url.path.endswith("/binding") and b"webhook_url" in body:
             data = json.loads(body)
             forward = f"{request.base_url}forward?{urlencode({'to': data['webhook_url']})}"
             return await self.handle_json(request, {**data, "webhook_url": forward})
         return None
+
+    async def post_on(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """Post the hub's webhook post on to the receiver; the status it answered."""
+        answer = await self.http.post(
+            url,
+            content=body,
+            headers={"Content-Type": "application/json", **self.post_headers(headers)},
+            follow_redirects=self.follow_redirects,
+        )
+        return answer.status_code
 
     async def handle_json(self, request: Request, data: Json) -> Response:
         upstream = await self.forward(request, json.dumps(data).encode())
@@ -314,8 +322,125 @@ class NoIdleTruncation(HubProxy):
         return status, data
 
 
+class NoHealthz(HubProxy):
+    """GET /healthz wants credentials."""
+
+    name = "no-healthz"
+    fails = frozenset({"healthz"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path == "/healthz":
+            return JSONResponse({"error": {"code": "unauthorized"}}, status_code=401)
+        return None
+
+
+class SecretsOpenClient(HubProxy):
+    """A binding secret is taken as a person's session on the client API."""
+
+    name = "secrets-open-client"
+    fails = frozenset({"credentials"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        secret = request.headers.get("authorization", "").startswith("Bearer bnd_sec_")
+        if request.url.path == "/v1/client/me" and secret:
+            return JSONResponse({"user": {"id": "usr_secret", "display_name": "secret"}})
+        return None
+
+
+class BareEvents(HubProxy):
+    """Pushed events lack the envelope's agent_id."""
+
+    name = "bare-events"
+    fails = frozenset({"socket-push"})
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        return [{k: v for k, v in frame.items() if k != "agent_id"}]
+
+
+class ImpatientRetries(WebhookProxy):
+    """A failed webhook post is retried at once, three times, instead of after 1, 5 and 30 s."""
+
+    name = "impatient-retries"
+    fails = frozenset({"webhook-retries"})
+
+    async def post_on(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        status = await super().post_on(url, body, headers)
+        for _ in range(3):
+            if 200 <= status < 300:
+                break
+            status = await super().post_on(url, body, headers)
+        return status
+
+
+class StallsAfterALease(HubProxy):
+    """A socket gets the first lease of events and, acknowledged, nothing newer."""
+
+    name = "stalls-after-a-lease"
+    fails = frozenset({"push-backlog"})
+    lease = 5  # the test hub's lease_batch
+
+    def __init__(self, upstream: str) -> None:
+        super().__init__(upstream)
+        self.seen: dict[int, set[str]] = {}
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        seen = self.seen.setdefault(id(websocket), set())
+        event_id = frame.get("id")
+        if isinstance(event_id, str) and event_id not in seen:
+            if len(seen) >= self.lease:
+                return []
+            seen.add(event_id)
+        return [frame]
+
+
+class UnboundedPages(HubProxy):
+    """`/events` ignores `limit`."""
+
+    name = "unbounded-pages"
+    fails = frozenset({"events-paging"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path == "/v1/agent/events" and "limit" in request.query_params:
+            params = {k: v for k, v in request.query_params.items() if k != "limit"}
+            upstream = await self.http.get(
+                self.upstream + request.url.path,
+                params=params,
+                headers={"Authorization": request.headers.get("authorization", "")},
+            )
+            return Response(upstream.content, upstream.status_code, media_type="application/json")
+        return None
+
+
+class TypingNeverExpires(HubProxy):
+    """The person's typing indicator is shown for an hour."""
+
+    name = "typing-never-expires"
+    fails = frozenset({"typing-expiry"})
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        data = frame.get("data")
+        if frame.get("type") == "activity" and isinstance(data, dict):
+            return [{**frame, "data": {**data, "expires_at": "2999-01-01T00:00:00Z"}}]
+        return [frame]
+
+
+class BigFiles413(HubProxy):
+    """A file over its kind's limit is refused with 413."""
+
+    name = "big-files-413"
+    fails = frozenset({"media-limits"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path == "/v1/agent/media" and status == 422:
+            return 413, data
+        return status, data
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
+    NoHealthz,
+    SecretsOpenClient,
+    BareEvents,
     RedeliversNothing,
     AcceptsTypos,
     ErrorsAs400,
@@ -337,4 +462,9 @@ BREAKAGES: list[type[HubProxy]] = [
     KindFromName,
     ElevenFiles,
     NoIdleTruncation,
+    ImpatientRetries,
+    StallsAfterALease,
+    UnboundedPages,
+    TypingNeverExpires,
+    BigFiles413,
 ]

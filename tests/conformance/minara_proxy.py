@@ -216,8 +216,50 @@ class StrictFields(GatewayProxy):
         return None
 
 
+class GuardedHealthz(GatewayProxy):
+    """GET /healthz wants the token like every other route."""
+
+    name = "guarded-healthz"
+    fails = frozenset({"healthz"})
+
+    async def intercept(self, request: Request, body: bytes) -> Response | None:
+        if request.url.path == "/healthz" and "authorization" not in request.headers:
+            return JSONResponse(
+                {"error": {"code": "unauthorized", "message": "Token required."}}, status_code=401
+            )
+        return None
+
+
+class AlwaysNew(GatewayProxy):
+    """Every accepted turn says `is_new: true`, a follow-up in an old session too."""
+
+    name = "always-new"
+    fails = frozenset({"turn-accepted"})
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        if path == "/v1/chat/stream" and isinstance(data, dict) and "is_new" in data:
+            return status, {**data, "is_new": True}
+        return status, data
+
+
+class BareErrorEnd(GatewayProxy):
+    """A turn that completes ends in an `error` event with neither code nor message."""
+
+    name = "bare-error-end"
+    fails = frozenset({"turn-end"})
+
+    async def server_frames(self, frame: Json, websocket: WebSocket) -> list[Json]:
+        # An interrupted turn keeps its `done` (that is the interrupt check's rule).
+        if _is_event(frame, "done") and not frame["event"].get("data", {}).get("interrupted"):
+            return [{**frame, "event": {"type": "error", "data": {}}}]
+        return [frame]
+
+
 BREAKAGES: list[type[GatewayProxy]] = [
     GatewayProxy,
+    GuardedHealthz,
+    AlwaysNew,
+    BareErrorEnd,
     SkipsASeq,
     Anonymous,
     NoReplay,

@@ -33,6 +33,10 @@ BREAKS = (
     "crashes-on-newcomer",  # a conversation.joined after the first answer ends the process
     "dies-on-stop",  # a refused append after a stop ends the process
     "no-reconnect",  # a dropped socket ends the process
+    "never-connects",  # runs, but never opens its socket (or, --webhook, never listens)
+    "acks-on-receipt",  # acknowledges an event before the work, so a crash would lose it
+    "crashes-on-left",  # a conversation.left ends the process
+    "refuses-joins",  # (--webhook) a conversation.joined is answered 500
     "ignores-signature",  # (--webhook) any signature is taken
     "accepts-stale",  # (--webhook) a timestamp however old is taken
 )
@@ -55,6 +59,8 @@ class SpecAgent(AgentBackend):
     async def _handle(self, event: dict[str, Any]) -> None:
         if self.broken == "answers-twice":
             self.handled.pop(event["id"], None)
+        if self.broken == "acks-on-receipt":
+            await self.ack(event["id"])
         await super()._handle(event)
 
     async def on_event(self, event: dict[str, Any]) -> None:
@@ -62,6 +68,10 @@ class SpecAgent(AgentBackend):
         newcomer = kind == "conversation.joined" and self.has_answered
         if newcomer and self.broken == "crashes-on-newcomer":
             os._exit(3)
+        if kind == "conversation.left" and self.broken == "crashes-on-left":
+            os._exit(6)
+        if kind == "conversation.joined" and self.broken == "refuses-joins":
+            raise RuntimeError("joins are not handled")  # the receiver answers 500
         if kind != "message.created" or self.broken == "silent":
             return
         conversation = data["conversation"]["id"]
@@ -128,6 +138,8 @@ async def main() -> int:
     parser.add_argument("--webhook", action="store_true", help="take the hub's posts on $PORT")
     args = parser.parse_args()
     agent = SpecAgent(os.environ["CUCKOO_HUB"], os.environ["CUCKOO_SECRET"], args.broken)
+    if args.broken == "never-connects":
+        await asyncio.Event().wait()  # alive, and unreachable until it is ended
     if args.webhook:
         return await serve_webhook(agent)
     await agent.connect()

@@ -77,6 +77,9 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "models-as-list": '"models": [ { "id", "label"?, "reasoning"?: bool } ]',
         "html-errors": '{ "error": { "code", "message" } }',
         "strict-fields": "new optional fields appear over time",
+        "guarded-healthz": "GET /healthz answered HTTP 401",
+        "always-new": "expected the same session_id and is_new false",
+        "bare-error-end": "lacks a code or a message",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, outcomes[name].output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from talkie_tui.conformance.report import Result, show, summary_line
 
 
@@ -27,9 +29,11 @@ def test_lines_have_the_documented_shape() -> None:
     assert len(Result("x", "FAIL", "y" * 1000).line()) <= 310
 
 
-def test_the_summary_counts_each_verdict() -> None:
+@pytest.mark.parametrize("protocol", ["talkie/1", "minara", "cuckoo hub", "cuckoo agent"])
+def test_the_summary_counts_each_verdict_in_the_same_words(protocol: str) -> None:
     results = [Result("a", "PASS"), Result("b", "FAIL", "no"), Result("c", "SKIP", "n/a")]
-    line = summary_line("http://h", results, 1.25)
+    line = summary_line("http://h", results, 1.25, protocol)
     assert line == (
-        "talkie/1 conformance of http://h: NOT conformant — 1 passed, 1 failed, 1 skipped (1.2 s)"
+        f"{protocol} conformance of http://h: NOT conformant — 1 passed, 1 failed, 1 skipped "
+        "(1.2 s)"
     )

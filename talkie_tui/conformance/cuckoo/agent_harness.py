@@ -12,10 +12,11 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection
@@ -128,6 +129,8 @@ class AgentRelay(Relay):
         self.pushed: dict[str, Json] = {}
         self.pushes: Counter[str] = Counter()
         self.acks: Counter[str] = Counter()
+        self.first_ack: dict[str, float] = {}  # event id -> when the agent first acked it
+        self.completed: dict[str, float] = {}  # message id -> when the agent completed it
         self.connections = 0
         self.current: WebSocket | None = None
 
@@ -143,12 +146,24 @@ class AgentRelay(Relay):
         if isinstance(event_id, str) and "type" in frame:
             self.pushed.setdefault(event_id, frame)
             self.pushes[event_id] += 1
+        self._note_completed(frame)  # the reply to a `send` or `stream.end` op
         return [frame]
+
+    def answer_json(self, path: str, status: int, data: Any) -> tuple[int, Any]:
+        """Record a message the agent completed over HTTP (a send, a finished stream)."""
+        self._note_completed(data)
+        return status, data
+
+    def _note_completed(self, data: Any) -> None:
+        message = data.get("message") if isinstance(data, dict) else None
+        if isinstance(message, dict) and message.get("status") == "complete":
+            self.completed.setdefault(str(message.get("id")), time.monotonic())
 
     async def client_frame(self, frame: Json, upstream: ClientConnection) -> Json | None:
         """Record an ack from the agent."""
         if isinstance(frame.get("ack"), str):
             self.acks[frame["ack"]] += 1
+            self.first_ack.setdefault(frame["ack"], time.monotonic())
         return frame
 
     def events(self, kind: str) -> list[Json]:

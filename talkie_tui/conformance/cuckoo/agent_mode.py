@@ -52,8 +52,13 @@ class AgentSession:
     process: AgentProcess
     chat: Throwaway
     answered: dict[str, str] = field(default_factory=dict)  # person's message id -> event id
+    replies: dict[str, str] = field(default_factory=dict)  # person's message id -> reply id
     mute: bool = False  # the agent answered nothing: the checks that need an answer skip
     webhook_url: str = ""  # with --webhook: where the agent takes the hub's posts
+    # Why no check can reach the agent (it never connected or listened), once one found out:
+    # the checks after it skip with this reason instead of failing for the same cause.
+    unreached: str | None = None
+    newcomer: Throwaway | None = None  # a second person's chat, once one joined
 
     def alive(self) -> None:
         """Fail when the agent process has exited."""
@@ -152,6 +157,8 @@ def agent_check(
     ) -> Callable[[AgentSession], Awaitable[None]]:
         @functools.wraps(function)
         async def checked(session: AgentSession) -> None:
+            if session.unreached is not None:
+                raise CheckSkipped(session.unreached)
             try:
                 session.alive()
                 await function(session)
@@ -175,6 +182,7 @@ async def connects(session: AgentSession) -> None:
     while session.relay.connections == 0:
         session.alive()
         if time.monotonic() > deadline:
+            session.unreached = "the agent never opened its socket (see connects)"
             raise CheckFailed(
                 f"the agent did not open $CUCKOO_HUB/v1/agent/socket within "
                 f'{ANSWER_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
@@ -192,10 +200,11 @@ async def answers(session: AgentSession) -> None:
     """A person's message is answered."""
     said = await session.chat.say(session.hub, "Hello! This is a conformance check by talkie.")
     try:
-        await session.answer_to(said["id"])
+        reply = await session.answer_to(said["id"])
     except CheckFailed:
         session.mute = session.process.exited is None
         raise
+    session.replies[said["id"]] = str(reply["id"])
     session.answered[said["id"]] = await session.event_of(said["id"])
 
 
@@ -218,6 +227,29 @@ async def acks(session: AgentSession) -> None:
         raise CheckFailed(
             f'the event {event_id} was answered but never acknowledged; {SPEC}: "Each event you '
             'receive carries an id. Acknowledge it once you have handled it."'
+        )
+
+
+@agent_check(
+    "acks-after-work",
+    section="Acknowledging",
+    why="an agent that acknowledges on receipt and then crashes mid-reply loses the person's "
+    "message for good; acknowledged after the work, the hub sends it again.",
+)
+async def acks_after_work(session: AgentSession) -> None:
+    """The event is acknowledged after its answer is complete, not on receipt."""
+    message_id, event_id = await _first_answered(session)
+    acked_at = session.relay.first_ack.get(event_id)
+    if acked_at is None:
+        raise CheckSkipped(f"the event {event_id} was never acknowledged (see acks)")
+    completed_at = session.relay.completed.get(session.replies.get(message_id, ""))
+    if completed_at is None:
+        raise CheckSkipped("the answer was not completed through the relay (see answers)")
+    if acked_at < completed_at:
+        raise CheckFailed(
+            f"the event {event_id} was acknowledged {completed_at - acked_at:.2f} s before its "
+            f'answer was complete; {SPEC}: "Acknowledge after the work is done, not on receipt. '
+            'That way a crash mid-reply replays the message rather than losing it."'
         )
 
 
@@ -303,24 +335,55 @@ async def joined(session: AgentSession) -> None:
         session.chat.secret,
         str(accepted["conversation"]["id"]),
     )
-    deadline = time.monotonic() + ACK_WAIT
-    joins: list[dict[str, Any]] = []
-    while not joins and time.monotonic() < deadline:
-        joins = [
-            e
-            for e in session.relay.events("conversation.joined")
-            if ((e.get("data") or {}).get("conversation") or {}).get("id") == chat.conversation_id
-        ]
-        await asyncio.sleep(POLL)
-    if not joins:
-        raise CheckFailed("the hub pushed no conversation.joined (is the agent connected?)")
-    if not await session.acked(str(joins[0]["id"])):
+    session.newcomer = chat
+    join = await _event_about(session, "conversation.joined", chat)
+    if not await session.acked(str(join["id"])):
         raise CheckFailed(
             f'conversation.joined was never acknowledged; {SPEC}: "There is no endpoint that '
             'lists conversations. Learn them from conversation.joined and keep your own list."'
         )
     said = await chat.say(session.hub, "Hi, I just joined.")
     await session.answer_to(said["id"], chat)
+
+
+async def _event_about(session: AgentSession, kind: str, chat: Throwaway) -> dict[str, Any]:
+    """The first event of `kind` pushed about `chat`'s conversation (within the wait)."""
+    deadline = time.monotonic() + ACK_WAIT
+    while time.monotonic() < deadline:
+        for event in session.relay.events(kind):
+            conversation = (event.get("data") or {}).get("conversation") or {}
+            if conversation.get("id") == chat.conversation_id:
+                return event
+        await asyncio.sleep(POLL)
+    raise CheckFailed(f"the hub pushed no {kind} (is the agent connected?)")
+
+
+@agent_check(
+    "left",
+    section="Events (conversation.left)",
+    why="a person who blocks an agent has said no; the agent must take it and keep serving "
+    "everyone else.",
+)
+async def left(session: AgentSession) -> None:
+    """A person blocks the agent: conversation.left is acknowledged and others are answered."""
+    chat = session.newcomer
+    if chat is None:
+        raise CheckSkipped("no second person joined (see joined)")
+    await session.hub.ok(
+        "POST", f"/v1/client/agents/{chat.agent_id}/block", chat.person, "blocking the agent"
+    )
+    rule = f'{SPEC}: "conversation.left … Treat it as final and stop sending."'
+    event = await _event_about(session, "conversation.left", chat)
+    if not await session.acked(str(event["id"])):
+        raise CheckFailed(f"conversation.left was never acknowledged; {rule}")
+    session.alive()
+    said = await session.chat.say(session.hub, "Are you still with me?")
+    try:
+        await session.answer_to(said["id"])
+    except CheckFailed as failure:
+        raise CheckFailed(
+            f"after another person left, the next message was not answered ({failure}); {rule}"
+        ) from None
 
 
 @agent_check(

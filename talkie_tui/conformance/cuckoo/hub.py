@@ -9,7 +9,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,23 +100,30 @@ class Hub:
         """`ws(s)://hub/path`."""
         return "ws" + self.base[4:] + path if self.base.startswith("http") else self.base + path
 
-    @asynccontextmanager
-    async def agent_socket(self, secret: str) -> AsyncIterator[AgentSocket]:
+    def agent_socket(self, secret: str) -> AbstractAsyncContextManager[AgentSocket]:
         """The agent's socket, opened with the binding secret (a refusal fails the check)."""
+        return self._socket("/v1/agent/socket", {"Authorization": f"Bearer {secret}"})
+
+    def person_socket(self, person: Party) -> AbstractAsyncContextManager[AgentSocket]:
+        """A person's live updates (`/v1/client/socket`), as their app holds it."""
+        return self._socket("/v1/client/socket", person.headers)
+
+    @asynccontextmanager
+    async def _socket(self, path: str, headers: Mapping[str, str]) -> AsyncIterator[AgentSocket]:
         try:
             connection = await connect(
-                self.socket_url("/v1/agent/socket"),
-                additional_headers={"Authorization": f"Bearer {secret}", "User-Agent": USER_AGENT},
+                self.socket_url(path),
+                additional_headers={**headers, "User-Agent": USER_AGENT},
                 ping_interval=None,
                 open_timeout=10,
             )
         except InvalidStatus as refused:
             body = refused.response.body.decode("utf-8", "replace")
             raise CheckFailed(
-                f"GET /v1/agent/socket answered HTTP {refused.response.status_code} {show(body)}"
+                f"GET {path} answered HTTP {refused.response.status_code} {show(body)}"
             ) from None
         except (OSError, TimeoutError) as error:
-            raise CheckFailed(f"GET /v1/agent/socket did not open: {error}") from None
+            raise CheckFailed(f"GET {path} did not open: {error}") from None
         socket = AgentSocket(connection)
         try:
             yield socket
@@ -126,7 +133,7 @@ class Hub:
 
 @dataclass
 class AgentSocket:
-    """One agent socket: events and replies as JSON objects, in the order they came."""
+    """One hub socket (an agent's, or a person's): JSON frames, in the order they came."""
 
     connection: ClientConnection
     frames: list[dict[str, Any]] = field(default_factory=list)
@@ -140,7 +147,7 @@ class AgentSocket:
             return None
         except ConnectionClosed as closed:
             self.close_code = closed.rcvd.code if closed.rcvd is not None else None
-            raise CheckFailed(f"the hub closed the agent socket (code {self.close_code})") from None
+            raise CheckFailed(f"the hub closed the socket (code {self.close_code})") from None
         frame = json.loads(text)
         if isinstance(frame, dict):
             self.frames.append(frame)
@@ -156,7 +163,7 @@ class AgentSocket:
             frame = await self._next(left)
             if frame is not None and wanted(frame):
                 return frame
-        raise CheckFailed(f"no {what} on the agent socket within {wait:g} s")
+        raise CheckFailed(f"no {what} on the socket within {wait:g} s")
 
     async def quiet(
         self, wanted: Callable[[dict[str, Any]], bool], wait: float

@@ -4,11 +4,13 @@ an owner and an agent would, and names the rule of `cuckoo-agent.md` it found br
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..http import error_object
@@ -36,6 +38,11 @@ class HubSession:
     owner: Party
     person: Party
     made: list[Throwaway] = field(default_factory=list)
+
+    @property
+    def dev(self) -> bool:
+        """A development hub: anyone may be a fresh person (`X-Dev-User`)."""
+        return "X-Dev-User" in self.person.headers
 
     async def throwaway(self) -> Throwaway:
         """A new agent with a socket binding and a conversation with the person."""
@@ -574,7 +581,7 @@ CLOCK_SKEW = 300.0
 
 
 async def _webhook_posts(
-    session: HubSession, receiver: Receiver, *, wanted: int = 1
+    session: HubSession, receiver: Receiver, *, wanted: int = 1, wait: float = WEBHOOK_WAIT
 ) -> tuple[Throwaway, list[Post]]:
     """A throwaway agent on a webhook binding to `receiver`, a person's message, and the posts
     the hub made (at least `wanted` of one event, within the wait)."""
@@ -594,7 +601,7 @@ async def _webhook_posts(
             ) from None
         session.made.append(made)
         await made.say(session.hub, f"webhook {uuid.uuid4().hex[:8]}")
-        deadline = time.monotonic() + WEBHOOK_WAIT
+        deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             # The first event posted, posted `wanted` times (a retry, after a redirect).
             first = receiver.posts[0].headers.get("x-cuckoo-event-id", "") if receiver.posts else ""
@@ -749,14 +756,7 @@ async def stop(session: HubSession) -> None:
 async def media_kind(session: HubSession) -> None:
     """An upload's kind is decided from its bytes, not its name."""
     made = await session.throwaway()
-    answer = await session.hub.request(
-        "POST",
-        "/v1/agent/media",
-        made.agent,
-        content=PNG,
-        params={"name": "notes.txt"},
-        headers={"Content-Type": "application/octet-stream"},
-    )
+    answer = await _upload(session, made, PNG, "notes.txt")
     media = (answer.json() or {}).get("media") if isinstance(answer.json(), dict) else None
     if answer.status not in (200, 201) or not isinstance(media, dict):
         raise CheckFailed(f"a raw upload with ?name= answered {answer.describe()}")
@@ -771,16 +771,21 @@ IDLE = 30.0  # "A stream that is idle for 30 seconds is finished by the hub and 
 MAX_FILES = 10
 
 
-async def _upload_png(session: HubSession, made: Throwaway) -> str:
-    """A tiny PNG uploaded by the agent; its media id."""
-    answer = await session.hub.request(
+async def _upload(session: HubSession, made: Throwaway, content: bytes, name: str) -> Answer:
+    """The agent uploads `content` as raw bytes named `name`; the raw answer."""
+    return await session.hub.request(
         "POST",
         "/v1/agent/media",
         made.agent,
-        content=PNG + uuid.uuid4().bytes,
-        params={"name": "dot.png"},
+        content=content,
+        params={"name": name},
         headers={"Content-Type": "application/octet-stream"},
     )
+
+
+async def _upload_png(session: HubSession, made: Throwaway) -> str:
+    """A tiny PNG uploaded by the agent; its media id."""
+    answer = await _upload(session, made, PNG + uuid.uuid4().bytes, "dot.png")
     data = answer.json()
     if answer.status not in (200, 201) or not isinstance(data, dict):
         raise CheckFailed(f"uploading a PNG answered {answer.describe()}")
@@ -834,3 +839,199 @@ async def idle_truncation(session: HubSession) -> None:
             f'{SPEC}: "A stream that is idle for 30 seconds is finished by the hub and marked '
             'truncated"'
         )
+
+
+# --- leases, paging, typing, media limits, later retries -------------------------------------
+
+LEASE_BATCH = 100  # "The hub leases up to 100 events at a time."
+PAGE_MAX = 100  # "/events … up to 100 at a time"
+TYPING = 10.0  # "A start expires by itself after 10 seconds."
+TYPING_SKEW = 5.0  # the hub's clock and ours
+IMAGE_MAX = 16 * MIB
+RETRIES = (1.0, 5.0, 30.0)  # "retried after 1 second, then 5 seconds, 30 seconds"
+PERSON_BURST = 25  # messages one person may send at once (the hub's burst is 30)
+
+
+async def _crowd(session: HubSession, made: Throwaway, count: int) -> None:
+    """At least `count` events due for `made`'s agent: on a development hub, fresh people join
+    and each sends a burst (one person may not send that many at once)."""
+    if not session.dev:
+        raise CheckSkipped(
+            f"needs {count} events, more than one person may send at once: a development hub"
+        )
+    sent = 0
+    while sent < count:
+        chat = await make_joined(session, made)
+        sent += 1  # the join is an event
+        for _ in range(min(PERSON_BURST, count - sent)):
+            await chat.say(session.hub, f"crowd {sent}")
+            sent += 1
+
+
+async def make_joined(session: HubSession, made: Throwaway) -> Throwaway:
+    """A fresh development person joins `made`'s agent by a code; their chat."""
+    person = Party.person(None)
+    minted = await session.hub.ok(
+        "POST", f"/v1/mgmt/agents/{made.agent_id}/pair-tokens", made.owner, "a code", json_body={}
+    )
+    accepted = await session.hub.ok(
+        "POST", f"/v1/client/pair/{minted['code']}/accept", person, "accepting the code"
+    )
+    conversation = str(accepted["conversation"]["id"])
+    return Throwaway(made.owner, person, made.agent_id, made.secret, conversation)
+
+
+PAGE_READ = 20  # a page of this many stays within the 64 KiB of an answer the checks read
+
+
+async def _all_events(session: HubSession, made: Throwaway, page: int = PAGE_READ) -> list[str]:
+    """The ids of every event of `made`'s agent, by `/events` pages of `page` with since=."""
+    ids: list[str] = []
+    params = {"limit": str(page)}
+    while True:
+        answer = await session.hub.ok(
+            "GET", "/v1/agent/events", made.agent, "GET /v1/agent/events", params=params
+        )
+        events = answer.get("events") if isinstance(answer, dict) else None
+        if not isinstance(events, list):
+            raise CheckFailed(f"GET /v1/agent/events answered {show(answer, 120)}")
+        if len(events) > page:
+            raise CheckFailed(
+                f"GET /v1/agent/events?limit={page} answered {len(events)} events; {PAGE_RULE}"
+            )
+        ids += [str(event.get("id")) for event in events]
+        if not events or len(ids) > 10 * PAGE_MAX:  # a hub that ignores since= ends here
+            return ids
+        params = {"limit": str(page), "since": ids[-1]}
+
+
+PAGE_RULE = f'{SPEC}: "returns events in order, oldest first, up to 100 at a time"'
+
+
+@check("push-backlog", section="The socket; Acknowledging", timeout=60.0)
+async def push_backlog(session: HubSession) -> None:
+    """More than one lease (100) of missed events all arrive on connect, unacknowledged."""
+    made = await session.throwaway()
+    await _crowd(session, made, LEASE_BATCH + 3)
+    expected = await _all_events(session, made)
+    pushed: list[str] = []
+
+    def new_event(frame: dict[str, Any]) -> bool:
+        fresh = "type" in frame and str(frame.get("id")) not in pushed
+        if fresh:
+            pushed.append(str(frame.get("id")))
+        return fresh
+
+    async with session.hub.agent_socket(made.secret) as socket:
+        while len(pushed) < len(expected):
+            if await socket.quiet(new_event, QUIET + 3) is None:
+                break
+        for event_id in pushed:
+            await socket.ack(event_id)
+    # The order is the catch-up checks' rule; here, that nothing missed is held back.
+    if set(pushed) != set(expected):
+        raise CheckFailed(
+            f"{len(expected)} events were due and {len(pushed)} were pushed on connect; "
+            f'{SPEC}: "events start '
+            'arriving … straight away, including anything you missed while away" … "The hub '
+            'leases up to 100 events at a time."'
+        )
+
+
+@check("events-paging", section="Catching up over HTTP")
+async def events_paging(session: HubSession) -> None:
+    """GET /v1/agent/events pages with limit and since: no gap, no repeat, at most 100."""
+    made = await session.throwaway()
+    for text in ("one", "two", "three", "four"):
+        await made.say(session.hub, text)
+    everything = await _all_events(session, made)
+    paged = await _all_events(session, made, page=2)
+    if paged != everything:
+        raise CheckFailed(
+            f"paging by two with since= gave {show(paged, 120)}, the whole list is "
+            f"{show(everything, 120)}; {PAGE_RULE}"
+        )
+    path, limit = "/v1/agent/events", PAGE_MAX * 10
+    answer = await session.hub.request("GET", path, made.agent, params={"limit": str(limit)})
+    if answer.status != 200:
+        expect_error(answer, 422, None, f"{path}?limit={limit}")
+    elif len((answer.json() or {}).get("events", [])) > PAGE_MAX:
+        raise CheckFailed(f"{path}?limit={limit} answered more than {PAGE_MAX} events; {PAGE_RULE}")
+
+
+@check("typing-expiry", section="Typing")
+async def typing_expiry(session: HubSession) -> None:
+    """A typing start reaches the person and expires by itself after 10 s; stop hides it."""
+    made = await session.throwaway()
+    path = f"/v1/agent/conversations/{made.conversation_id}/typing"
+    rule = f'{SPEC}: "A start expires by itself after 10 seconds."'
+
+    def activity(state: str) -> Callable[[dict[str, Any]], bool]:
+        return lambda frame: (
+            frame.get("type") in ("activity", "typing")
+            and (frame.get("data") or {}).get("conversation_id") == made.conversation_id
+            and (frame.get("data") or {}).get("state") in (state, TYPING_STATES[state])
+        )
+
+    async with session.hub.person_socket(made.person) as socket:
+        await session.hub.ok("POST", path, made.agent, "typing start", json_body={"state": "start"})
+        shown = await socket.wait_for(activity("start"), "typing indicator for the person")
+        expires = str((shown.get("data") or {}).get("expires_at"))
+        try:
+            left = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
+        except ValueError:
+            raise CheckFailed(f"the indicator's expires_at is {show(expires)}; {rule}") from None
+        if abs(left - TYPING) > TYPING_SKEW:
+            raise CheckFailed(f"the indicator expires {left:.0f} s from now; {rule}")
+        await session.hub.ok("POST", path, made.agent, "typing stop", json_body={"state": "stop"})
+        await socket.wait_for(activity("stop"), "hidden typing indicator for the person")
+
+
+TYPING_STATES = {"start": "thinking", "stop": "idle"}  # the newer `activity` frame's words
+
+
+@check("media-limits", section="Media")
+async def media_limits(session: HubSession) -> None:
+    """An image over 16 MiB is refused with 422 file_too_large."""
+    made = await session.throwaway()
+    answer = await _upload(session, made, PNG + b"\x00" * (IMAGE_MAX + 1 - len(PNG)), "big.png")
+    rule = (
+        f'{SPEC}: "image 16 MiB" … "An oversized body is 422 body_too_large and an oversized '
+        'file is 422 file_too_large."'
+    )
+    if answer.status < 400:
+        raise CheckFailed(f"an image of 16 MiB and a byte was stored; {rule}")
+    try:
+        expect_error(answer, 422, "file_too_large", "an image over 16 MiB")
+    except CheckFailed as failure:
+        raise CheckFailed(f"{failure}; {rule}") from None
+
+
+@check(
+    "webhook-retries",
+    section="Delivery",
+    timeout=sum(RETRIES) * 1.5 + 30.0,
+    slow=True,
+)
+async def webhook_retries(session: HubSession) -> None:
+    """A failing webhook is retried after 1 s, then 5 s, then 30 s."""
+    receiver = Receiver(fail_first=len(RETRIES))
+    wait = sum(RETRIES) * 1.5 + 10.0
+    await _webhook_posts(session, receiver, wanted=len(RETRIES) + 1, wait=wait)
+    rule = (
+        f'{SPEC}: "A failed delivery is retried after 1 second, then 5 seconds, 30 seconds, 2 '
+        'minutes, 10 minutes, and hourly after that."'
+    )
+    if not receiver.posts:
+        raise CheckFailed(f"the hub posted nothing to the webhook within {WEBHOOK_WAIT:g} s")
+    first = receiver.posts[0].headers.get("x-cuckoo-event-id", "")
+    times = [post.at for post in receiver.of(first)]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    if len(gaps) < len(RETRIES):
+        raise CheckFailed(
+            f"the event was posted {len(times)} times within {wait:g} s, failing each time; {rule}"
+        )
+    for gap, expected in zip(gaps, RETRIES, strict=False):
+        if not expected * 0.8 - 0.2 <= gap <= expected * 1.5 + 2.0:
+            shown = ", ".join(f"{g:.1f}" for g in gaps[: len(RETRIES)])
+            raise CheckFailed(f"the retries came after {shown} s; {rule}")

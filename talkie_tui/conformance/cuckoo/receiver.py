@@ -36,6 +36,7 @@ class Receiver:
     """Takes the hub's posts at `/hook`; `/elsewhere` is where a redirect points."""
 
     redirect_first: bool = False
+    fail_first: int = 0  # answer 500 to this many posts of each event (so the hub retries)
     posts: list[Post] = field(default_factory=list)
     elsewhere: int = 0
     _redirected: set[str] = field(default_factory=set)
@@ -56,6 +57,8 @@ class Receiver:
         if self.redirect_first and event_id not in self._redirected:
             self._redirected.add(event_id)
             return Response(status_code=307, headers={"Location": "/elsewhere"})
+        if len(self.of(event_id)) <= self.fail_first:
+            return Response(status_code=500)
         return Response(status_code=204)
 
     async def _elsewhere(self, request: Request) -> Response:

@@ -62,6 +62,14 @@ async def _events(session: AgentSession, kind: str) -> list[dict[str, Any]]:
     return [event for event in data.get("events", []) if event.get("type") == kind]
 
 
+async def _a_message_event(session: AgentSession) -> dict[str, Any]:
+    """The hub's latest message.created for the agent (to post again, changed)."""
+    messages = await _events(session, "message.created")
+    if not messages:
+        raise CheckSkipped("no message.created to post again (see webhook-answers)")
+    return messages[-1]
+
+
 def _fresh(event: dict[str, Any]) -> dict[str, Any]:
     """A copy of a hub event under a new id (the agent has not seen it)."""
     return {**event, "id": f"evt_{uuid.uuid4().hex[:26]}"}
@@ -84,6 +92,7 @@ async def webhook_listens(session: AgentSession) -> None:
             return
         except CheckFailed:
             if time.monotonic() > deadline:
+                session.unreached = "nothing listens at the agent's webhook (see webhook-listens)"
                 raise CheckFailed(
                     f"nothing listens at {session.webhook_url} (the agent's PORT) after "
                     f"{LISTEN_WAIT:g} s"
@@ -136,11 +145,9 @@ async def good_signature(session: AgentSession) -> None:
 )
 async def bad_signature(session: AgentSession) -> None:
     """A delivery signed with another key is refused."""
-    messages = await _events(session, "message.created")
-    if not messages:
-        raise CheckSkipped("no message.created to forge (see webhook-answers)")
+    message = await _a_message_event(session)
     before = await session.count_replies()
-    answer = await post_event(session, _fresh(messages[-1]), secret="bnd_sec_" + "x" * 52)
+    answer = await post_event(session, _fresh(message), secret="bnd_sec_" + "x" * 52)
     if 200 <= answer.status < 300:
         raise CheckFailed(
             f"a delivery with a wrong signature answered {answer.describe()}; {SIGNATURE_RULE}"
@@ -157,10 +164,8 @@ async def bad_signature(session: AgentSession) -> None:
 )
 async def stale(session: AgentSession) -> None:
     """A well-signed delivery with an old timestamp is refused."""
-    messages = await _events(session, "message.created")
-    if not messages:
-        raise CheckSkipped("no message.created to replay (see webhook-answers)")
-    answer = await post_event(session, _fresh(messages[-1]), age=STALE_SECONDS)
+    message = await _a_message_event(session)
+    answer = await post_event(session, _fresh(message), age=STALE_SECONDS)
     if 200 <= answer.status < 300:
         raise CheckFailed(
             f"a delivery timestamped an hour ago answered {answer.describe()}; {STALE_RULE}"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from ..http import error_object
@@ -222,16 +223,25 @@ async def turn_end(session: Session) -> None:
         raise CheckFailed(f"the turn has done/error events at seq {ends}; it ends at the first")
 
 
+@asynccontextmanager
+async def _live_turn(session: Session, count: int) -> AsyncIterator[tuple[str, Socket, Turn]]:
+    """A long turn started, subscribed from seq 0, and its first `count` events read: the
+    session key, the open socket and the turn so far."""
+    accepted = await session.wire.start_turn(LONG)
+    key = str(accepted["session_id"])
+    async with session.wire.socket() as socket:
+        await socket.subscribe(key, 0)
+        turn = Turn(key, await socket.subscribed(key))
+        await turn.read(socket, until_end=False, count=count)
+        yield key, socket, turn
+
+
 @check("resume", section=f"{STREAM} The socket")
 async def resume(session: Session) -> None:
     """Dropping the socket mid-turn and resubscribing from the last seq: no duplicate, no gap."""
     wire = session.wire
-    accepted = await wire.start_turn(LONG)
-    key = str(accepted["session_id"])
-    async with wire.socket() as socket:
-        await socket.subscribe(key, 0)
-        before = Turn(key, await socket.subscribed(key))
-        await before.read(socket, until_end=False, count=2)
+    async with _live_turn(session, count=2) as (key, _, before):
+        pass
     # The socket is gone; a reconnect subscribes again from the last seq applied.
     async with wire.socket() as socket:
         await socket.subscribe(key, before.last_seq)
@@ -462,12 +472,7 @@ async def _until_idle(session: Session, session_id: str) -> None:
 async def interrupt(session: Session) -> None:
     """Interrupting a turn ends it with `done` interrupted: true; again → no_active_turn."""
     wire = session.wire
-    accepted = await wire.start_turn(LONG)
-    key = str(accepted["session_id"])
-    async with wire.socket() as socket:
-        await socket.subscribe(key, 0)
-        turn = Turn(key, await socket.subscribed(key))
-        await turn.read(socket, until_end=False, count=1)
+    async with _live_turn(session, count=1) as (key, socket, turn):
         answer = await wire.request("POST", "/v1/chat/interrupt", json_body={"session_id": key})
         data = answer.json()
         status = data.get("status") if isinstance(data, dict) else None
