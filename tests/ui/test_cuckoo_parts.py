@@ -347,7 +347,10 @@ async def test_an_unreachable_agent_is_away(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("flags", "said"),
-    [({"stopped": True, "truncated": True}, "Stopped"), ({"truncated": True}, "The answer is incomplete")],
+    [
+        ({"stopped": True, "truncated": True}, "Stopped"),
+        ({"truncated": True}, "The answer is incomplete"),
+    ],
 )
 async def test_a_stopped_or_truncated_reply_says_so_once(
     tmp_path: Path, flags: dict[str, bool], said: str
