@@ -26,7 +26,7 @@ async def test_reconnecting_counts_seconds_and_esc_stops_waiting(
     stub = BreakingServer()  # the stream breaks after "partial"; the answer never comes
     server = stub.start(serve)
     app = make_app(server.origin, tmp_path)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(140, 36)) as pilot:
         screen = await chat_screen(app, pilot)
         state = screen.header.query_one("#header-state", Static)
         screen.composer.insert("question")

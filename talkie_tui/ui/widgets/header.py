@@ -1,4 +1,9 @@
-"""The chat header: server name and logo, signed-in user, usage meters, connection state."""
+"""The chat header: server name and logo, signed-in user, usage meters, connection state.
+
+One line holds it all, so it shortens by priority rather than cutting: the connection state
+and the count of pending decisions always show whole (in a shorter wording below ROOMY and
+WIDE columns); the usage meters lose their bars first, then whole meters from the end; the logo and
+the user go below WIDE; a long server name ends in an ellipsis."""
 
 from __future__ import annotations
 
@@ -18,9 +23,10 @@ from talkie_tui.i18n import N_, _, ngettext
 
 from .logo import LogoView
 
-__all__ = ["ConnectionState", "TalkieHeader", "format_meter"]
+__all__ = ["ConnectionState", "TalkieHeader", "UsageLine", "fit_meters", "format_meter"]
 
 WIDE = 100  # columns from which the header has room for the logo
+ROOMY = 130  # columns from which the connection state has room for its long wording
 
 ConnectionState = Literal["connected", "streaming", "reconnecting", "offline", "connecting"]
 
@@ -32,6 +38,13 @@ _STATE_LABELS: dict[str, str] = {
     "offline": N_("○ offline"),
 }
 OFFLINE_SINCE = N_("○ offline since {since} · next try in {seconds} s")
+# Below ROOMY columns: the same facts in fewer cells.
+_NARROW_LABELS: dict[str, str] = {
+    "reconnecting": N_("◌ reconnecting… {seconds} s"),
+}
+NARROW_OFFLINE_SINCE = N_("○ offline {since} · retry in {seconds} s")
+BAR_WIDTH = 6
+METER_GAP = "  "
 
 
 def _short(number: float) -> str:
@@ -44,8 +57,9 @@ def _short(number: float) -> str:
     return f"{number:g}"
 
 
-def format_meter(meter: UsageMeter, bar_width: int = 6) -> Text:
-    """`Tokens today ▰▰▱▱▱▱ 12k/400k` — a compact usage meter (plain text, never markup)."""
+def format_meter(meter: UsageMeter, bar_width: int = BAR_WIDTH) -> Text:
+    """`Tokens today ▰▰▱▱▱▱ 12k/400k` — a compact usage meter (plain text, never markup);
+    `bar_width` 0 leaves the bar out."""
     text = Text(f"{meter.label} ", style="dim")
     if meter.limit:
         ratio = meter.used / meter.limit
@@ -53,14 +67,47 @@ def format_meter(meter: UsageMeter, bar_width: int = 6) -> Text:
         ratio = min(max(ratio, 0.0), 1.0) if math.isfinite(ratio) else 1.0
         filled = round(bar_width * ratio)
         style = "red" if ratio >= 0.9 else "yellow" if ratio >= 0.7 else "green"
-        text.append("▰" * filled, style=style)
-        text.append("▱" * (bar_width - filled), style="dim")
-        text.append(f" {_short(meter.used)}/{_short(meter.limit)}")
+        if bar_width:
+            text.append("▰" * filled, style=style)
+            text.append("▱" * (bar_width - filled), style="dim")
+            text.append(" ")
+        text.append(
+            f"{_short(meter.used)}/{_short(meter.limit)}",
+            style=style if not bar_width and ratio >= 0.7 else "",
+        )
     else:
         text.append(_short(meter.used))
     if meter.unit and not meter.limit:
         text.append(f" {meter.unit}", style="dim")
     return text
+
+
+def fit_meters(meters: tuple[UsageMeter, ...], width: int) -> Text:
+    """As much of the meters as fits `width` cells whole: all with their bars, else all
+    without, else the first ones without (a meter is never cut in the middle of a number)."""
+    tries = [(BAR_WIDTH, len(meters))] + [(0, count) for count in range(len(meters), 0, -1)]
+    for bar_width, count in tries:
+        line = Text(METER_GAP).join(format_meter(m, bar_width) for m in meters[:count])
+        if line.cell_len <= width:
+            return line
+    return Text()
+
+
+class UsageLine(Static):
+    """The header's usage meters, fitted to the room the line leaves them."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.meters: tuple[UsageMeter, ...] = ()
+
+    def show(self, meters: tuple[UsageMeter, ...]) -> None:
+        """Show these meters (drawn again at each width)."""
+        self.meters = meters
+        self.refresh()
+
+    def render(self) -> Text:
+        """The meters that fit this width."""
+        return fit_meters(self.meters, self.content_size.width)
 
 
 class TalkieHeader(Horizontal):
@@ -82,7 +129,7 @@ class TalkieHeader(Horizontal):
         yield LogoView(None, id="header-logo")
         yield Static(Text(self._server_name, style="bold"), id="header-server")
         yield Static(id="header-user")
-        yield Static(id="header-usage")
+        yield UsageLine(id="header-usage")
         yield Static(id="header-pending")
         yield Static(id="header-activity")
         yield Static(id="header-state")
@@ -107,20 +154,20 @@ class TalkieHeader(Horizontal):
     def set_usage(self, usage: tuple[UsageMeter, ...] | list[UsageMeter]) -> None:
         """Show usage meters (§4 status and talkie.usage)."""
         self._usage = tuple(usage)
-        line = Text()
-        for index, meter in enumerate(self._usage):
-            if index:
-                line.append("  ")
-            line.append_text(format_meter(meter))
-        self.query_one("#header-usage", Static).update(line)
+        self.query_one(UsageLine).show(self._usage)
 
     def set_logo(self, data: bytes | None) -> None:
         """Draw the server's brand logo where there is room."""
         self.query_one(LogoView).set_data(data)
 
     def on_resize(self, event: Resize) -> None:
-        """Keep the logo only in wide terminals."""
-        self.set_class(event.size.width < WIDE, "-narrow")
+        """Keep the logo only in wide terminals; below, the shorter wordings."""
+        narrow, roomy = event.size.width < WIDE, event.size.width >= ROOMY
+        if (narrow, roomy) != (self.has_class("-narrow"), self.has_class("-roomy")):
+            self.set_class(narrow, "-narrow")
+            self.set_class(roomy, "-roomy")
+            self.watch_state(self.state)
+            self.watch_pending_actions(self.pending_actions)
 
     def set_activity(self, text: str) -> None:
         """Show background work such as a download's progress (empty to clear)."""
@@ -131,13 +178,15 @@ class TalkieHeader(Horizontal):
         if not self.is_mounted:
             return
         widget = self.query_one("#header-state", Static)
-        label = _STATE_LABELS.get(state)
-        text = _(label) if label is not None else state
+        narrow = not self.has_class("-roomy")
+        label = (narrow and _NARROW_LABELS.get(state)) or _STATE_LABELS.get(state)
+        text = _(label) if label else state
         if state == "reconnecting":
             text = text.format(seconds=self.waited)  # how long the answer has been awaited
         elif state == "offline" and self._offline is not None:
             since, seconds = self._offline
-            text = _(OFFLINE_SINCE).format(since=since, seconds=seconds)
+            wording = NARROW_OFFLINE_SINCE if narrow else OFFLINE_SINCE
+            text = _(wording).format(since=since, seconds=seconds)
         widget.update(Text(text))
         for name in _STATE_LABELS:
             widget.set_class(name == state, f"-{name}")
@@ -157,9 +206,10 @@ class TalkieHeader(Horizontal):
         """Show how many actions wait for a decision."""
         if not self.is_mounted:
             return
-        label = (
-            ngettext("⚑ {count} pending", "⚑ {count} pending", count).format(count=count)
-            if count
-            else ""
-        )
+        if not count:
+            label = ""
+        elif self.has_class("-narrow"):
+            label = f"⚑ {count}"
+        else:
+            label = ngettext("⚑ {count} pending", "⚑ {count} pending", count).format(count=count)
         self.query_one("#header-pending", Static).update(Text(label))
