@@ -323,6 +323,19 @@ def _add_bridge(commands: Any) -> None:
         "mode may post to http://127.0.0.1:PORT) and send replies over the hub's HTTP API; "
         "each post is answered at once and its work kept in the state file until done",
     )
+    cuckoo.add_argument(
+        "--greet",
+        metavar="TEXT",
+        help="the agent's first message in a conversation a person starts with it",
+    )
+    cuckoo.add_argument(
+        "--starter",
+        metavar="TEXT",
+        action="append",
+        default=[],
+        help="something to ask, shown under the greeting as a quick reply (a tap sends it); "
+        "repeat for more, up to 6, each 1 to 40 characters",
+    )
 
 
 def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -344,6 +357,14 @@ def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             webhook = listen_address(args.webhook)
         except ValueError as error:
             parser.error(f"bridge cuckoo: --webhook: {error}")
+    greeting = None
+    if args.greet or args.starter:
+        from talkie_tui.bridge.greeting import Greeting
+
+        try:
+            greeting = Greeting(args.greet or "", tuple(args.starter))
+        except ValueError as error:
+            parser.error(f"bridge cuckoo: --starter: {error}")
     return run_bridge_cuckoo(
         args.server,
         hub=args.hub,
@@ -353,6 +374,7 @@ def _bridge(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         state_path=args.state,
         allow_private_http=args.allow_private_http,
         webhook=webhook,
+        greeting=greeting,
     )
 
 

@@ -52,6 +52,7 @@ from talkie_tui.i18n import _, ngettext
 from . import render
 from .answers import Answers
 from .decisions import Decisions
+from .greeting import Greeting
 from .hub import AgentApi, AgentLink, LinkEnded
 from .ops import HttpOps, HubOps, SocketOps
 from .webhook import WebhookReceiver
@@ -116,8 +117,10 @@ class CuckooBridge:
         api: AgentApi | None = None,
         webhook: tuple[str, int] | None = None,
         webhook_retry: float = WEBHOOK_RETRY,
+        greeting: Greeting | None = None,
     ) -> None:
         self.backend = backend
+        self.greeting = greeting
         self.hub_url = hub_url
         self._open_state = open_state
         self._state: BridgeState | None = None
@@ -386,6 +389,18 @@ class CuckooBridge:
                 ).format(count=caught)
             )
 
+    async def _greet(self, conversation_id: str, event_id: str) -> None:
+        """Greet the people of a new conversation (a failure is told, and the join goes on)."""
+        assert self.greeting is not None
+        try:
+            await self.ops.send(conversation_id, self.greeting.message(event_id))
+        except TalkieError as error:
+            self.warn(
+                _("could not greet {conversation}: {words}").format(
+                    conversation=conversation_id, words=error
+                )
+            )
+
     def _delta_failed(self, message_id: str, code: str) -> None:
         self.answers.delta_failed(message_id, code)
 
@@ -396,7 +411,9 @@ class CuckooBridge:
         data = event["data"]
         conversation_id = str(data["conversation"]["id"])
         if kind == "conversation.joined":
-            self.state.mark_joined(conversation_id, event.get("created_at"))
+            joined = self.state.mark_joined(conversation_id, event.get("created_at"))
+            if joined and self.greeting is not None:
+                await self._greet(conversation_id, str(event["id"]))
             names = ", ".join(
                 f"{clean_text(str(p.get('display_name') or ''))} ({clean_text(str(p.get('id')))})"
                 for p in data.get("participants") or []

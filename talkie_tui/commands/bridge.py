@@ -17,7 +17,7 @@ import gc
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from talkie_tui.core.errors import ForbiddenError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
@@ -25,6 +25,9 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
 from .common import connect, report_error
+
+if TYPE_CHECKING:
+    from talkie_tui.bridge.greeting import Greeting
 
 __all__ = ["bridge_cuckoo"]
 
@@ -50,6 +53,7 @@ async def bridge_cuckoo(
     state_path: Path | None = None,
     allow_private_http: bool = False,
     webhook: tuple[str, int] | None = None,
+    greeting: Greeting | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -87,6 +91,7 @@ async def bridge_cuckoo(
             say=say,
             warn=warn,
             webhook=webhook,
+            greeting=greeting,
         )
         try:
             served = await bridge.start()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.bridge.greeting import Greeting
 from talkie_tui.core.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -74,6 +75,15 @@ class CuckooDemo:
     user_id: str
     agent_id: str
     conversation_id: str  # the person's conversation with the agent
+
+
+DEMO_GREETING = Greeting(
+    "Hi, I am the Example CRM's assistant. Ask me about your meetings, contacts and offers, "
+    "or tap one of these to begin.",
+    ("What meetings do I have today?", "Find the contact Petr Novák", "Delete contact Tomáš"),
+)
+"""The demo agent's first message: its quick replies are the hub's, and every kind of part the
+demo shows (buttons come with actions, cards as messages, quick replies here)."""
 
 
 class _Codes:
@@ -188,6 +198,7 @@ class _BridgeThread:
             allow=(allow,),
             say=lambda line: logger.info("bridge: %s", line),
             warn=lambda line: logger.warning("bridge: %s", line),
+            greeting=DEMO_GREETING,
         )
         watch = asyncio.ensure_future(self._when_ready(bridge))
         try:

@@ -19,6 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from talkie_tui import backends
 from talkie_tui.bridge.cuckoo import FLUSH_INTERVAL, CuckooBridge
+from talkie_tui.bridge.greeting import Greeting
 from talkie_tui.bridge.state import BridgeState
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.devserver.cuckoo.ids import new_id
@@ -287,6 +288,7 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
         server: str | None = None,
         webhook: tuple[str, int] | None = None,
         webhook_retry: float = 30.0,
+        greeting: Greeting | None = None,
     ) -> RunningBridge:
         backend = await backends.connect(
             server or server_url, protocol="talkie", tokens=StaticToken(TEST_TOKEN)
@@ -312,6 +314,7 @@ async def start_bridge(server_url: str, hub: str, tmp_path: Path) -> AsyncIterat
             before_ack=before_ack,
             webhook=webhook,
             webhook_retry=webhook_retry,
+            greeting=greeting,
         )
 
         async def run() -> None:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
+from talkie_tui.bridge.greeting import Greeting
 from talkie_tui.bridge.hub import LinkEnded
 from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
 from tests.bridge.conftest import Agent, Person, ServedBy, StartBridge
@@ -520,3 +521,22 @@ async def test_an_undo_in_time_ends_the_follow_with_nothing_more_said(
     await asyncio.sleep(2.5)
     texts = _texts(await owner.agent_messages(agent.dm))
     assert _sent(texts) == [] and texts[-1].startswith("Cancelled")
+
+
+async def test_a_new_conversation_is_greeted_once_with_starters_to_tap(
+    agent: Agent, owner: Person, start_bridge: StartBridge
+) -> None:
+    greeting = Greeting("Hi, ask me anything.", ("What meetings do I have today?", "Find Novák"))
+    first = await start_bridge(agent, greeting=greeting)
+    found = await owner.wait_agent_messages(agent.dm, lambda found: bool(found))
+    assert _texts(found) == ["Hi, ask me anything."]
+    labels = [reply["label"] for reply in found[0]["body"]["quick_replies"]]
+    assert labels == ["What meetings do I have today?", "Find Novák"]
+    await first.stop()
+    second = await start_bridge(agent, greeting=greeting)  # the join is not greeted twice
+    await owner.say(agent.dm, "talkie-test:echo after the greeting")
+    found = await owner.wait_agent_messages(
+        agent.dm, lambda found: "after the greeting" in " ".join(_texts(found))
+    )
+    assert _texts(found).count("Hi, ask me anything.") == 1
+    await second.stop()

@@ -157,8 +157,15 @@ async def meetings_answer(ctx: RunContext, req: Request) -> None:
         cards.card(
             title,
             [
-                cards.list_block(items, more=MEETINGS_LATER_THIS_WEEK),
-                cards.link(req.t("Open the calendar", "Otevřít kalendář"), "/crm/calendar"),
+                # All of today's are listed: the week's others are the calendar's to show.
+                cards.list_block(items),
+                cards.link(
+                    req.t(
+                        f"Open the calendar ({MEETINGS_LATER_THIS_WEEK} more this week)",
+                        f"Otevřít kalendář (tento týden ještě {MEETINGS_LATER_THIS_WEEK})",
+                    ),
+                    "/crm/calendar",
+                ),
             ],
             fallback,
             subtitle=clock.now().date().isoformat(),

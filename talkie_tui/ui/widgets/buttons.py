@@ -22,6 +22,8 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -53,6 +55,7 @@ SHOWN_ADDRESS_CHARS = 40
 CHOSEN = "✓"
 OPENS = "↗"
 QUOTE = "↱"
+CHIP_FRAME = 3  # a chip's two half-block ends and the gap after it
 
 
 def url_scheme(url: str) -> str:
@@ -303,6 +306,11 @@ class QuickRepliesView(DecisionView):
         """Arm the input guard."""
         self.arm_guard()
         self.show_standing("waiting")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Chips that do not all fit in one row go one under another, none cut."""
+        needed = sum(cell_len(label) + CHIP_FRAME for label in self.part.labels)
+        self.set_class(needed > event.size.width, "-stacked")
 
     @property
     def is_open(self) -> bool:
