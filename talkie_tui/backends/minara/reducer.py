@@ -8,6 +8,7 @@ a stream of a newer protocol version, which is refused (`UnsupportedProtocolVers
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from itertools import count
@@ -51,6 +52,10 @@ def _str(data: Mapping[str, Any], key: str) -> str | None:
     """`data[key]` when it is a string, else None."""
     value = data.get(key)
     return value if isinstance(value, str) else None
+
+
+_SENTENCE_END = re.compile(r"""(?:[.!?:…]["'”’)\]]*|\n)\s*$""")
+"""Text that ends a sentence or a line: an interjection may be shown after it."""
 
 
 def _text(data: Mapping[str, Any], key: str) -> str | None:
@@ -294,10 +299,26 @@ class MinaraConversation(Conversation):
         return self.settle_question(question_id, outcome if outcome in _OUTCOMES else "answered")
 
     def _on_interjection(self, data: Mapping[str, Any]) -> Change:
+        """The person's words taken into the turn, where they were taken; but never in the
+        middle of a sentence: echoed while a paragraph was being written that had not reached
+        a sentence's end, they stand just before it, and the paragraph goes on unbroken. The
+        stream and the stored row come through here alike, so both show it in one place."""
         message = _text(data, "message")
         if message is None:
             return None
-        return self.add_part(InterjectionPart(message))
+        part = InterjectionPart(message)
+        turn = self._current
+        tail = turn.parts[-1] if turn is not None and turn.parts else None
+        if (
+            turn is not None
+            and isinstance(tail, TextPart)
+            and tail is self._last_text
+            and not tail.done
+            and not _SENTENCE_END.search(tail.text)
+        ):
+            turn.parts.insert(len(turn.parts) - 1, part)
+            return part
+        return self.add_part(part)
 
 
 def _question(raw: Any) -> Question | None:

@@ -58,7 +58,10 @@ def describe(item: Pending) -> Text:
     """A row's words: icon, name · kind · size as on the sent turn, then the upload's
     progress, ✓, or ✗ and why."""
     file = item.file
-    part = AttachmentPart("", file.filename, file.media_type, file.size, file.kind)
+    # Once uploaded, the server's word for the kind (a hub's "file" for a spreadsheet): the
+    # row says what the sent turn will say.
+    kind = item.attachment.kind if item.attachment is not None else file.kind
+    part = AttachmentPart("", file.filename, file.media_type, file.size, kind)
     icon, words = attachment_line(part)
     text = Text.assemble((f"{icon} ", "bold"), words)
     if item.state == "uploading":

@@ -262,7 +262,7 @@ def test_a_question_asked_twice_is_shown_once_and_an_unknown_one_resolves_nothin
 def test_an_interjection_is_a_part_inside_the_turn() -> None:
     conversation = fold(
         ev("start"),
-        ev("text_delta", text="Working"),
+        ev("text_delta", text="Working."),
         ev("user_interjection", message="also check fees", ts_ms=1),
         ev("text_delta", text="Fees: 0"),
     )
@@ -716,3 +716,36 @@ def test_live_equals_history_for_generated_turns(
             kept.append(event)
         turns.append((f"m{n}", [ev("start"), *kept, ev("done", interrupted=interrupted)]))
     assert shapes(conversation_from_rows(stored("s", turns, []))) == shapes(live("s", turns))
+
+
+def _shown(turn: Turn) -> list[str]:
+    return [
+        f"» {p.text}" if isinstance(p, InterjectionPart) else p.text
+        for p in turn.parts
+        if isinstance(p, TextPart | InterjectionPart)
+    ]
+
+
+def test_an_interjection_echoed_mid_sentence_stands_before_its_paragraph() -> None:
+    conversation = fold(
+        ev("start", turn_id="t1"),
+        ev("text_delta", text="The price stayed in a"),
+        ev("user_interjection", message="and gold?"),
+        ev("text_delta", text=" narrow range."),
+        ev("text_delta", text=" Gold rose."),
+        ev("done"),
+    )
+    assert _shown(answer(conversation)) == [
+        "» and gold?",
+        "The price stayed in a narrow range. Gold rose.",
+    ]
+
+
+def test_an_interjection_at_a_sentence_end_follows_it() -> None:
+    conversation = fold(
+        ev("start", turn_id="t1"),
+        ev("text_delta", text="Done.\n"),
+        ev("user_interjection", message="thanks"),
+        ev("text_delta", text="More."),
+    )
+    assert _shown(answer(conversation)) == ["Done.\n", "» thanks", "More."]
