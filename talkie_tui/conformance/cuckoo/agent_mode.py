@@ -38,6 +38,7 @@ __all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance
 
 SPEC = "cuckoo-agent.md"
 ANSWER_WAIT = 20.0
+CONNECT_WAIT = 20.0  # the agent's process starts, then opens its socket
 ACK_WAIT = 5.0  # acks come right after the work; joins and stops take none
 QUIET = 3.0  # how long a second answer to a redelivered event is waited for
 POLL = 0.25
@@ -178,14 +179,14 @@ def agent_check(
 )
 async def connects(session: AgentSession) -> None:
     """The agent opens its socket with the binding secret."""
-    deadline = time.monotonic() + ANSWER_WAIT
+    deadline = time.monotonic() + CONNECT_WAIT
     while session.relay.connections == 0:
         session.alive()
         if time.monotonic() > deadline:
             session.unreached = "the agent never opened its socket (see connects)"
             raise CheckFailed(
                 f"the agent did not open $CUCKOO_HUB/v1/agent/socket within "
-                f'{ANSWER_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
+                f'{CONNECT_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
                 'binding secret in an Authorization header"'
             )
         await asyncio.sleep(POLL)
@@ -473,8 +474,24 @@ def _free_port() -> int:
         return port
 
 
-def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSession]:
-    """The agent checks, started by running `command` against a hub of talkie's own.
+@asynccontextmanager
+async def _hub_for_agent(folder: Path, hub: str | None) -> AsyncIterator[str]:
+    """The given development hub, or a reference hub of talkie's own in `folder`."""
+    if hub is not None:
+        yield hub
+        return
+    reference = ReferenceHub(folder)
+    try:
+        yield await reference.start()
+    finally:
+        await reference.stop()
+
+
+def agent_suite(
+    command: list[str], *, webhook: bool = False, hub: str | None = None
+) -> Suite[AgentSession]:
+    """The agent checks, started by running `command` against a hub of talkie's own (or the
+    development hub at `hub`: each run makes an agent, binding and people of its own).
 
     With `webhook` the binding posts to `http://127.0.0.1:$PORT/webhook`: the agent gets `PORT`
     and `CUCKOO_WEBHOOK_URL` in its environment beside `CUCKOO_HUB` and `CUCKOO_SECRET`.
@@ -484,9 +501,6 @@ def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSess
     async def start(target: Target) -> AsyncIterator[Started[AgentSession]]:
         del target
         with tempfile.TemporaryDirectory(prefix="talkie-conformance-") as folder:
-            hub_process = ReferenceHub(Path(folder))
-            base = await hub_process.start()
-            relay = AgentRelay(base)
             process = AgentProcess(command, Path(folder) / "agent.log")
             environment: dict[str, str] = {}
             webhook_url = ""
@@ -494,22 +508,25 @@ def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSess
                 port = _free_port()
                 webhook_url = f"http://127.0.0.1:{port}/webhook"
                 environment |= {"PORT": str(port), "CUCKOO_WEBHOOK_URL": webhook_url}
-            try:
-                async with serve_local(relay.app()) as url, make_http_client() as http:
-                    hub = Hub(base, http)
-                    owner, person = Party.person(None), Party.person(None)
-                    mode = "webhook" if webhook else "socket"
-                    chat = await make_throwaway(
-                        hub, owner, person, mode=mode, webhook_url=webhook_url or None
-                    )
-                    environment |= {"CUCKOO_HUB": url, "CUCKOO_SECRET": chat.secret}
-                    await process.start(environment)
-                    session = AgentSession(hub, relay, process, chat, webhook_url=webhook_url)
-                    yield Started(session, "agent " + " ".join(command))
-                    await process.stop()  # before the relay goes, so the agent sees no outage
-            finally:
-                await process.stop()
-                await hub_process.stop()
+            async with _hub_for_agent(Path(folder), hub) as base:
+                relay = AgentRelay(base)
+                try:
+                    async with serve_local(relay.app()) as url, make_http_client() as http:
+                        hub_api = Hub(base, http)
+                        owner, person = Party.person(None), Party.person(None)
+                        mode = "webhook" if webhook else "socket"
+                        chat = await make_throwaway(
+                            hub_api, owner, person, mode=mode, webhook_url=webhook_url or None
+                        )
+                        environment |= {"CUCKOO_HUB": url, "CUCKOO_SECRET": chat.secret}
+                        await process.start(environment)
+                        session = AgentSession(
+                            hub_api, relay, process, chat, webhook_url=webhook_url
+                        )
+                        yield Started(session, "agent " + " ".join(command))
+                        await process.stop()  # before the relay goes: the agent sees no outage
+                finally:
+                    await process.stop()
 
     return Suite("cuckoo agent", agent_checks(webhook), start)
 
@@ -522,10 +539,11 @@ async def run_agent_conformance(
     as_json: bool = False,
     junit: Path | None = None,
     reporter: Reporter | None = None,
+    hub: str | None = None,
 ) -> int:
     """Run the agent checks on `command`; the exit status (0 when none failed)."""
     from ..runner import run_suite
 
-    suite = agent_suite(command, webhook=webhook)
+    suite = agent_suite(command, webhook=webhook, hub=hub)
     reporter = reporter or Reporter(suite.protocol, as_json=as_json, junit=junit)
     return await run_suite(suite, Target("agent"), reporter, selection=selection)
