@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from talkie_tui.cli import main
-from talkie_tui.conformance.cuckoo import agent_mode
+from talkie_tui.conformance.cuckoo import agent_session
 from talkie_tui.conformance.cuckoo.agent_harness import ReferenceHub
-from talkie_tui.conformance.cuckoo.agent_mode import agent_checks, run_agent_conformance
+from talkie_tui.conformance.cuckoo.agent_run import agent_checks, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
 from tests.conformance.breakages import assert_fails_exactly
 from tests.conformance.test_broken_servers import Outcome
@@ -87,8 +87,8 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
     folder = tmp_path_factory.mktemp("agent-conformance")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)  # `python -m tests.…` finds the tests package
-        patch.setattr(agent_mode, "ANSWER_WAIT", ANSWER_WAIT)
-        patch.setattr(agent_mode, "ACK_WAIT", ACK_WAIT)
+        patch.setattr(agent_session, "ANSWER_WAIT", ANSWER_WAIT)
+        patch.setattr(agent_session, "ACK_WAIT", ACK_WAIT)
         yield asyncio.run(_conform_all(folder))
 
 
