@@ -40,7 +40,7 @@ async def conformance(
     if args.server == AGENT:
         if not agent_command and not args.list:
             usage("conformance agent needs the agent's command after --")
-        from .cuckoo.agent_mode import agent_checks, run_agent_conformance
+        from .cuckoo.agent_run import agent_checks, run_agent_conformance
 
         if args.list:
             list_checks(agent_checks(args.webhook), sys.stdout)

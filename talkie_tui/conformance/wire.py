@@ -175,26 +175,10 @@ class Wire:
             await response.aclose()
 
     async def request(
-        self,
-        method: str,
-        endpoint: str,
-        params: Mapping[str, str] | None = None,
-        *,
-        json_body: object = None,
-        content: bytes | None = None,
-        auth: bool = True,
-        event_stream: bool = False,
+        self, method: str, endpoint: str, params: Mapping[str, str] | None = None, **send: Any
     ) -> Answer:
-        """Send a request and return its raw answer."""
-        async with self.stream(
-            method,
-            endpoint,
-            params,
-            json_body=json_body,
-            content=content,
-            auth=auth,
-            event_stream=event_stream,
-        ) as response:
+        """Send a request (with the options of `stream`) and return its raw answer."""
+        async with self.stream(method, endpoint, params, **send) as response:
             try:
                 return await answer_of(response)
             except httpx.HTTPError as error:

@@ -1,17 +1,20 @@
 """Deliberately broken servers: conformance fails, and names exactly the broken rule.
 
-Every scenario is a proxy in front of one reference server (see proxy.py). They run
-concurrently, once per module, because each full run takes ~10 s of slow runs.
+Every scenario is a proxy in front of one reference server (see proxy.py), both served from
+child processes (child_servers.py). They run concurrently, once per module, because each full
+run takes ~10 s of slow runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import re
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +22,9 @@ from talkie_tui.conformance.checks import CHECKS
 from talkie_tui.conformance.runner import run_conformance
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.runner import serve_in_thread
+from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.proxy import BREAKAGES, Proxy
 from tests.helpers import TEST_TOKEN
-from tests.stub_server import StubServer
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
@@ -57,19 +60,24 @@ async def _conform_all(urls: dict[type[Proxy], str]) -> dict[str, Outcome]:
     return {breakage.name: result for breakage, result in zip(urls, results, strict=True)}
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
-    """Each scenario's conformance outcome, all run at once against one reference server."""
-    db_path = tmp_path_factory.mktemp("conformance") / "upstream.sqlite3"
+@contextmanager
+def _reference_server(db_path: Path) -> Iterator[dict[str, str]]:
     # 4 s instead of 5: the slow checks dominate, and 4 s still spans the 3 s they require.
     config = ServerConfig(test_mode=True, dev_token=TEST_TOKEN, db_path=db_path, slow_seconds=4.0)
-    with serve_in_thread(config) as upstream, ExitStack() as stack:
-        urls = {}
-        for breakage in BREAKAGES:
-            stub = StubServer(breakage(upstream).app()).start()
-            stack.callback(stub.stop)
-            urls[breakage] = stub.origin
-        yield asyncio.run(_conform_all(urls))
+    with serve_in_thread(config) as upstream:
+        yield {"server": upstream}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Each scenario's conformance outcome, all run at once against one reference server (it
+    and the proxies are served from child processes)."""
+    db_path = tmp_path_factory.mktemp("conformance") / "upstream.sqlite3"
+    with (
+        served_in_child(functools.partial(_reference_server, db_path)) as upstream,
+        served_in_child(proxies(upstream["server"], BREAKAGES)) as urls,
+    ):
+        yield asyncio.run(_conform_all({breakage: urls[breakage.name] for breakage in BREAKAGES}))
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)

@@ -1,11 +1,12 @@
 """`talkie conformance agent [--webhook]`: the spec agent (tests/conformance/spec_agent.py,
 websockets and httpx from the protocol text) passes every check, on a socket and on a webhook
 binding, and each way of breaking it fails exactly the checks of that promise. All runs go at
-once, each with a hub and an agent of its own."""
+once, each with an agent (and on the hub an agent, binding and people) of its own, against one
+reference hub in a child process."""
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import io
 import subprocess
 import sys
@@ -15,12 +16,19 @@ from pathlib import Path
 import pytest
 
 from talkie_tui.cli import main
-from talkie_tui.conformance.cuckoo.agent_mode import agent_checks, run_agent_conformance
+from talkie_tui.conformance.cuckoo import agent_session
+from talkie_tui.conformance.cuckoo.agent_harness import ReferenceHub
+from talkie_tui.conformance.cuckoo.agent_run import agent_checks, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
-from tests.conformance.breakages import assert_fails_exactly, run_all
+from tests.conformance.breakages import assert_fails_exactly
 from tests.conformance.test_broken_servers import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
+# The spec agent answers and acknowledges within about a second, so a broken one is given up on
+# sooner than a real agent would be (20 s, 5 s). The connect and listen waits stay as they are:
+# eighteen agents start at once.
+ANSWER_WAIT = 10.0
+ACK_WAIT = 3.0
 # What breaks, and the checks that must then fail (the rest pass, or skip for a good reason).
 VARIANTS: dict[str, frozenset[str]] = {
     "": frozenset(),
@@ -53,21 +61,35 @@ def _command(variant: str) -> list[str]:
     return command + (["--break", broken[0]] if broken else [])
 
 
-async def _conform(variant: str) -> Outcome:
+async def _conform(variant: str, hub: str) -> Outcome:
     out = io.StringIO()
     reporter = Reporter("cuckoo agent", out=out, err=out)
     webhook = variant.startswith("webhook")
-    code = await run_agent_conformance(_command(variant), webhook=webhook, reporter=reporter)
+    code = await run_agent_conformance(
+        _command(variant), webhook=webhook, reporter=reporter, hub=hub
+    )
     return Outcome(code, out.getvalue())
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> Iterator[dict[str, Outcome]]:
-    """Every variant's outcome, all run at once."""
+async def _conform_all(folder: Path) -> dict[str, Outcome]:
+    hub = ReferenceHub(folder)
+    url = await hub.start()
+    try:
+        results = await asyncio.gather(*(_conform(variant, url) for variant in VARIANTS))
+    finally:
+        await hub.stop()
+    return dict(zip(VARIANTS, results, strict=True))
 
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Every variant's outcome, all run at once against one reference hub."""
+    folder = tmp_path_factory.mktemp("agent-conformance")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)  # `python -m tests.…` finds the tests package
-        yield run_all({broken: functools.partial(_conform, broken) for broken in VARIANTS})
+        patch.setattr(agent_session, "ANSWER_WAIT", ANSWER_WAIT)
+        patch.setattr(agent_session, "ACK_WAIT", ACK_WAIT)
+        yield asyncio.run(_conform_all(folder))
 
 
 @pytest.mark.parametrize("broken", list(VARIANTS), ids=lambda b: b or "spec-agent")

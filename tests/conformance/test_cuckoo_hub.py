@@ -2,7 +2,8 @@
 each deliberately broken hub (hub_proxy.py) fails exactly the checks of its rule.
 
 One hub serves every breakage (each check makes agents of its own), with a 2 s lease and a 1 s
-idle stream limit, so the slow checks (redelivery, idle truncation) run here too.
+idle stream limit, so the slow checks (redelivery, idle truncation) run here too. The hub and
+the breakages are served from child processes (child_servers.py), the checks run here.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import functools
 import io
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -21,9 +23,9 @@ from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
 from tests.conformance.breakages import assert_fails_exactly, conform, run_all
+from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.hub_proxy import BREAKAGES, HubProxy, StallsAfterALease
 from tests.conformance.test_broken_servers import Outcome
-from tests.stub_server import StubServer
 
 LEASE = 2.0
 IDLE = 1.0
@@ -32,10 +34,9 @@ IMAGE_MAX = 64 * 1024
 RETRIES = (0.5, 1.0, 2.0)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
-    """Each breakage's conformance outcome, all at once in front of one reference hub."""
-    db = tmp_path_factory.mktemp("hub-conformance") / "hub.sqlite3"
+@contextmanager
+def _reference_hub(db: Path) -> Iterator[dict[str, str]]:
+    """The reference hub with a 2 s lease and a 1 s idle limit."""
     config = HubConfig(
         db_path=db,
         dev=True,
@@ -46,9 +47,17 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
         image_max_bytes=IMAGE_MAX,
         webhook_retry_seconds=(*RETRIES, 600.0),
     )
+    with serve_in_thread(config) as upstream:
+        yield {"hub": upstream}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Each breakage's conformance outcome, all at once in front of one reference hub."""
+    db = tmp_path_factory.mktemp("hub-conformance") / "hub.sqlite3"
     with (
-        serve_in_thread(config) as upstream,
-        ExitStack() as stack,
+        served_in_child(functools.partial(_reference_hub, db)) as upstream,
+        served_in_child(proxies(upstream["hub"], BREAKAGES)) as urls,
         pytest.MonkeyPatch.context() as patch,
     ):
         patch.setattr(hub_checks, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
@@ -56,12 +65,6 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
         patch.setattr(hub_checks, "LEASE_BATCH", LEASE_BATCH)  # the spec's 100
         patch.setattr(hub_checks, "IMAGE_MAX", IMAGE_MAX)  # the spec's 16 MiB
         patch.setattr(hub_checks, "RETRIES", RETRIES)  # the spec's 1, 5 and 30 s
-        urls: dict[str, str] = {}
-        for breakage in BREAKAGES:
-            stub = StubServer(breakage(upstream).app()).start()
-            stack.callback(stub.stop)
-            urls[breakage.name] = stub.origin
-
         # Forced: a hub whose /healthz is broken is not recognised as a hub (no-healthz).
         runs = {
             name: functools.partial(conform, url, protocol="cuckoo") for name, url in urls.items()

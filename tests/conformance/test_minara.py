@@ -2,7 +2,8 @@
 and each deliberately broken gateway (minara_proxy.py) fails exactly the checks of its rule.
 
 Every breakage has a gateway of its own (the sessions-list check pages a list that another
-run's sessions would shift), and all runs go at once: a full run takes a few seconds.
+run's sessions would shift), and all runs go at once: a full run takes a few seconds. The
+gateways and the breakages are served from child processes (child_servers.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,27 +26,35 @@ from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from tests.backends.minara.test_peers import old_gateway  # noqa: F401 (a fixture)
 from tests.conformance.breakages import assert_fails_exactly, conform, run_all
+from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.minara_proxy import BREAKAGES, GatewayProxy
 from tests.conformance.test_broken_servers import Outcome
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import StubServer
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
-    """Each breakage's conformance outcome, each behind a reference gateway of its own."""
-    folder = tmp_path_factory.mktemp("minara-conformance")
+@contextmanager
+def _reference_gateways(folder: Path) -> Iterator[dict[str, str]]:
+    """A reference gateway for each breakage, by its name."""
     with ExitStack() as stack:
         urls: dict[str, str] = {}
         for breakage in BREAKAGES:
             config = GatewayConfig(
                 db_path=folder / f"{breakage.name}.sqlite3", auth_token=TEST_TOKEN, test_mode=True
             )
-            upstream = stack.enter_context(serve_in_thread(config))
-            stub = StubServer(breakage(upstream).app()).start()
-            stack.callback(stub.stop)
-            urls[breakage.name] = stub.origin
+            urls[breakage.name] = stack.enter_context(serve_in_thread(config))
+        yield urls
 
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
+    """Each breakage's conformance outcome, each behind a reference gateway of its own (the
+    gateways and the breakages are served from child processes)."""
+    folder = tmp_path_factory.mktemp("minara-conformance")
+    with (
+        served_in_child(functools.partial(_reference_gateways, folder)) as upstreams,
+        served_in_child(proxies(upstreams, BREAKAGES)) as urls,
+    ):
         runs = {
             name: functools.partial(conform, url, token=TEST_TOKEN) for name, url in urls.items()
         }

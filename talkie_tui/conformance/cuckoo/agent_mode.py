@@ -1,140 +1,22 @@
-"""`talkie conformance agent [--webhook] -- COMMAND ARGS…`: check a Cuckoo agent backend as a
-person would, against a reference hub of talkie's own.
-
-The hub runs in a temporary folder; an agent, its binding and a conversation are made; COMMAND
-runs with `CUCKOO_HUB` (the relay in front of the hub) and `CUCKOO_SECRET` in its environment,
-the convention of the hub's SDK examples. Each check says why it matters to a person.
-"""
+"""The checks of a Cuckoo agent backend on a socket binding, as a person would find its faults:
+each says, when it fails, why that matters to a person."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import socket
-import tempfile
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from talkie_tui.protocol.client import make_http_client
-
-from ..http import fetch
-from ..local_server import serve_local
-from ..output import Reporter
 from ..report import CheckFailed, CheckSkipped
-from ..suite import Check, Registry, Started, Suite, Target
-from ..wire import Answer
-from .agent_harness import AgentProcess, AgentRelay, ReferenceHub
-from .hub import Hub, Party, Throwaway, make_throwaway
+from ..suite import Check, Registry
+from .agent_session import ACK_WAIT, ANSWER_WAIT, CONNECT_WAIT, QUIET, AgentSession
+from .hub import Party, Throwaway
 
-if TYPE_CHECKING:
-    from ..runner import Selection
-
-__all__ = ["AGENT_CHECKS", "AgentSession", "agent_suite", "run_agent_conformance"]
+__all__ = ["AGENT_CHECKS", "SPEC", "agent_check"]
 
 SPEC = "cuckoo-agent.md"
-ANSWER_WAIT = 20.0
-ACK_WAIT = 5.0  # acks come right after the work; joins and stops take none
-QUIET = 3.0  # how long a second answer to a redelivered event is waited for
-POLL = 0.25
-
-
-@dataclass
-class AgentSession:
-    """The hub, the relay the agent talks through, the agent's process and the chat."""
-
-    hub: Hub
-    relay: AgentRelay
-    process: AgentProcess
-    chat: Throwaway
-    answered: dict[str, str] = field(default_factory=dict)  # person's message id -> event id
-    replies: dict[str, str] = field(default_factory=dict)  # person's message id -> reply id
-    mute: bool = False  # the agent answered nothing: the checks that need an answer skip
-    webhook_url: str = ""  # with --webhook: where the agent takes the hub's posts
-    # Why no check can reach the agent (it never connected or listened), once one found out:
-    # the checks after it skip with this reason instead of failing for the same cause.
-    unreached: str | None = None
-    newcomer: Throwaway | None = None  # a second person's chat, once one joined
-
-    def alive(self) -> None:
-        """Fail when the agent process has exited."""
-        gone = self.process.exited
-        if gone:
-            raise CheckFailed(gone)
-
-    async def messages(self, chat: Throwaway | None = None) -> list[dict[str, Any]]:
-        """The conversation as the person sees it, newest first."""
-        chat = chat or self.chat
-        path = f"/v1/client/conversations/{chat.conversation_id}/messages"
-        data = await self.hub.ok("GET", path, chat.person, "the person's history")
-        return list(data["messages"])
-
-    async def replies_after(
-        self, message_id: str, chat: Throwaway | None = None
-    ) -> list[dict[str, Any]]:
-        """The agent's messages newer than the person's message `message_id`."""
-        newer = []
-        for message in await self.messages(chat):
-            if message["id"] == message_id:
-                break
-            if (message.get("sender") or {}).get("kind") == "agent":
-                newer.append(message)
-        return newer
-
-    async def answer_to(
-        self, message_id: str, chat: Throwaway | None = None, *, complete: bool = True
-    ) -> dict[str, Any]:
-        """Wait for the agent's (complete) answer to a person's message."""
-        self.unless_mute()
-        deadline = time.monotonic() + ANSWER_WAIT
-        while time.monotonic() < deadline:
-            self.alive()
-            replies = await self.replies_after(message_id, chat)
-            done = [m for m in replies if not complete or m.get("status") == "complete"]
-            if done:
-                return done[-1]
-            await asyncio.sleep(POLL)
-        raise CheckFailed(f"no answer from the agent within {ANSWER_WAIT:g} s")
-
-    async def count_replies(self) -> int:
-        """How many messages the agent has sent in the conversation."""
-        return sum((m.get("sender") or {}).get("kind") == "agent" for m in await self.messages())
-
-    async def hub_request_to(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
-        """POST `body` to `url` (the agent's webhook) and return the raw answer."""
-        return await fetch(self.hub.http, "POST", url, origin=url, headers=headers, content=body)
-
-    def unless_mute(self) -> None:
-        """Skip a check that needs an answer when the agent answered nothing."""
-        if self.mute:
-            raise CheckSkipped("the agent answered no message (see answers)")
-
-    async def event_of(self, message_id: str) -> str:
-        """The id of the message.created event that carried a person's message."""
-        deadline = time.monotonic() + ACK_WAIT
-        while time.monotonic() < deadline:
-            for event in self.relay.events("message.created"):
-                if ((event.get("data") or {}).get("message") or {}).get("id") == message_id:
-                    return str(event["id"])
-            await asyncio.sleep(POLL)
-        raise CheckFailed(
-            "the hub pushed no event for the person's message (is the agent connected?)"
-        )
-
-    async def acked(self, event_id: str, times: int = 1) -> bool:
-        """True once the agent acknowledged `event_id` `times` times (within the wait)."""
-        deadline = time.monotonic() + ACK_WAIT
-        while time.monotonic() < deadline:
-            if self.relay.acks[event_id] >= times:
-                return True
-            self.alive()
-            await asyncio.sleep(POLL)
-        return False
-
 
 _REGISTRY: Registry[AgentSession] = Registry()
 AGENT_CHECKS: list[Check[AgentSession]] = _REGISTRY.checks
@@ -178,17 +60,17 @@ def agent_check(
 )
 async def connects(session: AgentSession) -> None:
     """The agent opens its socket with the binding secret."""
-    deadline = time.monotonic() + ANSWER_WAIT
-    while session.relay.connections == 0:
-        session.alive()
-        if time.monotonic() > deadline:
-            session.unreached = "the agent never opened its socket (see connects)"
-            raise CheckFailed(
-                f"the agent did not open $CUCKOO_HUB/v1/agent/socket within "
-                f'{ANSWER_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
-                'binding secret in an Authorization header"'
-            )
-        await asyncio.sleep(POLL)
+
+    async def connected() -> bool | None:
+        return session.relay.connections > 0 or None
+
+    if await session.until(connected, CONNECT_WAIT) is None:
+        session.unreached = "the agent never opened its socket (see connects)"
+        raise CheckFailed(
+            f"the agent did not open $CUCKOO_HUB/v1/agent/socket within "
+            f'{CONNECT_WAIT:g} s; {SPEC}: "Connect to wss://<hub>/v1/agent/socket with the '
+            'binding secret in an Authorization header"'
+        )
 
 
 @agent_check(
@@ -336,7 +218,7 @@ async def joined(session: AgentSession) -> None:
         str(accepted["conversation"]["id"]),
     )
     session.newcomer = chat
-    join = await _event_about(session, "conversation.joined", chat)
+    join = await session.pushed("conversation.joined", _about(chat), "conversation.joined")
     if not await session.acked(str(join["id"])):
         raise CheckFailed(
             f'conversation.joined was never acknowledged; {SPEC}: "There is no endpoint that '
@@ -346,16 +228,14 @@ async def joined(session: AgentSession) -> None:
     await session.answer_to(said["id"], chat)
 
 
-async def _event_about(session: AgentSession, kind: str, chat: Throwaway) -> dict[str, Any]:
-    """The first event of `kind` pushed about `chat`'s conversation (within the wait)."""
-    deadline = time.monotonic() + ACK_WAIT
-    while time.monotonic() < deadline:
-        for event in session.relay.events(kind):
-            conversation = (event.get("data") or {}).get("conversation") or {}
-            if conversation.get("id") == chat.conversation_id:
-                return event
-        await asyncio.sleep(POLL)
-    raise CheckFailed(f"the hub pushed no {kind} (is the agent connected?)")
+def _about(chat: Throwaway) -> Callable[[dict[str, Any]], bool]:
+    """A predicate: an event about `chat`'s conversation."""
+
+    def about(event: dict[str, Any]) -> bool:
+        conversation = (event.get("data") or {}).get("conversation") or {}
+        return bool(conversation.get("id") == chat.conversation_id)
+
+    return about
 
 
 @agent_check(
@@ -373,17 +253,11 @@ async def left(session: AgentSession) -> None:
         "POST", f"/v1/client/agents/{chat.agent_id}/block", chat.person, "blocking the agent"
     )
     rule = f'{SPEC}: "conversation.left … Treat it as final and stop sending."'
-    event = await _event_about(session, "conversation.left", chat)
+    event = await session.pushed("conversation.left", _about(chat), "conversation.left")
     if not await session.acked(str(event["id"])):
         raise CheckFailed(f"conversation.left was never acknowledged; {rule}")
     session.alive()
-    said = await session.chat.say(session.hub, "Are you still with me?")
-    try:
-        await session.answer_to(said["id"])
-    except CheckFailed as failure:
-        raise CheckFailed(
-            f"after another person left, the next message was not answered ({failure}); {rule}"
-        ) from None
+    await session.answers_on("Are you still with me?", "another person left,", rule)
 
 
 @agent_check(
@@ -397,39 +271,32 @@ async def stop(session: AgentSession) -> None:
     """stop.requested during a stream: the agent acks it, keeps running and answers on."""
     session.unless_mute()
     said = await session.chat.say(session.hub, "Please write a long, detailed answer.")
-    deadline = time.monotonic() + ANSWER_WAIT
-    streaming = None
-    while streaming is None and time.monotonic() < deadline:
-        session.alive()
+
+    async def streaming() -> dict[str, Any] | None:
         replies = await session.replies_after(said["id"])
-        streaming = next((m for m in replies if m.get("status") == "streaming"), None)
-        if streaming is None and any(m.get("status") == "complete" for m in replies):
+        found = next((m for m in replies if m.get("status") == "streaming"), None)
+        if found is None and any(m.get("status") == "complete" for m in replies):
             raise CheckSkipped("the agent answered without streaming, so there was nothing to stop")
-        await asyncio.sleep(0.05)
-    if streaming is None:
+        return found
+
+    if await session.until(streaming, ANSWER_WAIT, every=0.05) is None:
         raise CheckFailed(f"no answer from the agent within {ANSWER_WAIT:g} s")
     path = f"/v1/client/conversations/{session.chat.conversation_id}/stop"
     await session.hub.ok("POST", path, session.chat.person, "pressing stop", json_body={})
-    deadline = time.monotonic() + ACK_WAIT
-    stops: list[dict[str, Any]] = []
-    while not stops and time.monotonic() < deadline:
-        stops = session.relay.events("stop.requested")
-        await asyncio.sleep(POLL)
+
+    async def stops() -> list[dict[str, Any]] | None:
+        return session.relay.events("stop.requested") or None
+
+    requested = await session.until(stops, ACK_WAIT)
     rule = (
         "notes/cuckoo.md: \"The person's POST …/stop finishes the reply where it stands (stopped "
         '+ truncated) and sends the agent stop.requested; later appends get 409 stopped"'
     )
-    if not stops or not await session.acked(str(stops[-1]["id"])):
+    if not requested or not await session.acked(str(requested[-1]["id"])):
         raise CheckFailed(f"stop.requested was not acknowledged; {rule}")
     await asyncio.sleep(1.0)  # later appends are refused now: the agent must take it calmly
     session.alive()
-    again = await session.chat.say(session.hub, "Thanks, that is enough.")
-    try:
-        await session.answer_to(again["id"])
-    except CheckFailed as failure:
-        raise CheckFailed(
-            f"after the stop the next message was not answered ({failure}); {rule}"
-        ) from None
+    await session.answers_on("Thanks, that is enough.", "the stop", rule)
 
 
 @agent_check(
@@ -441,91 +308,21 @@ async def reconnect(session: AgentSession) -> None:
     """After its socket drops (not 4001/4002), the agent reconnects and answers again."""
     before = session.relay.connections
     await session.relay.drop()
-    deadline = time.monotonic() + ANSWER_WAIT
-    while session.relay.connections == before:
-        gone = session.process.exited
-        if gone:
-            raise CheckFailed(f"{gone} when its socket dropped (1012), instead of reconnecting")
-        if time.monotonic() > deadline:
-            raise CheckFailed(
-                f"the agent did not reconnect within {ANSWER_WAIT:g} s of a dropped socket "
-                f'(close 1012); {SPEC}: 4001 and 4002 are final, "Neither is worth retrying" — '
-                "other closes are"
-            )
-        await asyncio.sleep(POLL)
+
+    async def reconnected() -> bool | None:
+        return session.relay.connections > before or None
+
+    try:
+        back = await session.until(reconnected, ANSWER_WAIT)
+    except CheckFailed as gone:
+        raise CheckFailed(
+            f"{gone} when its socket dropped (1012), instead of reconnecting"
+        ) from None
+    if back is None:
+        raise CheckFailed(
+            f"the agent did not reconnect within {ANSWER_WAIT:g} s of a dropped socket "
+            f'(close 1012); {SPEC}: 4001 and 4002 are final, "Neither is worth retrying" — '
+            "other closes are"
+        )
     said = await session.chat.say(session.hub, "Are you still there?")
     await session.answer_to(said["id"])
-
-
-def agent_checks(webhook: bool) -> list[Check[AgentSession]]:
-    """The checks of an agent on a socket binding, or (`webhook`) on a webhook binding."""
-    if webhook:
-        from .webhook_checks import WEBHOOK_CHECKS
-
-        return WEBHOOK_CHECKS
-    return AGENT_CHECKS
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def agent_suite(command: list[str], *, webhook: bool = False) -> Suite[AgentSession]:
-    """The agent checks, started by running `command` against a hub of talkie's own.
-
-    With `webhook` the binding posts to `http://127.0.0.1:$PORT/webhook`: the agent gets `PORT`
-    and `CUCKOO_WEBHOOK_URL` in its environment beside `CUCKOO_HUB` and `CUCKOO_SECRET`.
-    """
-
-    @asynccontextmanager
-    async def start(target: Target) -> AsyncIterator[Started[AgentSession]]:
-        del target
-        with tempfile.TemporaryDirectory(prefix="talkie-conformance-") as folder:
-            hub_process = ReferenceHub(Path(folder))
-            base = await hub_process.start()
-            relay = AgentRelay(base)
-            process = AgentProcess(command, Path(folder) / "agent.log")
-            environment: dict[str, str] = {}
-            webhook_url = ""
-            if webhook:
-                port = _free_port()
-                webhook_url = f"http://127.0.0.1:{port}/webhook"
-                environment |= {"PORT": str(port), "CUCKOO_WEBHOOK_URL": webhook_url}
-            try:
-                async with serve_local(relay.app()) as url, make_http_client() as http:
-                    hub = Hub(base, http)
-                    owner, person = Party.person(None), Party.person(None)
-                    mode = "webhook" if webhook else "socket"
-                    chat = await make_throwaway(
-                        hub, owner, person, mode=mode, webhook_url=webhook_url or None
-                    )
-                    environment |= {"CUCKOO_HUB": url, "CUCKOO_SECRET": chat.secret}
-                    await process.start(environment)
-                    session = AgentSession(hub, relay, process, chat, webhook_url=webhook_url)
-                    yield Started(session, "agent " + " ".join(command))
-                    await process.stop()  # before the relay goes, so the agent sees no outage
-            finally:
-                await process.stop()
-                await hub_process.stop()
-
-    return Suite("cuckoo agent", agent_checks(webhook), start)
-
-
-async def run_agent_conformance(
-    command: list[str],
-    *,
-    webhook: bool = False,
-    selection: Selection | None = None,
-    as_json: bool = False,
-    junit: Path | None = None,
-    reporter: Reporter | None = None,
-) -> int:
-    """Run the agent checks on `command`; the exit status (0 when none failed)."""
-    from ..runner import run_suite
-
-    suite = agent_suite(command, webhook=webhook)
-    reporter = reporter or Reporter(suite.protocol, as_json=as_json, junit=junit)
-    return await run_suite(suite, Target("agent"), reporter, selection=selection)

@@ -8,12 +8,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from talkie_tui.config import hub_token
-from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.client import make_http_client
 from talkie_tui.protocol.cuckoo.client import hub_base
 
+from ..opening import first_answer, opened
 from ..report import CheckFailed
-from ..suite import Started, Suite, Target, Unreachable, describe_error
+from ..suite import Started, Suite, Target, Unreachable
 from .hub import Hub, Party
 from .hub_checks import CHECKS, HubSession
 
@@ -23,18 +22,11 @@ __all__ = ["SUITE"]
 @asynccontextmanager
 async def start(target: Target) -> AsyncIterator[Started[HubSession]]:
     """The hub, once `GET /v1/client/me` takes the person; Unreachable otherwise."""
-    try:
-        base = hub_base(target.server, allow_private_http=target.allow_private_http)
-    except TalkieError as error:
-        raise Unreachable(describe_error(error)) from None
     token = hub_token(target.token)
-    async with make_http_client() as http:
+    async with opened(target, hub_base) as (base, http):
         hub = Hub(base, http)
         owner, person = Party.person(token), Party.person(token)
-        try:
-            me = await hub.request("GET", "/v1/client/me", owner)
-        except CheckFailed as failure:
-            raise Unreachable(str(failure)) from None
+        me = await first_answer(hub.request("GET", "/v1/client/me", owner))
         if me.status != 200:
             raise Unreachable(
                 f"GET /v1/client/me answered {me.describe()}: a hub needs a person, the session of "

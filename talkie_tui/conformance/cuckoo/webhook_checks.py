@@ -13,7 +13,8 @@ from typing import Any
 from ..report import CheckFailed, CheckSkipped
 from ..suite import Check, Registry
 from ..wire import Answer
-from .agent_mode import QUIET, SPEC, AgentSession, agent_check
+from .agent_mode import SPEC, agent_check
+from .agent_session import AgentSession
 from .receiver import webhook_signature
 
 __all__ = ["WEBHOOK_CHECKS"]
@@ -82,22 +83,21 @@ def _fresh(event: dict[str, Any]) -> dict[str, Any]:
 )
 async def webhook_listens(session: AgentSession) -> None:
     """The agent listens at `CUCKOO_WEBHOOK_URL`."""
-    deadline = time.monotonic() + LISTEN_WAIT
-    while True:
-        session.alive()
+
+    async def listening() -> bool | None:
         try:
             await session.hub_request_to(
                 session.webhook_url, b"{}", {"Content-Type": "application/json"}
             )
-            return
         except CheckFailed:
-            if time.monotonic() > deadline:
-                session.unreached = "nothing listens at the agent's webhook (see webhook-listens)"
-                raise CheckFailed(
-                    f"nothing listens at {session.webhook_url} (the agent's PORT) after "
-                    f"{LISTEN_WAIT:g} s"
-                ) from None
-        await asyncio.sleep(0.25)
+            return None
+        return True
+
+    if await session.until(listening, LISTEN_WAIT) is None:
+        session.unreached = "nothing listens at the agent's webhook (see webhook-listens)"
+        raise CheckFailed(
+            f"nothing listens at {session.webhook_url} (the agent's PORT) after {LISTEN_WAIT:g} s"
+        )
 
 
 @webhook_check(
@@ -152,8 +152,7 @@ async def bad_signature(session: AgentSession) -> None:
         raise CheckFailed(
             f"a delivery with a wrong signature answered {answer.describe()}; {SIGNATURE_RULE}"
         )
-    await asyncio.sleep(QUIET)
-    if await session.count_replies() > before:
+    if await session.replies_grow(before):
         raise CheckFailed(f"the agent answered a forged delivery; {SIGNATURE_RULE}")
 
 
@@ -188,8 +187,7 @@ async def webhook_redelivery(session: AgentSession) -> None:
     answer = await post_event(session, event)
     if not 200 <= answer.status < 300:
         raise CheckFailed(f"the redelivered event answered {answer.describe()}, not 2xx")
-    await asyncio.sleep(QUIET)
-    if await session.count_replies() > before:
+    if await session.replies_grow(before):
         raise CheckFailed(
             f'the agent answered the redelivered event {event_id} again; {SPEC}: "delivery is at '
             'least once and your handlers must tolerate seeing the same event twice"'

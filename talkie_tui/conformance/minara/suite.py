@@ -7,10 +7,9 @@ from contextlib import asynccontextmanager
 
 from talkie_tui.backends.minara.backend import minara_base
 from talkie_tui.config import gateway_token
-from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.client import make_http_client
 
-from ..suite import Started, Suite, Target, Unreachable, describe_error
+from ..opening import first_answer, opened
+from ..suite import Started, Suite, Target, Unreachable
 from .checks import CHECKS
 from .session import Session
 from .wire import MinaraWire
@@ -21,18 +20,11 @@ __all__ = ["SUITE"]
 @asynccontextmanager
 async def start(target: Target) -> AsyncIterator[Started[Session]]:
     """The gateway's wire once `GET /healthz` answered `{"ok": true}`; Unreachable otherwise."""
-    try:
-        base = minara_base(target.server, allow_private_http=target.allow_private_http)
-    except TalkieError as error:
-        raise Unreachable(describe_error(error)) from None
-    async with make_http_client() as http:
+    async with opened(target, minara_base) as (base, http):
         wire = MinaraWire(base, gateway_token(target.token), http)
-        try:
-            # With the token: a gateway that wrongly guards /healthz is still found, and the
-            # `healthz` check (which sends none) names that rule.
-            health = await wire.request("GET", "/healthz")
-        except Exception as error:  # a CheckFailed naming the transport error
-            raise Unreachable(str(error)) from None
+        # With the token: a gateway that wrongly guards /healthz is still found, and the
+        # `healthz` check (which sends none) names that rule.
+        health = await first_answer(wire.request("GET", "/healthz"))
         data = health.json()
         if health.status != 200 or not isinstance(data, dict) or data.get("ok") is not True:
             raise Unreachable(
