@@ -562,7 +562,7 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return _run(logout(args.server, allow_private_http=args.allow_private_http))
     if command == "servers":
-        from talkie_tui.commands.login import list_servers
+        from talkie_tui.commands.servers import list_servers
 
         return list_servers()
     if command == "threads":
