@@ -6,7 +6,8 @@ this version speaks (the command line offers only these for `--protocol`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, TypeGuard
 
 from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
 from talkie_tui.i18n import _
@@ -15,11 +16,17 @@ if TYPE_CHECKING:
     from talkie_tui.core.tokens import TokenSource
 
     from .base import Backend, KeptSignIn, ProtocolName
+    from .cuckoo.backend import CuckooBackend
+    from .minara.backend import MinaraBackend
+    from .talkie.backend import TalkieBackend
 
 __all__ = [
     "PROTOCOLS",
     "NotAServer",
     "connect",
+    "is_gateway",
+    "is_hub",
+    "is_talkie",
     "looked_like_a_gateway",
     "looked_like_a_hub",
     "not_a_server",
@@ -28,6 +35,36 @@ __all__ = [
 
 PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara", "cuckoo")
 """The protocols a backend exists for (the command line offers these for `--protocol`)."""
+
+
+_BACKEND_CLASSES: dict[ProtocolName, tuple[str, str]] = {
+    "talkie": ("talkie_tui.backends.talkie.backend", "TalkieBackend"),
+    "minara": ("talkie_tui.backends.minara.backend", "MinaraBackend"),
+    "cuckoo": ("talkie_tui.backends.cuckoo.backend", "CuckooBackend"),
+}
+
+
+def _backend_of(backend: object, protocol: ProtocolName) -> bool:
+    # No instance of a class can exist before its module is loaded: asking must not load it,
+    # so that a session imports its own protocol's wire and backend only.
+    module_name, class_name = _BACKEND_CLASSES[protocol]
+    module = sys.modules.get(module_name)
+    return module is not None and isinstance(backend, getattr(module, class_name))
+
+
+def is_talkie(backend: object) -> TypeGuard[TalkieBackend]:
+    """Whether `backend` is a Talkie server's (without importing talkie/1 to find out)."""
+    return _backend_of(backend, "talkie")
+
+
+def is_gateway(backend: object) -> TypeGuard[MinaraBackend]:
+    """Whether `backend` is a Minara gateway's (without importing the Minara wire)."""
+    return _backend_of(backend, "minara")
+
+
+def is_hub(backend: object) -> TypeGuard[CuckooBackend]:
+    """Whether `backend` is a Cuckoo hub's (without importing the Cuckoo wire)."""
+    return _backend_of(backend, "cuckoo")
 
 
 class NotAServer(DiscoveryError):

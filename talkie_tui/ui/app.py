@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
 from textual import events, on
@@ -17,13 +17,8 @@ from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from talkie_tui.auth.signin import SignOutResult, sign_out
-from talkie_tui.auth.store import ForgetIncomplete, TokenStoreError, forget_everywhere
-from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends import is_gateway, is_hub
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
-from talkie_tui.backends.cuckoo.backend import CuckooBackend
-from talkie_tui.backends.minara.backend import MinaraBackend
-from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
@@ -32,17 +27,25 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 
 from .commands import TalkieCommands
 from .crash import CrashGuard
-from .gateway_sign_in import GatewaySignIn
 from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
-from .hub_signing import HubSignIn
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
 from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
-from .screens.help import HelpScreen
-from .signing import Signer, dev_tokens_refused, offer_of
 from .type_ahead import TypeAhead
 from .voice import VoiceOptions
+
+# Only what every start needs is imported here: a protocol's backend, the sign-in flows and
+# the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
+if TYPE_CHECKING:
+    from talkie_tui.auth.signin import SignOutResult
+    from talkie_tui.auth.tokens import OAuthTokens
+    from talkie_tui.backends.cuckoo.backend import CuckooBackend
+    from talkie_tui.backends.minara.backend import MinaraBackend
+    from talkie_tui.backends.talkie import TalkieClient
+
+    from .hub_signing import HubSignIn
+    from .signing import Signer
 
 __all__ = ["TalkieApp"]
 
@@ -112,7 +115,11 @@ class TalkieApp(CrashGuard):
     ) -> None:
         self.client = client
         # Set first: the stylesheet asks for the server's accent.
-        self.backend = backend or (TalkieBackend(client) if client is not None else None)
+        if backend is None and client is not None:
+            from talkie_tui.backends.talkie import TalkieBackend
+
+            backend = TalkieBackend(client)
+        self.backend = backend
         super().__init__()
         self.settings = settings or Settings.load()
         self.known = known if known is not None else KnownServers.load()  # an empty list is one
@@ -210,6 +217,8 @@ class TalkieApp(CrashGuard):
         )
 
     def _signer(self) -> Signer:
+        from .signing import Signer
+
         return Signer(self, self.settings, self.known, self._allow_private_http)
 
     @on(ConnectScreen.Connected)
@@ -266,6 +275,8 @@ class TalkieApp(CrashGuard):
 
     def action_help(self) -> None:
         """Show every key binding."""
+        from .screens.help import HelpScreen  # only when asked for
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(newline_key=self.settings.newline_key))
 
@@ -337,9 +348,7 @@ class TalkieApp(CrashGuard):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Sign in and sign out only while connected (sign in where the server offers it)."""
-        if action in ("sign_out", "sign_in") and isinstance(
-            self.backend, MinaraBackend | CuckooBackend
-        ):
+        if action in ("sign_out", "sign_in") and (is_gateway(self.backend) or is_hub(self.backend)):
             return True  # the gateway's token or the hub's session: given again, or forgotten
         if action == "sign_out":
             return self.client is not None
@@ -351,7 +360,11 @@ class TalkieApp(CrashGuard):
             return chat is not None and chat.check_action(action, parameters) is True
         if action == "sign_in":
             client = self.client
-            return client is not None and offer_of(client.server, self.settings) in (
+            if client is None:
+                return False
+            from .signing import offer_of
+
+            return offer_of(client.server, self.settings) in (
                 "oauth",
                 "dev_token",
             )
@@ -374,7 +387,7 @@ class TalkieApp(CrashGuard):
         """Push the sign-in screen over the chat (the conversation and the draft stay)."""
         if self._signing_in:
             return
-        if isinstance(chat.backend, MinaraBackend):
+        if is_gateway(chat.backend):
             self._signing_in = True
             self.run_worker(
                 self._token_again(chat, chat.backend, message),
@@ -382,7 +395,7 @@ class TalkieApp(CrashGuard):
                 exit_on_error=False,
             )
             return
-        if isinstance(chat.backend, CuckooBackend):
+        if is_hub(chat.backend):
             self._signing_in = True
             self.run_worker(
                 self._hub_again(chat, chat.backend, message),
@@ -390,6 +403,8 @@ class TalkieApp(CrashGuard):
                 exit_on_error=False,
             )
             return
+        from .signing import dev_tokens_refused, offer_of
+
         client = chat.client
         name = clean_text(client.server.manifest.name)
         offer = offer_of(client.server, self.settings)
@@ -466,10 +481,14 @@ class TalkieApp(CrashGuard):
             if message
             else ""
         )
+        from .gateway_sign_in import GatewaySignIn
+
         signing = GatewaySignIn(self, self.settings, self.known)
         await self._signed_in_again(chat, name, partial(signing.again, backend, reason))
 
     def _hub_signing(self) -> HubSignIn:
+        from .hub_signing import HubSignIn
+
         return HubSignIn(
             self, self.settings, self.known, allow_private_http=self._allow_private_http
         )
@@ -532,6 +551,8 @@ class TalkieApp(CrashGuard):
 
     async def _forget_token(self, backend: MinaraBackend) -> None:
         """Sign out of a gateway: its kept token is forgotten everywhere (nothing to revoke)."""
+        from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
+
         server_id, name = backend.info.server_id, clean_text(backend.info.name)
         try:
             await asyncio.to_thread(forget_everywhere, server_id)
@@ -557,14 +578,14 @@ class TalkieApp(CrashGuard):
 
     async def action_sign_out(self) -> None:
         """Sign out: revoke the sign-in at the server, forget its tokens; back to the list."""
-        if isinstance(self.backend, MinaraBackend):
+        if is_gateway(self.backend):
             gateway = self.backend
             self._gateway_token = None
             await self._disconnect()
             await self.switch_screen(self._connect_screen(None))
             await self._forget_token(gateway)
             return
-        if isinstance(self.backend, CuckooBackend):
+        if is_hub(self.backend):
             hub = self.backend
             self._hub_token = None
             await self._disconnect()
@@ -587,6 +608,8 @@ class TalkieApp(CrashGuard):
         await self.switch_screen(screen)
         if client is None:
             return
+        from talkie_tui.auth.tokens import OAuthTokens
+
         name = clean_text(client.server.manifest.name)
         if isinstance(tokens, OAuthTokens):
             screen.show_status(
@@ -606,6 +629,9 @@ class TalkieApp(CrashGuard):
         self, server_id: str, name: str, tokens: OAuthTokens, screen: ConnectScreen
     ) -> None:
         """Revoke, then forget (whatever revocation did), off the event loop: stores may block."""
+        from talkie_tui.auth.signin import sign_out
+        from talkie_tui.auth.store import TokenStoreError
+
         allow_private_http = self._allow_private_http
 
         def run() -> SignOutResult:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from textual.app import App
 
 from talkie_tui.auth.signin import SignIn, tokens_for
-from talkie_tui.auth.store import MemoryStore, NoKeyringError, TokenStore, open_store
+from talkie_tui.auth.store import NoKeyringError, TokenStore, open_store
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.backends.talkie import DiscoveredServer
 from talkie_tui.config import KnownServers, Settings, settings_path
@@ -34,7 +34,6 @@ __all__ = [
     "Signer",
     "dev_tokens_refused",
     "offer_of",
-    "session_signed_in",
     "warn_in",
 ]
 
@@ -60,11 +59,6 @@ def dev_tokens_refused(server: DiscoveredServer) -> str:
         "{name} only offers development tokens, and talkie asks for those only when you "
         "allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in {path}."
     ).format(name=name, path=settings_path())
-
-
-def session_signed_in(server_id: str) -> bool:
-    """True when this talkie process holds a sign-in for `server_id` in memory only."""
-    return MemoryStore().load(server_id) is not None
 
 
 def warn_in(app: App[Any]) -> Callable[[str], None]:

@@ -57,7 +57,8 @@ _STYLES: frozenset[str] = frozenset({"default", "primary", "danger"})
 class CuckooModel(BaseModel):
     """Base of every model read from a hub: unknown fields ignored, values frozen."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # Built on first use, not at import (issue 24).
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -33,7 +33,8 @@ __all__ = [
 class MinaraModel(BaseModel):
     """Base of every model read from the gateway: unknown fields ignored, values frozen."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    # Built on first use, not at import (issue 24).
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
 
 def _drop_unreadable(items: Any, model: type[BaseModel]) -> list[Any]:
