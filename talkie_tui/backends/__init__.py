@@ -6,8 +6,10 @@ this version speaks (the command line offers only these for `--protocol`).
 
 from __future__ import annotations
 
+import importlib
 import sys
-from typing import TYPE_CHECKING, TypeGuard
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
 from talkie_tui.i18n import _
@@ -95,10 +97,9 @@ async def connect(
     """
     if protocol is not None and protocol not in PROTOCOLS:
         raise ValueError(f"no backend for the {protocol} protocol in this version")
-    from .cuckoo.backend import connect as connect_cuckoo
-    from .minara.backend import connect as connect_minara
-    from .talkie.backend import connect as connect_talkie
-
+    connect_talkie = partial(_connect_with, "talkie")
+    connect_minara = partial(_connect_with, "minara")
+    connect_cuckoo = partial(_connect_with, "cuckoo")
     if protocol == "talkie":
         return await connect_talkie(
             address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
@@ -135,6 +136,14 @@ async def connect(
                 if found is cuckoo_error or found is minara_error:
                     raise
                 raise found from cuckoo_error
+
+
+async def _connect_with(protocol: ProtocolName, address: str, **options: Any) -> Backend:
+    # The protocol's backend is imported only when it is tried: a gateway's session imports no
+    # talkie/1 or Cuckoo wire when it is asked for by name.
+    module = importlib.import_module(_BACKEND_CLASSES[protocol][0])
+    backend: Backend = await module.connect(address, **options)
+    return backend
 
 
 def looked_like_a_gateway(error: TalkieError) -> bool:

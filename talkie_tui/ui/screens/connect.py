@@ -139,7 +139,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
-        self._connect_fn = connect  # None: TalkieClient.connect
+        self._connect_fn = connect  # None: discovery.connect_client
         self._connect_gateway: GatewayConnect = connect_gateway or partial(
             backends.connect, protocol="minara"
         )
@@ -323,12 +323,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if protocol == "cuckoo":
             await self._connect_to_hub(address)
             return
-        from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
+        from talkie_tui.backends.talkie.discovery import connect_client
 
         try:
             # No accepted origins yet: they belong to a serverId, known only after discovery
             # (the same address may now serve another server).
-            client = await (self._connect_fn or TalkieClient.connect)(
+            client = await (self._connect_fn or connect_client)(
                 address,
                 tokens=StaticToken(self.token) if self.token else None,
                 allow_private_http=self.allow_private_http,
@@ -363,6 +363,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._set_status(
             _("Connected to {name}.").format(name=client.server.manifest.name), kind="info"
         )
+        from talkie_tui.backends.talkie import TalkieBackend
+
         self.post_message(self.Connected(TalkieBackend(client)))
 
     async def _connect_to_gateway(self, address: str, not_talkie: TalkieError | None) -> None:
