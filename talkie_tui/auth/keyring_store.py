@@ -232,6 +232,7 @@ def _keyring_failure(error: Exception, doing: str) -> TokenStoreError:
     `doing` is one of the N_ infinitives above (`_READ`…).
     """
     import keyring.errors as errors
+
     names = {"doing": _(doing), "error": error}
     if isinstance(error, errors.NoKeyringError):
         return NoKeyringError(_why_no_backend())
