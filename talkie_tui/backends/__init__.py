@@ -7,11 +7,11 @@ this version speaks (the command line offers only these for `--protocol`).
 from __future__ import annotations
 
 import importlib
-import sys
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
+from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
@@ -47,11 +47,7 @@ _BACKEND_CLASSES: dict[ProtocolName, tuple[str, str]] = {
 
 
 def _backend_of(backend: object, protocol: ProtocolName) -> bool:
-    # No instance of a class can exist before its module is loaded: asking must not load it,
-    # so that a session imports its own protocol's wire and backend only.
-    module_name, class_name = _BACKEND_CLASSES[protocol]
-    module = sys.modules.get(module_name)
-    return module is not None and isinstance(backend, getattr(module, class_name))
+    return is_loaded_instance(backend, *_BACKEND_CLASSES[protocol])
 
 
 def is_talkie(backend: object) -> TypeGuard[TalkieBackend]:

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import httpx
 from textual import events, on
@@ -20,6 +20,7 @@ from textual.screen import Screen
 from talkie_tui.backends import is_gateway, is_hub
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.core.urls import is_loopback_host
@@ -30,8 +31,8 @@ from .crash import CrashGuard
 from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
-from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
+from .sign_in_offer import dev_tokens_refused, offer_of
 from .type_ahead import TypeAhead
 from .voice import VoiceOptions
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from talkie_tui.backends.talkie import TalkieClient
 
     from .hub_signing import HubSignIn
+    from .screens.chat import ChatScreen
     from .signing import Signer
 
 __all__ = ["TalkieApp"]
@@ -76,6 +78,15 @@ def _stylesheets() -> list[Path]:
     """app.tcss first, then every other stylesheet of the UI in name order."""
     sheets = sorted(STYLES.glob("*.tcss"))
     return sorted(sheets, key=lambda path: path.name != "app.tcss")
+
+
+def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
+    """Whether `screen` is a chat screen, without importing it (the picker never does)."""
+    return is_loaded_instance(screen, "talkie_tui.ui.screens.chat", "ChatScreen")
+
+
+def _import_chat_screen() -> None:
+    from .screens import chat  # noqa: F401  # imported now, used when the server answered
 
 
 # Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
@@ -121,6 +132,8 @@ class TalkieApp(CrashGuard):
             backend = TalkieBackend(client)
         self.backend = backend
         super().__init__()
+        # What the stylesheet is parsed with (Textual's first parse uses these).
+        self._styled_with = self.get_css_variables()
         self.settings = settings or Settings.load()
         self.known = known if known is not None else KnownServers.load()  # an empty list is one
         self._address = address
@@ -157,6 +170,18 @@ class TalkieApp(CrashGuard):
         variables["server-accent"] = accent or variables.get("accent", "#0178d4")
         return variables
 
+    def _restyle(self) -> None:
+        """Apply the connected server's accent, when it is not the one applied: every
+        stylesheet is parsed again for it, which a start should pay only when it must."""
+        variables = self.get_css_variables()
+        if variables != self._styled_with:
+            self.refresh_css(animate=False)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Refresh CSS (Textual's), noting the variables it was parsed with."""
+        self._styled_with = self.get_css_variables()
+        super().refresh_css(animate=animate)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands (theme, keys, screenshot…) in the UI's language."""
         for command in super().get_system_commands(screen):
@@ -187,14 +212,14 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if isinstance(screen, ChatScreen):
+        if _is_chat(screen):
             return True  # mounting: its composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
         return screen is self.default_screen
 
-    @on(ChatScreen.Ready)
-    def _chat_ready(self, event: ChatScreen.Ready) -> None:
+    def on_chat_screen_ready(self, event: ChatScreen.Ready) -> None:
+        """The chat's composer is there: the keys typed meanwhile go into it."""
         self.type_ahead.release(event.chat.composer)
 
     def on_mount(self) -> None:
@@ -202,6 +227,10 @@ class TalkieApp(CrashGuard):
             self._show_chat(self.backend)
         else:
             self.push_screen(self._connect_screen(self._address))
+            if self._address is not None:
+                # Drawn first, the connect screen asks the server; meanwhile (the request is
+                # out) the chat screen's code is loaded, so the wait and the import overlap.
+                self.call_after_refresh(_import_chat_screen)
 
     def _connect_screen(self, address: str | None) -> ConnectScreen:
         return ConnectScreen(
@@ -231,8 +260,10 @@ class TalkieApp(CrashGuard):
         self.backend = backend
         info = backend.info
         use_language(choose_language(self.settings.language, info.locale))
-        self.refresh_css(animate=False)
+        self._restyle()
         self.sub_title = info.name
+        from .screens.chat import ChatScreen
+
         screen = ChatScreen(
             backend,
             thread_id=self._initial_thread_id,
@@ -262,12 +293,12 @@ class TalkieApp(CrashGuard):
         )
 
     def _chat(self) -> ChatScreen | None:
-        return self.screen if isinstance(self.screen, ChatScreen) else None
+        return self.screen if _is_chat(self.screen) else None
 
     def _chat_below(self) -> ChatScreen | None:
         """The chat screen, also under a modal (help, the palette, a confirmation)."""
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, ChatScreen):
+            if _is_chat(screen):
                 return screen
         return None
 
@@ -362,8 +393,6 @@ class TalkieApp(CrashGuard):
             client = self.client
             if client is None:
                 return False
-            from .signing import offer_of
-
             return offer_of(client.server, self.settings) in (
                 "oauth",
                 "dev_token",
@@ -375,12 +404,12 @@ class TalkieApp(CrashGuard):
         if chat := self._chat():
             self._offer_sign_in(chat, "", asked=True)
 
-    @on(ChatScreen.SignInRequired)
-    def _sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
+    def on_chat_screen_sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
+        """A server refused the chat's sign-in: offer a new one (once at a time)."""
         event.stop()
         # The chat of the server connected now (the client is talkie/1's; a gateway's or a
         # hub's backend has a wire client of its own, which the app does not hold).
-        if isinstance(event.chat, ChatScreen) and event.chat.backend is self.backend:
+        if _is_chat(event.chat) and event.chat.backend is self.backend:
             self._offer_sign_in(event.chat, event.message, asked=False)
 
     def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
@@ -403,8 +432,6 @@ class TalkieApp(CrashGuard):
                 exit_on_error=False,
             )
             return
-        from .signing import dev_tokens_refused, offer_of
-
         client = chat.client
         name = clean_text(client.server.manifest.name)
         offer = offer_of(client.server, self.settings)
@@ -668,7 +695,7 @@ class TalkieApp(CrashGuard):
         if self.backend is not None:
             await self.backend.aclose()
         self.client = self.backend = None
-        self.refresh_css(animate=False)
+        self._restyle()
 
     async def on_unmount(self) -> None:
         if self.backend is not None:

@@ -46,6 +46,7 @@ from talkie_tui.i18n import N_, _
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.sign_in_offer import dev_tokens_refused, offer_of
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
@@ -503,8 +504,6 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         still works, else the sign-in screen. A pasted token is offered only behind the
         development switch (§2.2).
         """
-        from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of
-
         if self.token:
             return True
         server = client.server
@@ -515,6 +514,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if offer == "dev_token_off":
             self._set_status("✗ " + dev_tokens_refused(server), kind="error")
             return False
+        from talkie_tui.ui.signing import Signer  # the sign-in flow, only when it may run
+
         signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
         if offer == "oauth":
             self._set_status(
