@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import signal
@@ -633,6 +632,8 @@ def _start_debug_log(args: argparse.Namespace) -> None:
 
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:
+    import asyncio  # only the commands that run one: `--help` and `servers` do without
+
     try:
         return asyncio.run(coroutine)
     except KeyboardInterrupt:
