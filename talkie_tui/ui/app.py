@@ -132,8 +132,6 @@ class TalkieApp(CrashGuard):
             backend = TalkieBackend(client)
         self.backend = backend
         super().__init__()
-        # What the stylesheet is parsed with (Textual's first parse uses these).
-        self._styled_with = self.get_css_variables()
         self.settings = settings or Settings.load()
         self.known = known if known is not None else KnownServers.load()  # an empty list is one
         self._address = address
@@ -169,18 +167,6 @@ class TalkieApp(CrashGuard):
         accent = self.backend.info.accent if self.backend else None
         variables["server-accent"] = accent or variables.get("accent", "#0178d4")
         return variables
-
-    def _restyle(self) -> None:
-        """Apply the connected server's accent, when it is not the one applied: every
-        stylesheet is parsed again for it, which a start should pay only when it must."""
-        variables = self.get_css_variables()
-        if variables != self._styled_with:
-            self.refresh_css(animate=False)
-
-    def refresh_css(self, animate: bool = True) -> None:
-        """Refresh CSS (Textual's), noting the variables it was parsed with."""
-        self._styled_with = self.get_css_variables()
-        super().refresh_css(animate=animate)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands (theme, keys, screenshot…) in the UI's language."""
@@ -260,7 +246,7 @@ class TalkieApp(CrashGuard):
         self.backend = backend
         info = backend.info
         use_language(choose_language(self.settings.language, info.locale))
-        self._restyle()
+        self.refresh_css(animate=False)
         self.sub_title = info.name
         from .screens.chat import ChatScreen
 
@@ -695,7 +681,7 @@ class TalkieApp(CrashGuard):
         if self.backend is not None:
             await self.backend.aclose()
         self.client = self.backend = None
-        self._restyle()
+        self.refresh_css(animate=False)
 
     async def on_unmount(self) -> None:
         if self.backend is not None:
