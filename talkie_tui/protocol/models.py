@@ -58,9 +58,6 @@ class WireModel(BaseModel):
         populate_by_name=True,
         extra="ignore",
         frozen=True,
-        # Validators are built when a model is first used, not at import: a session uses a
-        # few of these models, and every start of talkie imports them (issue 24).
-        defer_build=True,
     )
 
 

@@ -57,8 +57,7 @@ _STYLES: frozenset[str] = frozenset({"default", "primary", "danger"})
 class CuckooModel(BaseModel):
     """Base of every model read from a hub: unknown fields ignored, values frozen."""
 
-    # Built on first use, not at import (issue 24).
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     @model_validator(mode="before")
     @classmethod

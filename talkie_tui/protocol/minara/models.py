@@ -33,8 +33,7 @@ __all__ = [
 class MinaraModel(BaseModel):
     """Base of every model read from the gateway: unknown fields ignored, values frozen."""
 
-    # Built on first use, not at import (issue 24).
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
 
 def _drop_unreadable(items: Any, model: type[BaseModel]) -> list[Any]:
