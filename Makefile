@@ -70,6 +70,7 @@ bench: setup
 	$(BIN)/python benchmarks/cuckoo_hub.py
 	$(BIN)/python benchmarks/soak.py
 	$(BIN)/python benchmarks/text_cost.py
+	$(BIN)/python benchmarks/startup.py
 
 screenshots: setup
 	bash scripts/install-system-deps.sh screenshots

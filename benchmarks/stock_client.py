@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-import uuid
 
 import httpx
+from run_body import run_body
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -45,15 +45,7 @@ class StockClient(App[None]):
     async def stream(self, text: str) -> None:
         """POST a run and write every text delta into the Markdown widget's stream."""
         answer = self.query_one("#answer", Markdown)
-        body = {
-            "threadId": f"t_{uuid.uuid4().hex}",
-            "runId": f"r_{uuid.uuid4().hex}",
-            "messages": [{"id": f"m_{uuid.uuid4().hex}", "role": "user", "content": text}],
-            "tools": [],
-            "context": [],
-            "state": {},
-            "forwardedProps": {},
-        }
+        body = run_body(text)
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "text/event-stream"}
         stream = Markdown.get_stream(answer)
         try:

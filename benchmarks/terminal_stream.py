@@ -276,12 +276,13 @@ class PaneOutput:
 class Terminal:
     """One tmux server (own socket and config) running one client at WIDTHxHEIGHT."""
 
-    def __init__(self, workdir: Path, command: list[str]) -> None:
+    def __init__(self, workdir: Path, command: list[str], home: Path | None = None) -> None:
         self.socket = f"talkie-bench-{os.getpid()}-{workdir.name}"
         conf = workdir / "tmux.conf"
         conf.write_text(TMUX_CONF)
-        home = workdir / "home"
-        home.mkdir()
+        if home is None:  # an empty TALKIE_HOME of its own; given: one kept between runs
+            home = workdir / "home"
+            home.mkdir()
         env = [
             f"HOME={home}",
             f"TALKIE_HOME={home}",
@@ -296,6 +297,8 @@ class Terminal:
         self._tmux("-f", str(conf), "new-session", "-d", "-s", "bench", "-x", str(WIDTH))
         self.output = PaneOutput(fifo)
         self._tmux("pipe-pane", "-O", "-t", "bench", f"exec cat > {_quote(str(fifo))}")
+        self.started = time.perf_counter()
+        """When the client was started (just before tmux execs it)."""
         self._tmux("respawn-pane", "-k", "-t", "bench", shell)
         self.pid = int(self._tmux("display-message", "-p", "-t", "bench", "#{pane_pid}"))
         self._control: subprocess.Popen[str] | None = None

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import signal
 import sys
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from talkie_tui import __version__
 from talkie_tui.backends import PROTOCOLS as CLIENT_PROTOCOLS
 from talkie_tui.core.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from talkie_tui.ui.app import TalkieApp
 
 _EPILOG = """\
 SERVER is a host[:port] (https is assumed, http for localhost), an origin URL such as
@@ -537,18 +539,7 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return run_demo(protocol=args.protocol)
     if command == "connect":
-        from talkie_tui.config import development_token, gateway_token, hub_token
-        from talkie_tui.ui.app import TalkieApp
-
-        app = TalkieApp(
-            args.server,
-            token=development_token(args.token),
-            gateway_token=gateway_token(args.token),
-            hub_token=hub_token(args.token),
-            thread_id=args.thread,
-            allow_private_http=args.allow_private_http,
-            protocol=args.protocol,
-        )
+        app = connect_app(args)
         app.run()
         return app.return_code or ExitCode.OK
     if command == "ask":
@@ -584,7 +575,7 @@ def _command(argv: Sequence[str] | None) -> int:
 
         return _run(logout(args.server, allow_private_http=args.allow_private_http))
     if command == "servers":
-        from talkie_tui.commands.login import list_servers
+        from talkie_tui.commands.servers import list_servers
 
         return list_servers()
     if command == "threads":
@@ -614,6 +605,22 @@ def _command(argv: Sequence[str] | None) -> int:
         return list_audio_devices()
     parser.error(f"unknown command {command}")  # pragma: no cover
     return ExitCode.USAGE  # pragma: no cover
+
+
+def connect_app(args: argparse.Namespace) -> TalkieApp:
+    """The TUI of `talkie connect` for its parsed arguments (not run yet)."""
+    from talkie_tui.config import development_token, gateway_token, hub_token
+    from talkie_tui.ui.app import TalkieApp
+
+    return TalkieApp(
+        args.server,
+        token=development_token(args.token),
+        gateway_token=gateway_token(args.token),
+        hub_token=hub_token(args.token),
+        thread_id=args.thread,
+        allow_private_http=args.allow_private_http,
+        protocol=args.protocol,
+    )
 
 
 def _start_debug_log(args: argparse.Namespace) -> None:
@@ -647,6 +654,8 @@ def _start_debug_log(args: argparse.Namespace) -> None:
 
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:
+    import asyncio  # only the commands that run one: `--help` and `servers` do without
+
     try:
         return asyncio.run(coroutine)
     except KeyboardInterrupt:

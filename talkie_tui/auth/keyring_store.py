@@ -17,16 +17,16 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
-
-import keyring
-import keyring.errors
-from keyring.backend import KeyringBackend
-from keyring.backends import chainer, fail, null
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from talkie_tui.i18n import N_, _
 
 from .grants import NoKeyringError, StoredGrant, TokenStoreError, check_server_id
+
+# keyring is imported where it is first used: importing it loads every backend it knows
+# (D-Bus, macOS, Windows…), which a start that never touches a sign-in does not need.
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 __all__ = [
     "DETECT_TIMEOUT",
@@ -143,6 +143,8 @@ def _why_no_backend() -> str:
 
 def _unusable_reason(backend: KeyringBackend) -> str | None:
     """Why `backend` must not keep sign-ins, or None when it protects them."""
+    from keyring.backends import fail, null
+
     cls = type(backend)
     name = _backend_name(backend)
     where = f"{cls.__module__}.{cls.__qualname__}"
@@ -175,6 +177,9 @@ def _unusable_reason(backend: KeyringBackend) -> str | None:
 
 def _detect() -> _Resolved:
     """Find keyring's backend and decide whether it may keep sign-ins (may block on D-Bus)."""
+    import keyring
+    from keyring.backends import chainer
+
     try:
         chosen = keyring.get_keyring()
     except Exception as error:
@@ -226,7 +231,8 @@ def _keyring_failure(error: Exception, doing: str) -> TokenStoreError:
 
     `doing` is one of the N_ infinitives above (`_READ`…).
     """
-    errors = keyring.errors
+    import keyring.errors as errors
+
     names = {"doing": _(doing), "error": error}
     if isinstance(error, errors.NoKeyringError):
         return NoKeyringError(_why_no_backend())

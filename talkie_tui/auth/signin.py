@@ -23,10 +23,10 @@ from talkie_tui.protocol.manifest import DiscoveredServer
 
 from .errors import CallbackRejected, SignInCancelled, SignInError
 from .flow import PendingSignIn, begin_sign_in, read_callback
-from .grants import GrantKind, StoredGrant, TokenStore, TokenStoreError
+from .grants import StoredGrant, TokenStore, TokenStoreError
 from .loopback import CallbackOutcome, LoopbackReceiver
 from .metadata import AuthServer, discover_auth_server
-from .store import ForgetIncomplete, forget_everywhere, open_store
+from .store import ForgetIncomplete, find_grant, forget_everywhere
 from .token_requests import TokenSet, exchange_code, revoke_token
 from .tokens import OAuthTokens, Warn
 
@@ -42,7 +42,6 @@ __all__ = [
 
 DEFAULT_SCOPES = ["talkie", "offline_access"]
 SIGN_IN_TIMEOUT = 600.0  # ten minutes in the browser, then the port closes
-_STORE_KINDS = ("keyring", "file", "session")
 
 
 def oauth_issuer(server: DiscoveredServer) -> str:
@@ -227,31 +226,6 @@ class SignIn:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-
-def _stores(preferred: TokenStore | None) -> list[TokenStore]:
-    stores = [preferred] if preferred is not None else []
-    for kind in _STORE_KINDS:
-        if preferred is not None and preferred.kind == kind:
-            continue
-        with contextlib.suppress(TokenStoreError):
-            stores.append(open_store(kind))
-    return stores
-
-
-def find_grant(
-    server_id: str, preferred: TokenStore | None = None, *, kind: GrantKind = "refresh"
-) -> tuple[StoredGrant, TokenStore] | None:
-    """The stored sign-in of `server_id` of this kind and the store holding it (the preferred
-    one first): an OAuth grant, or a bearer token kept as it is."""
-    for store in _stores(preferred):
-        try:
-            grant = store.load(server_id)
-        except TokenStoreError:
-            continue
-        if grant is not None and grant.kind == kind:
-            return grant, store
-    return None
 
 
 def tokens_for(

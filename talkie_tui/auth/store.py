@@ -15,7 +15,14 @@ import threading
 from talkie_tui.i18n import _
 
 from .file_store import FileStore
-from .grants import NoKeyringError, StoredGrant, TokenStore, TokenStoreError, check_server_id
+from .grants import (
+    GrantKind,
+    NoKeyringError,
+    StoredGrant,
+    TokenStore,
+    TokenStoreError,
+    check_server_id,
+)
 from .keyring_store import KeyringStatus, KeyringStore, keyring_status, open_keyring_store
 
 # Besides its own names, what a caller of `open_store` deals in, wherever it is defined.
@@ -29,6 +36,7 @@ __all__ = [
     "StoredGrant",
     "TokenStore",
     "TokenStoreError",
+    "find_grant",
     "forget_everywhere",
     "keyring_status",
     "open_store",
@@ -114,3 +122,31 @@ def forget_everywhere(server_id: str) -> list[str]:
     if failures:
         raise ForgetIncomplete(removed, failures)
     return removed
+
+
+_STORE_KINDS = ("keyring", "file", "session")
+
+
+def _stores(preferred: TokenStore | None) -> list[TokenStore]:
+    stores = [preferred] if preferred is not None else []
+    for kind in _STORE_KINDS:
+        if preferred is not None and preferred.kind == kind:
+            continue
+        with contextlib.suppress(TokenStoreError):
+            stores.append(open_store(kind))
+    return stores
+
+
+def find_grant(
+    server_id: str, preferred: TokenStore | None = None, *, kind: GrantKind = "refresh"
+) -> tuple[StoredGrant, TokenStore] | None:
+    """The stored sign-in of `server_id` of this kind and the store holding it (the preferred
+    one first): an OAuth grant, or a bearer token kept as it is."""
+    for store in _stores(preferred):
+        try:
+            grant = store.load(server_id)
+        except TokenStoreError:
+            continue
+        if grant is not None and grant.kind == kind:
+            return grant, store
+    return None

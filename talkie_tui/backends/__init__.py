@@ -6,20 +6,29 @@ this version speaks (the command line offers only these for `--protocol`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
+from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
     from talkie_tui.core.tokens import TokenSource
 
     from .base import Backend, KeptSignIn, ProtocolName
+    from .cuckoo.backend import CuckooBackend
+    from .minara.backend import MinaraBackend
+    from .talkie.backend import TalkieBackend
 
 __all__ = [
     "PROTOCOLS",
     "NotAServer",
     "connect",
+    "is_gateway",
+    "is_hub",
+    "is_talkie",
     "looked_like_a_gateway",
     "looked_like_a_hub",
     "not_a_server",
@@ -28,6 +37,32 @@ __all__ = [
 
 PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara", "cuckoo")
 """The protocols a backend exists for (the command line offers these for `--protocol`)."""
+
+
+_BACKEND_CLASSES: dict[ProtocolName, tuple[str, str]] = {
+    "talkie": ("talkie_tui.backends.talkie.backend", "TalkieBackend"),
+    "minara": ("talkie_tui.backends.minara.backend", "MinaraBackend"),
+    "cuckoo": ("talkie_tui.backends.cuckoo.backend", "CuckooBackend"),
+}
+
+
+def _backend_of(backend: object, protocol: ProtocolName) -> bool:
+    return is_loaded_instance(backend, *_BACKEND_CLASSES[protocol])
+
+
+def is_talkie(backend: object) -> TypeGuard[TalkieBackend]:
+    """Whether `backend` is a Talkie server's (without importing talkie/1 to find out)."""
+    return _backend_of(backend, "talkie")
+
+
+def is_gateway(backend: object) -> TypeGuard[MinaraBackend]:
+    """Whether `backend` is a Minara gateway's (without importing the Minara wire)."""
+    return _backend_of(backend, "minara")
+
+
+def is_hub(backend: object) -> TypeGuard[CuckooBackend]:
+    """Whether `backend` is a Cuckoo hub's (without importing the Cuckoo wire)."""
+    return _backend_of(backend, "cuckoo")
 
 
 class NotAServer(DiscoveryError):
@@ -58,10 +93,9 @@ async def connect(
     """
     if protocol is not None and protocol not in PROTOCOLS:
         raise ValueError(f"no backend for the {protocol} protocol in this version")
-    from .cuckoo.backend import connect as connect_cuckoo
-    from .minara.backend import connect as connect_minara
-    from .talkie.backend import connect as connect_talkie
-
+    connect_talkie = partial(_connect_with, "talkie")
+    connect_minara = partial(_connect_with, "minara")
+    connect_cuckoo = partial(_connect_with, "cuckoo")
     if protocol == "talkie":
         return await connect_talkie(
             address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
@@ -98,6 +132,14 @@ async def connect(
                 if found is cuckoo_error or found is minara_error:
                     raise
                 raise found from cuckoo_error
+
+
+async def _connect_with(protocol: ProtocolName, address: str, **options: Any) -> Backend:
+    # The protocol's backend is imported only when it is tried: a gateway's session imports no
+    # talkie/1 or Cuckoo wire when it is asked for by name.
+    module = importlib.import_module(_BACKEND_CLASSES[protocol][0])
+    backend: Backend = await module.connect(address, **options)
+    return backend
 
 
 def looked_like_a_gateway(error: TalkieError) -> bool:

@@ -10,8 +10,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui.auth.errors import SignInError
-from talkie_tui.auth.grants import GrantKind
-from talkie_tui.auth.signin import SignIn, find_grant, oauth_issuer, sign_out
+from talkie_tui.auth.signin import SignIn, oauth_issuer, sign_out
 from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
 from talkie_tui.browser import graphical_browser_available, open_url
 from talkie_tui.config import KnownServers, Settings, gateway_token, settings_path
@@ -27,6 +26,7 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.protocol.client import TalkieClient
 
 from .common import report_error
+from .servers import list_servers
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import ProtocolName
@@ -425,31 +425,4 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     err.write(
         f"Signed out of {clean_text(entry.label if entry else server_id)}. {result.describe()}\n"
     )
-    return ExitCode.OK
-
-
-def list_servers(out: TextIO | None = None) -> int:
-    """Print the known servers and whether a sign-in is kept for each (to stdout as it is now)."""
-    out = out or sys.stdout
-    known = KnownServers.load()
-    entries = known.all()
-    if not entries:
-        out.write("No known servers yet: connect with `talkie connect SERVER`.\n")
-        return ExitCode.OK
-    rows = []
-    for entry in entries:
-        kind: GrantKind = "bearer" if entry.protocol in ("minara", "cuckoo") else "refresh"
-        found = find_grant(entry.server_id, kind=kind)
-        state = f"signed in ({found[1].kind})" if found else "not signed in"
-        rows.append(
-            (clean_text(entry.label), clean_text(entry.address), state, entry.last_used[:16])
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    for name, address, state, used in rows:
-        out.write(
-            f"{name:<{widths[0]}}  {address:<{widths[1]}}  {state:<{widths[2]}}  {used}\n".rstrip()
-            + "\n"
-        )
-    for warning in known.warnings:
-        out.write(f"talkie: {warning}\n")
     return ExitCode.OK

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
-
-from pydantic import AfterValidator
+from typing import TYPE_CHECKING, Annotated, Any
 
 __all__ = ["SafeStr", "clean_text"]
 
@@ -40,5 +38,18 @@ def clean_text(text: str) -> str:
     return _SEQUENCES.sub("", text.replace("\r\n", "\n"))
 
 
-SafeStr = Annotated[str, AfterValidator(clean_text)]
-"""A string from the server, cleaned of control sequences as it is parsed."""
+if TYPE_CHECKING:
+    from pydantic import AfterValidator
+
+    SafeStr = Annotated[str, AfterValidator(clean_text)]
+    """A string from the server, cleaned of control sequences as it is parsed."""
+else:
+
+    def __getattr__(name: str) -> Any:
+        """`SafeStr`, made when a model module first asks: cleaning text (`talkie --help`,
+        `talkie servers`) does not import pydantic."""
+        if name != "SafeStr":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from pydantic import AfterValidator
+
+        return Annotated[str, AfterValidator(clean_text)]

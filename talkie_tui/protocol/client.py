@@ -44,7 +44,7 @@ from .manifest import (
     DiscoveredServer,
     ManifestCache,
     check_signaling_url,
-    manifest_url_for,
+    discover_address,
 )
 from .models import (
     Action,
@@ -133,10 +133,12 @@ class TalkieClient:
         cache: ManifestCache | None = None,
         max_event_chars: int = MAX_EVENT_CHARS,
         retry_delay: float = 0.5,
+        close_http: bool | None = None,
     ) -> None:
         self.server = server
         self._auth = BearerAuth(server.origin, tokens)
-        self._own_http = http is None
+        # Closed with the client when it made it, or when `close_http` hands it over.
+        self._own_http = http is None if close_http is None else close_http
         self._http = http or make_http_client()
         self._cache = cache or ManifestCache()
         self._max_event_chars = max_event_chars
@@ -157,19 +159,14 @@ class TalkieClient:
     ) -> TalkieClient:
         """Discover the server at `address` (§1) and return a client for it."""
         cache = cache or ManifestCache()
-        own_http = http is None
-        http = http or make_http_client()
-        try:
-            url = manifest_url_for(address, allow_private_http=allow_private_http)
-            server = await cache.discover(http, url, allow_private_http=allow_private_http)
-        except BaseException:
-            if own_http:
-                await http.aclose()
-            raise
-        server.accepted_origins |= accepted_origins or set()
-        client = cls(server, tokens=tokens, http=http, cache=cache, **options)
-        client._own_http = own_http
-        return client
+        server, http, own_http = await discover_address(
+            address,
+            cache=cache,
+            http=http,
+            allow_private_http=allow_private_http,
+            accepted_origins=accepted_origins,
+        )
+        return cls(server, tokens=tokens, http=http, cache=cache, close_http=own_http, **options)
 
     @property
     def tokens(self) -> TokenSource | None:

@@ -19,6 +19,7 @@ from talkie_tui.protocol.errors import error_from_response
 
 from .addresses import check_secure, service_url
 from .failures import describe_transport_error, network_errors
+from .http import make_http_client
 from .models import Manifest
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "check_secure",
     "check_signaling_url",
     "describe_transport_error",
+    "discover_address",
     "fetch_manifest",
     "manifest_url_for",
     "resolve_endpoint",
@@ -393,3 +395,26 @@ class ManifestCache:
         )
         self.put(url, server)
         return server
+
+
+async def discover_address(
+    address: str,
+    *,
+    cache: ManifestCache,
+    http: httpx.AsyncClient | None = None,
+    allow_private_http: bool = False,
+    accepted_origins: set[str] | None = None,
+) -> tuple[DiscoveredServer, httpx.AsyncClient, bool]:
+    """Discover the server at `address` (§1): the server, the HTTP client its manifest came
+    through (`http`, else a new one, closed here when discovery fails), and whether it is new."""
+    own_http = http is None
+    http = http or make_http_client()
+    try:
+        url = manifest_url_for(address, allow_private_http=allow_private_http)
+        server = await cache.discover(http, url, allow_private_http=allow_private_http)
+    except BaseException:
+        if own_http:
+            await http.aclose()
+        raise
+    server.accepted_origins |= accepted_origins or set()
+    return server, http, own_http

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import httpx
 from textual import events, on
@@ -17,14 +17,10 @@ from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from talkie_tui.auth.signin import SignOutResult, sign_out
-from talkie_tui.auth.store import ForgetIncomplete, TokenStoreError, forget_everywhere
-from talkie_tui.auth.tokens import OAuthTokens
+from talkie_tui.backends import is_gateway, is_hub
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
-from talkie_tui.backends.cuckoo.backend import CuckooBackend
-from talkie_tui.backends.minara.backend import MinaraBackend
-from talkie_tui.backends.talkie import TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.core.urls import is_loopback_host
@@ -32,17 +28,26 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 
 from .commands import TalkieCommands
 from .crash import CrashGuard
-from .gateway_sign_in import GatewaySignIn
 from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
-from .hub_signing import HubSignIn
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
-from .screens.chat import ChatScreen
 from .screens.connect import ConnectFunction, ConnectScreen
-from .screens.help import HelpScreen
-from .signing import Signer, dev_tokens_refused, offer_of
+from .sign_in_offer import dev_tokens_refused, offer_of
 from .type_ahead import TypeAhead
 from .voice import VoiceOptions
+
+# Only what every start needs is imported here: a protocol's backend, the sign-in flows and
+# the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
+if TYPE_CHECKING:
+    from talkie_tui.auth.signin import SignOutResult
+    from talkie_tui.auth.tokens import OAuthTokens
+    from talkie_tui.backends.cuckoo.backend import CuckooBackend
+    from talkie_tui.backends.minara.backend import MinaraBackend
+    from talkie_tui.backends.talkie import TalkieClient
+
+    from .hub_signing import HubSignIn
+    from .screens.chat import ChatScreen
+    from .signing import Signer
 
 __all__ = ["TalkieApp"]
 
@@ -73,6 +78,15 @@ def _stylesheets() -> list[Path]:
     """app.tcss first, then every other stylesheet of the UI in name order."""
     sheets = sorted(STYLES.glob("*.tcss"))
     return sorted(sheets, key=lambda path: path.name != "app.tcss")
+
+
+def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
+    """Whether `screen` is a chat screen, without importing it (the picker never does)."""
+    return is_loaded_instance(screen, "talkie_tui.ui.screens.chat", "ChatScreen")
+
+
+def _import_chat_screen() -> None:
+    from .screens import chat  # noqa: F401  # imported now, used when the server answered
 
 
 # Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
@@ -112,7 +126,11 @@ class TalkieApp(CrashGuard):
     ) -> None:
         self.client = client
         # Set first: the stylesheet asks for the server's accent.
-        self.backend = backend or (TalkieBackend(client) if client is not None else None)
+        if backend is None and client is not None:
+            from talkie_tui.backends.talkie import TalkieBackend
+
+            backend = TalkieBackend(client)
+        self.backend = backend
         super().__init__()
         self.settings = settings or Settings.load()
         self.known = known if known is not None else KnownServers.load()  # an empty list is one
@@ -180,14 +198,14 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if isinstance(screen, ChatScreen):
+        if _is_chat(screen):
             return True  # mounting: its composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
         return screen is self.default_screen
 
-    @on(ChatScreen.Ready)
-    def _chat_ready(self, event: ChatScreen.Ready) -> None:
+    def on_chat_screen_ready(self, event: ChatScreen.Ready) -> None:
+        """The chat's composer is there: the keys typed meanwhile go into it."""
         self.type_ahead.release(event.chat.composer)
 
     def on_mount(self) -> None:
@@ -195,6 +213,10 @@ class TalkieApp(CrashGuard):
             self._show_chat(self.backend)
         else:
             self.push_screen(self._connect_screen(self._address))
+            if self._address is not None:
+                # Drawn first, the connect screen asks the server; meanwhile (the request is
+                # out) the chat screen's code is loaded, so the wait and the import overlap.
+                self.call_after_refresh(_import_chat_screen)
 
     def _connect_screen(self, address: str | None) -> ConnectScreen:
         return ConnectScreen(
@@ -210,6 +232,8 @@ class TalkieApp(CrashGuard):
         )
 
     def _signer(self) -> Signer:
+        from .signing import Signer
+
         return Signer(self, self.settings, self.known, self._allow_private_http)
 
     @on(ConnectScreen.Connected)
@@ -224,6 +248,8 @@ class TalkieApp(CrashGuard):
         use_language(choose_language(self.settings.language, info.locale))
         self.refresh_css(animate=False)
         self.sub_title = info.name
+        from .screens.chat import ChatScreen
+
         screen = ChatScreen(
             backend,
             thread_id=self._initial_thread_id,
@@ -253,12 +279,12 @@ class TalkieApp(CrashGuard):
         )
 
     def _chat(self) -> ChatScreen | None:
-        return self.screen if isinstance(self.screen, ChatScreen) else None
+        return self.screen if _is_chat(self.screen) else None
 
     def _chat_below(self) -> ChatScreen | None:
         """The chat screen, also under a modal (help, the palette, a confirmation)."""
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, ChatScreen):
+            if _is_chat(screen):
                 return screen
         return None
 
@@ -266,6 +292,8 @@ class TalkieApp(CrashGuard):
 
     def action_help(self) -> None:
         """Show every key binding."""
+        from .screens.help import HelpScreen  # only when asked for
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(newline_key=self.settings.newline_key))
 
@@ -337,9 +365,7 @@ class TalkieApp(CrashGuard):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Sign in and sign out only while connected (sign in where the server offers it)."""
-        if action in ("sign_out", "sign_in") and isinstance(
-            self.backend, MinaraBackend | CuckooBackend
-        ):
+        if action in ("sign_out", "sign_in") and (is_gateway(self.backend) or is_hub(self.backend)):
             return True  # the gateway's token or the hub's session: given again, or forgotten
         if action == "sign_out":
             return self.client is not None
@@ -351,7 +377,9 @@ class TalkieApp(CrashGuard):
             return chat is not None and chat.check_action(action, parameters) is True
         if action == "sign_in":
             client = self.client
-            return client is not None and offer_of(client.server, self.settings) in (
+            if client is None:
+                return False
+            return offer_of(client.server, self.settings) in (
                 "oauth",
                 "dev_token",
             )
@@ -362,19 +390,19 @@ class TalkieApp(CrashGuard):
         if chat := self._chat():
             self._offer_sign_in(chat, "", asked=True)
 
-    @on(ChatScreen.SignInRequired)
-    def _sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
+    def on_chat_screen_sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
+        """A server refused the chat's sign-in: offer a new one (once at a time)."""
         event.stop()
         # The chat of the server connected now (the client is talkie/1's; a gateway's or a
         # hub's backend has a wire client of its own, which the app does not hold).
-        if isinstance(event.chat, ChatScreen) and event.chat.backend is self.backend:
+        if _is_chat(event.chat) and event.chat.backend is self.backend:
             self._offer_sign_in(event.chat, event.message, asked=False)
 
     def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
         """Push the sign-in screen over the chat (the conversation and the draft stay)."""
         if self._signing_in:
             return
-        if isinstance(chat.backend, MinaraBackend):
+        if is_gateway(chat.backend):
             self._signing_in = True
             self.run_worker(
                 self._token_again(chat, chat.backend, message),
@@ -382,7 +410,7 @@ class TalkieApp(CrashGuard):
                 exit_on_error=False,
             )
             return
-        if isinstance(chat.backend, CuckooBackend):
+        if is_hub(chat.backend):
             self._signing_in = True
             self.run_worker(
                 self._hub_again(chat, chat.backend, message),
@@ -466,10 +494,14 @@ class TalkieApp(CrashGuard):
             if message
             else ""
         )
+        from .gateway_sign_in import GatewaySignIn
+
         signing = GatewaySignIn(self, self.settings, self.known)
         await self._signed_in_again(chat, name, partial(signing.again, backend, reason))
 
     def _hub_signing(self) -> HubSignIn:
+        from .hub_signing import HubSignIn
+
         return HubSignIn(
             self, self.settings, self.known, allow_private_http=self._allow_private_http
         )
@@ -532,6 +564,8 @@ class TalkieApp(CrashGuard):
 
     async def _forget_token(self, backend: MinaraBackend) -> None:
         """Sign out of a gateway: its kept token is forgotten everywhere (nothing to revoke)."""
+        from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
+
         server_id, name = backend.info.server_id, clean_text(backend.info.name)
         try:
             await asyncio.to_thread(forget_everywhere, server_id)
@@ -557,14 +591,14 @@ class TalkieApp(CrashGuard):
 
     async def action_sign_out(self) -> None:
         """Sign out: revoke the sign-in at the server, forget its tokens; back to the list."""
-        if isinstance(self.backend, MinaraBackend):
+        if is_gateway(self.backend):
             gateway = self.backend
             self._gateway_token = None
             await self._disconnect()
             await self.switch_screen(self._connect_screen(None))
             await self._forget_token(gateway)
             return
-        if isinstance(self.backend, CuckooBackend):
+        if is_hub(self.backend):
             hub = self.backend
             self._hub_token = None
             await self._disconnect()
@@ -587,6 +621,8 @@ class TalkieApp(CrashGuard):
         await self.switch_screen(screen)
         if client is None:
             return
+        from talkie_tui.auth.tokens import OAuthTokens
+
         name = clean_text(client.server.manifest.name)
         if isinstance(tokens, OAuthTokens):
             screen.show_status(
@@ -606,6 +642,9 @@ class TalkieApp(CrashGuard):
         self, server_id: str, name: str, tokens: OAuthTokens, screen: ConnectScreen
     ) -> None:
         """Revoke, then forget (whatever revocation did), off the event loop: stores may block."""
+        from talkie_tui.auth.signin import sign_out
+        from talkie_tui.auth.store import TokenStoreError
+
         allow_private_http = self._allow_private_http
 
         def run() -> SignOutResult:

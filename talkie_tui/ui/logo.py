@@ -8,13 +8,16 @@ from __future__ import annotations
 import io
 import logging
 import math
+from typing import TYPE_CHECKING
 
-from PIL import Image
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
 from talkie_tui.core.logo import MAX_LOGO_PIXELS, is_logo_image
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = ["HALF_BLOCK", "render_half_blocks"]
 
@@ -43,6 +46,8 @@ def render_half_blocks(
     """
     if width < 1 or height < 1 or not is_logo_image(data):
         return None
+    from PIL import Image  # decoding images only when there is a logo to draw
+
     try:
         with Image.open(io.BytesIO(data), formats=("PNG", "JPEG")) as image:
             if max(image.size) > MAX_LOGO_PIXELS or min(image.size) < 1:

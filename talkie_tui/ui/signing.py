@@ -12,59 +12,30 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from textual.app import App
 
 from talkie_tui.auth.signin import SignIn, tokens_for
-from talkie_tui.auth.store import MemoryStore, NoKeyringError, TokenStore, open_store
+from talkie_tui.auth.store import NoKeyringError, TokenStore, open_store
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.backends.talkie import DiscoveredServer
-from talkie_tui.config import KnownServers, Settings, settings_path
+from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
-from talkie_tui.i18n import _
 
 from .notify import notify_plain
 from .screens.sign_in import SignInFlow, SignInScreen
 from .screens.store_choice import StoreChoiceScreen
+from .sign_in_offer import Offer, dev_tokens_refused, offer_of
 
 __all__ = [
     "Offer",
     "Signer",
     "dev_tokens_refused",
     "offer_of",
-    "session_signed_in",
     "warn_in",
 ]
-
-Offer = Literal["oauth", "dev_token", "dev_token_off", "open"]
-"""How a person may sign in: OAuth in the browser, a pasted development token (the switch is
-on), only a development token while the switch is off, or nothing needed at all."""
-
-
-def offer_of(server: DiscoveredServer, settings: Settings) -> Offer:
-    """What talkie may offer for `server`: OAuth first; a pasted token only behind the switch."""
-    auth = server.manifest.auth
-    if auth.oauth is not None:
-        return "oauth"
-    if auth.token is not None:
-        return "dev_token" if settings.dev_tokens else "dev_token_off"
-    return "open"
-
-
-def dev_tokens_refused(server: DiscoveredServer) -> str:
-    """Why talkie does not ask for a token here, and how to give one anyway (§2.2)."""
-    name = clean_text(server.manifest.name)
-    return _(
-        "{name} only offers development tokens, and talkie asks for those only when you "
-        "allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in {path}."
-    ).format(name=name, path=settings_path())
-
-
-def session_signed_in(server_id: str) -> bool:
-    """True when this talkie process holds a sign-in for `server_id` in memory only."""
-    return MemoryStore().load(server_id) is not None
 
 
 def warn_in(app: App[Any]) -> Callable[[str], None]:

@@ -5,11 +5,35 @@ sign-in screens still hold a `TalkieClient` and read the `DiscoveredServer` (its
 sign-in offer, its foreign endpoints), so this package hands them on, and `ui/` reaches
 talkie/1 only through here. They move behind the backend interface when sign-in does, with the
 second and third protocols (issues 12 and 13).
+
+The names are imported on first use: `discovery.connect_client` must be importable without
+the talkie/1 client and AG-UI, which a gateway or a hub never needs (issue 24).
 """
 
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.manifest import DiscoveredServer
+from __future__ import annotations
 
-from .backend import TalkieBackend, server_info
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from talkie_tui.protocol.client import TalkieClient
+    from talkie_tui.protocol.manifest import DiscoveredServer
+
+    from .backend import TalkieBackend, server_info
 
 __all__ = ["DiscoveredServer", "TalkieBackend", "TalkieClient", "server_info"]
+
+_HOMES = {
+    "DiscoveredServer": "talkie_tui.protocol.manifest",
+    "TalkieBackend": "talkie_tui.backends.talkie.backend",
+    "TalkieClient": "talkie_tui.protocol.client",
+    "server_info": "talkie_tui.backends.talkie.backend",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """One of the package's names, from its module (imported now, if it was not yet)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

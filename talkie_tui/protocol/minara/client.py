@@ -26,7 +26,6 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
 from talkie_tui.protocol.addresses import check_secure
-from talkie_tui.protocol.events import iter_event_data
 from talkie_tui.protocol.failures import describe_transport_error, network_errors
 from talkie_tui.protocol.rest import (
     DEFAULT_TIMEOUT,
@@ -35,6 +34,7 @@ from talkie_tui.protocol.rest import (
     path_segment,
     read_limited,
 )
+from talkie_tui.protocol.sse import iter_event_data
 
 from .errors import EndpointRefused, error_for
 from .files import MultipartFile, ProbedFile, check_count, probe_file

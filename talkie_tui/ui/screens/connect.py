@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -28,10 +28,9 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from talkie_tui import backends
-from talkie_tui.auth.store import TokenStoreError
+from talkie_tui.auth.grants import TokenStoreError
+from talkie_tui.auth.store import MemoryStore
 from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
-from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
-from talkie_tui.backends.talkie import DiscoveredServer, TalkieBackend, TalkieClient
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import (
     AddressRefused,
@@ -44,19 +43,23 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui import hub_signing
-from talkie_tui.ui.gateway_sign_in import GatewayConnect, GatewaySignIn, gateway_identity
-from talkie_tui.ui.hub_signing import HubConnect, HubSignIn
 from talkie_tui.ui.localized import LocalizedBindings
 from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
-from talkie_tui.ui.signing import Signer, dev_tokens_refused, offer_of, session_signed_in
+from talkie_tui.ui.sign_in_offer import dev_tokens_refused, offer_of
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
+# A protocol's client, backend and sign-in come when an address turns out to speak it: the
+# picker and a session of one protocol import no other's wire (issue 24).
+if TYPE_CHECKING:
+    from talkie_tui.backends.talkie import DiscoveredServer, TalkieClient
+    from talkie_tui.ui.gateway_sign_in import GatewayConnect
+    from talkie_tui.ui.hub_signing import HubConnect
+
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
-ConnectFunction = Callable[..., Awaitable[TalkieClient]]
+ConnectFunction = Callable[..., Awaitable["TalkieClient"]]
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _SPIN_SECONDS = 0.08
 _HINTS = {
@@ -83,7 +86,7 @@ def _known_row(entry: KnownServer) -> SplitRow:
         (name, "bold"), "  " if shown_address else "", (shown_address, "$text-muted")
     )
     # servers.json records lasting sign-ins; one kept for this session only is asked for.
-    signed_in = entry.signed_in or session_signed_in(entry.server_id)
+    signed_in = entry.signed_in or MemoryStore().load(entry.server_id) is not None
     return SplitRow(left, _("signed in") if signed_in else _("not signed in"))
 
 
@@ -109,7 +112,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         @property
         def client(self) -> TalkieClient | None:
             """The talkie/1 client, for a Talkie server (its sign-in is renewed on it)."""
-            return self.backend.client if isinstance(self.backend, TalkieBackend) else None
+            return self.backend.client if backends.is_talkie(self.backend) else None
 
     def __init__(
         self,
@@ -137,11 +140,11 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
-        self._connect_fn: ConnectFunction = connect or TalkieClient.connect
+        self._connect_fn = connect  # None: discovery.connect_client
         self._connect_gateway: GatewayConnect = connect_gateway or partial(
             backends.connect, protocol="minara"
         )
-        self._connect_hub: HubConnect = connect_hub or hub_signing.connect_hub
+        self._connect_hub = connect_hub  # None: hub_signing.connect_hub
         self.protocol = protocol
         """What `--protocol` forces (None: found out, or what a known server speaks)."""
         self._worker: Worker[None] | None = None
@@ -321,10 +324,12 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if protocol == "cuckoo":
             await self._connect_to_hub(address)
             return
+        from talkie_tui.backends.talkie.discovery import connect_client
+
         try:
             # No accepted origins yet: they belong to a serverId, known only after discovery
             # (the same address may now serve another server).
-            client = await self._connect_fn(
+            client = await (self._connect_fn or connect_client)(
                 address,
                 tokens=StaticToken(self.token) if self.token else None,
                 allow_private_http=self.allow_private_http,
@@ -359,6 +364,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._set_status(
             _("Connected to {name}.").format(name=client.server.manifest.name), kind="info"
         )
+        from talkie_tui.backends.talkie import TalkieBackend
+
         self.post_message(self.Connected(TalkieBackend(client)))
 
     async def _connect_to_gateway(self, address: str, not_talkie: TalkieError | None) -> None:
@@ -383,6 +390,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 _("The gateway at {address} asks for its token…").format(address=address),
                 kind="busy",
             )
+            from talkie_tui.ui.gateway_sign_in import GatewaySignIn, gateway_identity
+
             self._remember_gateway(gateway_identity(address, self.allow_private_http), address)
             signing = GatewaySignIn(
                 self.app, self.settings, self.known, allow_private_http=self.allow_private_http
@@ -421,9 +430,13 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             kind="busy",
             busy=True,
         )
+        from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
+        from talkie_tui.ui.hub_signing import HubSignIn, connect_hub
+
+        connect = self._connect_hub or connect_hub
         tokens = StaticToken(self.hub_token) if self.hub_token else None
         try:
-            backend = await self._connect_hub(
+            backend = await connect(
                 address, tokens=tokens, allow_private_http=self.allow_private_http
             )
         except HubSignInNeeded as wanted:
@@ -437,7 +450,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 self.app, self.settings, self.known, allow_private_http=self.allow_private_http
             )
             try:
-                signed_in = await signing.open(address, wanted, self._connect_hub)
+                signed_in = await signing.open(address, wanted, connect)
             except Exception as error:  # a store or the hub that failed: words, never a crash
                 self._show_error(error)
                 return
@@ -501,6 +514,8 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if offer == "dev_token_off":
             self._set_status("✗ " + dev_tokens_refused(server), kind="error")
             return False
+        from talkie_tui.ui.signing import Signer  # the sign-in flow, only when it may run
+
         signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
         if offer == "oauth":
             self._set_status(

@@ -1,0 +1,133 @@
+"""What a start of talkie imports (issue 24): a session imports its own protocol only.
+
+Each case runs in a fresh Python process (a test process has imported everything already) and
+reports `sys.modules` once it is where a person would be: `talkie connect URL --token T` with
+the chat open on each reference server, the server picker, `talkie --help` and `talkie
+servers`. Module sets only, never times (those are benchmarks/startup.py's).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from tests.helpers import TEST_TOKEN
+
+# The chat of `talkie connect`, through the command line's own code, up for a moment after
+# its status, threads and logo are asked for.
+CONNECT = """
+import asyncio, json, sys
+from talkie_tui.cli import build_parser, connect_app
+
+async def main():
+    app = connect_app(build_parser().parse_args(sys.argv[1:]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        want = "ChatScreen" if len(sys.argv) > 2 else "ConnectScreen"
+        for _ in range(400):
+            if type(app.screen).__name__ == want and app.screen.is_mounted:
+                break
+            await pilot.pause(0.05)
+        else:
+            raise SystemExit(f"no {want}: {app.screen!r}")
+        await pilot.pause(1.0)
+    print(json.dumps(sorted(sys.modules)))
+
+asyncio.run(main())
+"""
+COMMAND = """
+import contextlib, json, sys
+from talkie_tui.cli import main
+with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
+    main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+TALKIE_WIRE = ("ag_ui", "talkie_tui.protocol.events", "talkie_tui.protocol.client")
+MINARA_WIRE = ("talkie_tui.protocol.minara", "talkie_tui.backends.minara")
+CUCKOO_WIRE = ("talkie_tui.protocol.cuckoo", "talkie_tui.backends.cuckoo")
+NEVER_AT_START = (
+    "talkie_tui.voice",
+    "talkie_tui.devserver",
+    "talkie_tui.conformance",
+    "talkie_tui.bridge",
+    "aiortc",
+    "sounddevice",
+    "numpy",
+    "uvicorn",
+)
+
+
+def imported(script: str, *args: str) -> set[str]:
+    """The modules a fresh process has imported at the end of `script`."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def found(modules: set[str], *packages: str) -> list[str]:
+    """The modules of `modules` that are `packages` or inside them."""
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+def test_a_talkie_session_imports_no_gateway_or_hub_wire(
+    devserver: Callable[..., str],
+) -> None:
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    modules = imported(CONNECT, "connect", url, "--token", TEST_TOKEN)
+    assert "talkie_tui.backends.talkie.backend" in modules  # it did connect
+    assert found(modules, *MINARA_WIRE, *CUCKOO_WIRE, *NEVER_AT_START) == []
+
+
+def test_a_minara_session_imports_no_ag_ui_and_no_hub_wire(
+    minara_gateway: Callable[..., str],
+) -> None:
+    url = minara_gateway(test_mode=True, auth_token=TEST_TOKEN)
+    modules = imported(CONNECT, "connect", url, "--token", TEST_TOKEN)
+    assert "talkie_tui.backends.minara.backend" in modules
+    assert found(modules, *TALKIE_WIRE, *CUCKOO_WIRE, *NEVER_AT_START) == []
+
+
+async def test_a_cuckoo_session_imports_no_ag_ui_and_no_gateway_wire(
+    cuckoo_hub: Callable[..., str],
+) -> None:
+    from talkie_tui.backends.cuckoo import sign_in
+
+    codes: dict[str, str] = {}
+    url = cuckoo_hub(code_sink=codes.__setitem__)
+    await sign_in.start(url, "ada@example.com")
+    person = await sign_in.verify(
+        url, "ada@example.com", codes["ada@example.com"], device_name="test"
+    )
+    # The first time the address is found out: a Talkie manifest, then a gateway, are looked
+    # for (the gateway's backend asks), but talkie/1's client is imported only for a manifest.
+    first = imported(CONNECT, "connect", url, "--token", person.token)
+    assert "talkie_tui.backends.cuckoo.backend" in first
+    assert found(first, *TALKIE_WIRE, *NEVER_AT_START) == []
+    # Known since: straight to the hub.
+    again = imported(CONNECT, "connect", url, "--token", person.token)
+    assert found(again, *TALKIE_WIRE, *MINARA_WIRE, *NEVER_AT_START) == []
+
+
+def test_the_server_picker_imports_no_protocol_wire_and_no_keyring() -> None:
+    modules = imported(CONNECT, "connect")
+    assert "talkie_tui.ui.screens.connect" in modules
+    wires = (*TALKIE_WIRE, *MINARA_WIRE, *CUCKOO_WIRE, "talkie_tui.auth.signin", "keyring")
+    assert found(modules, *wires, *NEVER_AT_START) == []
+
+
+@pytest.mark.parametrize("command", [["--help"], ["servers"]], ids=["help", "servers"])
+def test_help_and_servers_import_no_textual_and_no_protocol(command: list[str]) -> None:
+    modules = imported(COMMAND, *command)
+    assert "talkie_tui.cli" in modules
+    heavy = ("textual", "talkie_tui.ui", "talkie_tui.protocol", "talkie_tui.auth.signin", "httpx")
+    assert found(modules, *heavy, *TALKIE_WIRE, *NEVER_AT_START) == []
