@@ -229,6 +229,7 @@ class TalkieApp(CrashGuard):
             connect=self._connect_fn,
             protocol=self._protocol,
             settings=self.settings,
+            tokens_belong_to=self._address,
         )
 
     def _signer(self) -> Signer:
@@ -238,6 +239,7 @@ class TalkieApp(CrashGuard):
 
     @on(ConnectScreen.Connected)
     def _connected(self, event: ConnectScreen.Connected) -> None:
+        self._address = self._address or event.tokens_for or None  # the tokens' server, kept
         self.client = event.client
         self._show_chat(event.backend)
 

@@ -409,3 +409,37 @@ def test_a_server_named_by_its_address_lists_the_address_once() -> None:
     crm = KnownServer("crm-1", "crm.example.com", name="Example CRM")
     assert _known_row(hub).parts()[0].plain == "Cuckoo hub · 127.0.0.1:48711"
     assert _known_row(crm).parts()[0].plain == "Example CRM  crm.example.com"
+
+
+async def test_the_command_lines_token_goes_to_its_server_only(
+    devserver: Callable[..., str], tmp_path: Path
+) -> None:
+    """`talkie connect A --token T`, then another server picked: T is not sent there (it
+    asks for its own sign-in), and the list says A is signed in, by the token."""
+    first = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    other = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    known = KnownServers.load(tmp_path / "servers.json")
+    settings = Settings(downloads_dir=tmp_path / "downloads", token_storage="file")
+    app = TalkieApp(first, token=TEST_TOKEN, known=known, settings=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        from talkie_tui.ui.screens.chat import ChatScreen
+        from tests.ui.test_chat_flows import screen_text
+
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen), 30)
+        await app.action_switch_server()
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ConnectScreen) and bool(app.screen.query("#known-servers"))
+            ),
+            30,
+        )
+        screen = app.screen
+        assert isinstance(screen, ConnectScreen)
+        assert screen._tokens_given_for(first) and not screen._tokens_given_for(other)
+        screen.address_input.value = other
+        screen.address_input.focus()
+        await pilot.press("enter")
+        # Without the token, the other server asks for a sign-in of its own.
+        await until(pilot, lambda: "only offers development tokens" in screen_text(app), 30)
+        assert isinstance(app.screen, ConnectScreen)

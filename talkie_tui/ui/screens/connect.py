@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
+import httpx
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -75,7 +76,16 @@ def _hint_for(error: TalkieError) -> str:
     return ""
 
 
-def _known_row(entry: KnownServer) -> SplitRow:
+def _place(address: str) -> str:
+    """The origin an address names (`crm.example.com` is https), to tell two apart."""
+    text = address.strip()
+    try:
+        return origin_of(text if "://" in text else f"https://{text}")
+    except (ValueError, httpx.InvalidURL):
+        return text
+
+
+def _known_row(entry: KnownServer, *, token_given: bool = False) -> SplitRow:
     # The file is the user's own, but names came from servers: clean them once more.
     name = one_line(clean_text(entry.label)) or entry.server_id
     address = one_line(clean_text(entry.address))
@@ -86,7 +96,7 @@ def _known_row(entry: KnownServer) -> SplitRow:
         (name, "bold"), "  " if shown_address else "", (shown_address, "$text-muted")
     )
     # servers.json records lasting sign-ins; one kept for this session only is asked for.
-    signed_in = entry.signed_in or MemoryStore().load(entry.server_id) is not None
+    signed_in = token_given or entry.signed_in or MemoryStore().load(entry.server_id) is not None
     return SplitRow(left, _("signed in") if signed_in else _("not signed in"))
 
 
@@ -105,9 +115,10 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         """Connected and signed in (a Talkie server's foreign endpoints accepted): here is
         the server's backend."""
 
-        def __init__(self, backend: Backend) -> None:
+        def __init__(self, backend: Backend, tokens_for: str = "") -> None:
             super().__init__()
             self.backend = backend
+            self.tokens_for = tokens_for  # where the command line's tokens belong ("" none)
 
         @property
         def client(self) -> TalkieClient | None:
@@ -128,15 +139,23 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         connect_hub: HubConnect | None = None,
         protocol: ProtocolName | None = None,
         settings: Settings | None = None,
+        tokens_belong_to: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.initial_address = address
-        self.token = token
-        self.gateway_token = gateway_token or token  # --token, else $MINARA_TOKEN
-        self.hub_token = hub_token  # --token, else $CUCKOO_TOKEN
+        # The tokens of the command line (--token, $MINARA_TOKEN, $CUCKOO_TOKEN) are for the
+        # server it named, and go nowhere else: a server picked later is signed in on its own.
+        self._given = (token, gateway_token or token, hub_token)
+        # No address given: they are for the first server connected to.
+        place = tokens_belong_to or address
+        self._tokens_place = _place(place) if place and any(self._given) else ""
+        self.token: str | None = None
+        self.gateway_token: str | None = None
+        self.hub_token: str | None = None
+        self._use_tokens_for(address or "")
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
@@ -236,7 +255,13 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._entries = {entry.server_id: entry for entry in entries}
         has_logos = any(logo_path(entry.server_id).is_file() for entry in entries)
         self.logo_slot.set_class(not has_logos, "-empty")
-        options = [Option(_known_row(entry), id=entry.server_id) for entry in entries]
+        options = [
+            Option(
+                _known_row(entry, token_given=self._tokens_given_for(entry.address)),
+                id=entry.server_id,
+            )
+            for entry in entries
+        ]
         if not options:
             options = [Option(Content(_("None yet: type an address above.")), disabled=True)]
         known_list.set_options(options)
@@ -316,7 +341,20 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             return "minara" if entry.protocol == "minara" else "cuckoo"
         return None
 
+    def _tokens_given_for(self, address: str) -> bool:
+        """True when the command line's tokens are for the server at `address`."""
+        return bool(self._tokens_place) and _place(address) == self._tokens_place
+
+    def _use_tokens_for(self, address: str) -> None:
+        """Sign in to `address` with the command line's tokens only if they are its (with no
+        address on the command line, they are the first one's tried)."""
+        if not self._tokens_place and any(self._given) and address.strip():
+            self._tokens_place = _place(address)
+        given = self._given if self._tokens_given_for(address) else (None, None, None)
+        self.token, self.gateway_token, self.hub_token = given
+
     async def _connect(self, address: str) -> None:
+        self._use_tokens_for(address)
         protocol = self._protocol_for(address)
         if protocol == "minara":
             await self._connect_to_gateway(address, None)
@@ -366,7 +404,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         )
         from talkie_tui.backends.talkie import TalkieBackend
 
-        self.post_message(self.Connected(TalkieBackend(client)))
+        self.post_message(self.Connected(TalkieBackend(client), self._tokens_place))
 
     async def _connect_to_gateway(self, address: str, not_talkie: TalkieError | None) -> None:
         """Reach the Minara gateway at `address` and sign in to it (`not_talkie`: what the
@@ -418,7 +456,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._remember_gateway(info, address)
         self._connected = True
         self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
-        self.post_message(self.Connected(backend))
+        self.post_message(self.Connected(backend, self._tokens_place))
 
     async def _connect_to_hub(
         self, address: str, not_others: tuple[TalkieError, TalkieError] | None = None
@@ -471,7 +509,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self._remember_hub(info, address)
         self._connected = True
         self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
-        self.post_message(self.Connected(backend))
+        self.post_message(self.Connected(backend, self._tokens_place))
 
     def _remember_hub(self, info: ServerInfo, address: str) -> None:
         self._remember_with(
