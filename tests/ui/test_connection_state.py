@@ -179,7 +179,7 @@ async def _retried_after_restart(app: TalkieApp, proxy: KillableProxy, text: str
         assert _sent(screen).count(text) == 1
         await pilot.pause(0.5)  # nothing goes out by itself: it is the person's choice
         assert "while away" not in _answers(screen)
-        await pilot.click(".notice--retry-button")
+        await pilot.press("ctrl+r")  # Retry from the keyboard
         await until(pilot, lambda: "while away" in _answers(screen), WAIT)
         await until(pilot, lambda: _not_delivered(screen) == 0, WAIT)
         assert _sent(screen).count(text) == 1

@@ -104,6 +104,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         # While the next message answers an earlier one and no answer runs, Esc drops the reply.
         Binding("escape", "cancel_reply", N_("Cancel reply"), show=True),
         Binding("escape", "cancel_run", N_("Stop answer"), show=True),
+        # Ctrl+R retries the newest message or answer that failed, else reloads the threads.
+        Binding("ctrl+r", "retry", N_("Retry")),
         *CALL_BINDINGS,
         *DICTATION_BINDINGS,
         Binding("ctrl+f", "attach", N_("Attach file")),
@@ -604,6 +606,19 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         extras = self._extras(files, self.dictation.extras()) | self.replies.extras_of(failed)
         self.send(self.session.again(failed.text, failed.message_id, **extras), files)
 
+    def action_retry(self) -> None:
+        """Ctrl+R: Retry the newest message not delivered or answer that failed."""
+        notice = self._newest_retryable()
+        if notice is not None:
+            self.post_message(RetryRequested(notice))
+
+    def _newest_retryable(self) -> NoticePart | None:
+        for turn in reversed(self.session.conversation.turns):
+            for part in reversed(turn.parts):
+                if isinstance(part, NoticePart) and part.retryable:
+                    return part
+        return None
+
     @property
     def _offers_extras(self) -> bool:
         """True when a message may carry more than its text here (files, a model, audio, the
@@ -737,6 +752,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 return False
             # With no answer running there is nothing to stop: shown dimmed, not offered.
             return None if action == "cancel_run" and not self.answering else True
+        if action == "retry":
+            return not self.answering and self._newest_retryable() is not None
         if action == "reply":
             return self.replies.offered
         if action == "attach":
