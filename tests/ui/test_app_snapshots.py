@@ -123,7 +123,7 @@ def test_thread_list(snap_compare, app: TalkieApp) -> None:
 
     async def run_before(pilot: Pilot[None]) -> None:
         await ready(pilot)
-        await pilot.press("ctrl+b", "ctrl+b")  # toggled off and on again
+        await pilot.press("ctrl+b", "ctrl+b", "ctrl+b")  # to the list, hidden, shown again
         pilot.app.screen.query_one("ThreadList Input").focus()
         await pilot.press(*"of")
         await pilot.pause()

@@ -571,3 +571,18 @@ async def test_an_unexpected_failure_in_background_work_does_not_crash(
         await send(pilot, screen, "talkie-test:echo still here")
         assert app.is_running
         assert screen.session.conversation.turns[-1].text == "still here"
+
+
+async def test_ctrl_b_goes_to_the_thread_list_and_back(devserver, tmp_path: Path) -> None:
+    """Ctrl+B: to the thread list (shown if hidden); from it, hide it, back to the box."""
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    app = make_app(url, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await chat_screen(app, pilot)
+        sidebar = screen.query_one("#sidebar")
+        await pilot.press("ctrl+b")
+        assert sidebar.display and sidebar.has_focus_within
+        await pilot.press("ctrl+b")
+        assert not sidebar.display and screen.composer.has_focus
+        await pilot.press("ctrl+b")
+        assert sidebar.display and sidebar.has_focus_within

@@ -822,9 +822,14 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     # --- comforts ------------------------------------------------------------------------
 
     def action_toggle_sidebar(self) -> None:
-        """Show or hide the thread list."""
-        sidebar = self.query_one("#sidebar")
-        sidebar.display = self._sidebar_chosen = not sidebar.display
+        """Ctrl+B: to the thread list (shown if hidden); from it, hide it, back to the box."""
+        sidebar = self.query_one("#sidebar", ThreadList)
+        if sidebar.display and sidebar.has_focus_within:
+            sidebar.display = self._sidebar_chosen = False
+            self.composer.focus()
+            return
+        sidebar.display = self._sidebar_chosen = True
+        sidebar.options.focus()
 
     def action_new_thread(self) -> None:
         """Start a new thread."""
