@@ -137,7 +137,7 @@ async def test_a_backend_of_the_test_suite_drives_a_whole_turn(tmp_path: Path) -
     settings = Settings(downloads_dir=tmp_path / "downloads")
     app = TalkieApp(settings=settings, known=KnownServers.load(), backend=backend)  # type: ignore[arg-type]
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         await until(pilot, lambda: screen.header.state == "connected")

@@ -537,7 +537,7 @@ async def test_a_message_the_server_refused_stays_with_retry(tmp_path: Path) -> 
     try:
         app = make_app(server.origin, tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+            await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
             screen = app.screen
             assert isinstance(screen, ChatScreen)
             await until(pilot, lambda: bool(screen.query("#composer")))

@@ -44,7 +44,7 @@ def make_file(folder: Path, name: str, head: bytes, size: int) -> Path:
 
 
 async def chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
-    await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+    await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     await until(pilot, lambda: screen.header.state == "connected")
@@ -263,7 +263,7 @@ async def test_the_thread_model_is_picked_in_the_palette_shown_and_sent(tmp_path
         await pick(pilot, app, "minara-pro")
         assert "Reasoning effort of Minara Pro" in screen_text(app)
         await pick(pilot, app, "high")
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
         assert "Message · Minara Pro · high effort" in screen_text(app)
         await send(pilot, screen, "think hard")
         extras = backend.prepared[-1][1]
@@ -279,7 +279,7 @@ async def test_the_thread_model_is_picked_in_the_palette_shown_and_sent(tmp_path
         screen.action_choose_model()
         await until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         await pick(pilot, app, "minara-fast")
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
         assert screen.models.extras() == {"model": "minara-fast", "reasoning_effort": None}
 
 

@@ -75,7 +75,7 @@ async def test_a_model_and_effort_apply_to_the_turn_and_a_refused_one_says_why(
         await until(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=20)
         await pick(pilot, app, "minara-pro")
         await pick(pilot, app, "high")
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
         assert "Minara Pro · high effort" in screen_text(app)
         await send(pilot, screen, "minara-test:echo deep thoughts")
         assert "deep thoughts" in screen_text(app)

@@ -425,7 +425,7 @@ async def test_the_command_lines_token_goes_to_its_server_only(
         from talkie_tui.ui.screens.chat import ChatScreen
         from tests.ui.test_chat_flows import screen_text
 
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen), 30)
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, 30)
         await app.action_switch_server()
         await until(
             pilot,

@@ -88,7 +88,7 @@ def app_on(proxy: KillableProxy, server: Server, tmp_path: Path, **options: Any)
 
 
 async def connected_chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
-    await until(pilot, lambda: isinstance(app.screen, ChatScreen), WAIT)
+    await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, WAIT)
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     await until(pilot, lambda: screen.header.state == "connected", WAIT)

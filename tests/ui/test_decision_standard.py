@@ -162,7 +162,9 @@ async def chatting(rig: Rig) -> AsyncIterator[tuple[TalkieApp, Pilot[None], Chat
     """The rig's app, its chat on screen and connected."""
     app = rig.app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen), WAIT)
+        await until(
+            pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, WAIT
+        )
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         await until(pilot, lambda: screen.header.state == "connected", WAIT)
@@ -209,7 +211,9 @@ async def test_keys_typed_at_start_go_into_the_composer(rig: Rig) -> None:
     app = rig.app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*rig.echo, "enter")  # at once: the connect screen is still up
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen), WAIT)
+        await until(
+            pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, WAIT
+        )
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         await until(
