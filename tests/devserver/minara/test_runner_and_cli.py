@@ -52,10 +52,14 @@ def test_a_restart_keeps_sessions_rows_and_the_seq(tmp_path: Path) -> None:
             assert [row["role"] for row in detail["messages"]] == ["user", "assistant"]
             _, second = run_turn(http, url, "minara-test:echo after", session_id=session_id)
             assert [seq for seq, _ in second] == [6, 7, 8, 9, 10]
-            # The turn the stop interrupted was stored as such.
+            # The turn the stop cut short was stored with what it wrote, ended in the gateway's
+            # words (not as the person's interrupt).
             cut = session_detail(http, url, stopped)
             assert cut["is_streaming"] is False
-            assert cut["messages"][-1]["metadata"]["interrupted"] is True
+            error = cut["messages"][-1]["metadata"]["error"]
+            assert error["code"] == "interrupted" and error["retryable"] is True
+            assert "The answer is incomplete" in error["message"]
+            assert cut["messages"][-1]["content"].startswith("tick 1")
 
 
 def test_a_turn_left_running_by_a_crash_gets_an_error_row(tmp_path: Path) -> None:
