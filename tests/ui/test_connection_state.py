@@ -162,6 +162,7 @@ async def _send_while_down(app: TalkieApp, proxy: KillableProxy, text: str) -> N
     """Take the server away, send `text`, and see it kept once with Retry; the app quits."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await connected_chat(app, pilot)
+        await pilot.pause(0.5)  # a thread given to open has loaded (or not: it is the same)
         await proxy.down()
         await until(pilot, lambda: screen.header.state == "offline", WAIT)
         await pilot.press(*text, "enter")

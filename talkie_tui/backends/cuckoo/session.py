@@ -336,12 +336,18 @@ class CuckooSession:
         # The message is in the conversation before anything can fail (finding the agent's
         # conversation asks the hub too): a hub that is down keeps it, marked, with Retry.
         turn = self._user_turn(outgoing)
+        earlier = False  # the chosen conversation's messages before this one were folded in
         if outgoing.conversation_id is None:
             try:
                 outgoing.conversation_id = self.thread_id or await self._choose()
+                if self.thread_id is None:
+                    self.conversation.thread_id = outgoing.conversation_id
+                    earlier = await self._fold_earlier(outgoing.conversation_id)
             except TalkieError:
                 turn.state = "failed"
                 raise
+        if earlier:  # shown as a reload would show them: before the message
+            yield CuckooUpdate(recovered=Recovered(complete=True))
         if self.thread_id is None:
             self.conversation.thread_id = outgoing.conversation_id
         conversation_id = outgoing.conversation_id
@@ -425,6 +431,14 @@ class CuckooSession:
         chosen = choose_conversation(await self.client.conversations())
         self.conversation.name_members(chosen.participants)  # its agent's turns carry its name
         return chosen.id
+
+    async def _fold_earlier(self, conversation_id: str) -> bool:
+        """The newest page of a conversation the first message chose (the agent's greeting,
+        what was said on another device): True when it had any."""
+        page = await self.client.messages(conversation_id)
+        self.conversation.load_page(page)
+        self.mark_trimmed()
+        return bool(page.messages)
 
     async def _post(self, outgoing: CuckooOutgoing) -> Message:
         conversation_id = outgoing.conversation_id

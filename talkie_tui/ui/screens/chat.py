@@ -150,6 +150,9 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self._compositor = LineCompositor()
         self.backend = backend
         self.session = backend.new_session()
+        # A thread given to open is this screen's from the start: a message sent before (or
+        # without) its turns loading goes there, not into a new thread.
+        self.session.conversation.thread_id = thread_id
         self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
         self.decisions = Decisions(self, backend, self.voice)
         self.questions = Questions(self, backend)
@@ -507,8 +510,8 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             async for update in self.session.send(request):
                 if self.session.conversation is not conversation:
                     conversation = self.session.conversation
-                if not taken and not update.lost:
-                    taken = self._taken(request)
+                if not taken and update.change is not None and update.recovered is None:
+                    taken = self._taken(request)  # a step of the answer: the server has it
                 self._show_update(update)
             delivered = taken = self._taken(request)
             self.status.reached()  # "connected" only after a real exchange
