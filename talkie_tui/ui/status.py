@@ -100,9 +100,16 @@ class ServerStatus:
         self._failures = 0
         self.offline_since = None
         self._next_check = self._clock() + CHECK_SECONDS
+        if self.reach == "resuming":
+            return  # the server answers; the live connection is still on its way back
         if self.reach != "connected":
             self.reach = "connected"
             self._host.show_state()
+
+    def resumed(self) -> None:
+        """The live connection is back."""
+        self.reach = "connecting"  # so that `reached` says connected
+        self.reached()
 
     def lost(self) -> None:
         """A request could not reach the server: offline from now, tried again with backoff."""
@@ -114,6 +121,14 @@ class ServerStatus:
         self.reach = "offline"
         self._show_offline()
         self._host.show_state()
+
+    def resuming(self) -> None:
+        """A live connection dropped between answers and comes back by itself: said so, and
+        the server is asked at once whether it is there at all (offline if not)."""
+        if self.reach == "connected":
+            self.reach = "resuming"
+            self._host.show_state()
+        self._next_check = self._clock()
 
     def failed(self, error: TalkieError) -> None:
         """A request of the screen failed: offline when the network did, else it answered."""

@@ -182,12 +182,13 @@ async def test_a_dropped_socket_shows_reconnecting_and_catches_up_once(
 
         await until(pilot, caught_up, timeout=30)
         await until(pilot, lambda: backend.feed.state == "open", timeout=10)
-        assert "reconnecting" in states  # the header said so while the socket was down
+        assert "resuming" in states  # "◌ reconnecting…" while the socket was down
         text = screen_text(app)
         assert text.count("IČO: 12345678") == 1
         assert text.count("is a client from Brno") == 1
         assert text.count("Nothing goes out until you confirm") == 1
-        await until(pilot, lambda: len(shown_turns(chat)) == 6, timeout=10)
+        # The demo agent's greeting, then the two questions and their answers.
+        await until(pilot, lambda: len(shown_turns(chat)) == 7, timeout=10)
         turns = shown_turns(chat)
     record = [m["id"] for m in await hub_messages(demo)]
     assert turns == record  # every message of the hub's record, each once, in order

@@ -389,11 +389,11 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
             async for update in follow():
                 if self.session is not session:
                     return
-                if update.lost:  # between answers no answer is awaited: the hub is away
-                    self.status.lost()
+                if update.lost:  # between answers no answer is awaited: it comes back itself
+                    self.status.resuming()
                     continue
                 if update.recovered is not None:
-                    self.status.reached()
+                    self.status.resumed()
                 self._show_update(update)
                 self.show_state()
         except TalkieError as error:

@@ -28,7 +28,11 @@ __all__ = ["ConnectionState", "TalkieHeader", "UsageLine", "fit_meters", "format
 WIDE = 100  # columns from which the header has room for the logo
 ROOMY = 130  # columns from which the connection state has room for its long wording
 
-ConnectionState = Literal["connected", "streaming", "reconnecting", "offline", "connecting"]
+ConnectionState = Literal[
+    "connected", "streaming", "reconnecting", "resuming", "offline", "connecting"
+]
+"""`reconnecting`: an answer's stream broke and its answer is awaited; `resuming`: a live
+connection (a hub's socket) dropped between answers and comes back by itself."""
 
 _STATE_LABELS: dict[str, str] = {
     "connecting": N_("◌ connecting…"),
@@ -36,6 +40,7 @@ _STATE_LABELS: dict[str, str] = {
     "streaming": N_("◉ answering…"),
     "reconnecting": N_("◌ reconnecting… {seconds} s · Esc stops waiting"),
     "offline": N_("○ offline"),
+    "resuming": N_("◌ reconnecting…"),
 }
 OFFLINE_SINCE = N_("○ offline since {since} · next try in {seconds} s")
 # Below ROOMY columns: the same facts in fewer cells.

@@ -35,9 +35,17 @@ def test_thread_with_messages_cards_and_actions(http: httpx.Client, fast_url: st
     assert body["thread"]["title"] == "talkie-test:card"
     messages = body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    shown = {"id", "role", "content", "createdAt", "cards", "channel"}
     for message in messages:
-        assert set(message) == {"id", "role", "content", "createdAt", "cards", "channel"}
+        # An answer a run wrote also has its events (a talkie extension: how it looked live).
+        extension = {"events"} if message["role"] == "assistant" else set()
+        assert set(message) == shown | extension
         assert message["channel"] == "chat"
+    streamed = [e for e in card_events if e["type"] not in ("RUN_STARTED", "TEXT_MESSAGE_CONTENT")]
+    kept = [e for e in messages[1]["events"] if e["type"] != "TEXT_MESSAGE_CONTENT"]
+    assert [e["type"] for e in kept] == [
+        e["type"] for e in streamed if not (e["type"] == "CUSTOM" and e["name"] == "talkie.usage")
+    ]
     assert messages[1]["cards"] == customs(card_events, "talkie.card")
     assert messages[1]["content"] == "Here is the test record."
     started = next(e for e in card_events if e["type"] == "TEXT_MESSAGE_START")
