@@ -343,6 +343,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.replies.cancel()  # it answered a message of the thread left
         self.outbox.restore(conversation, thread_id)
         self.transcript.show(conversation)
+        self.refresh_bindings()
         if message_id is not None:
             self.transcript.reveal(message_id)
         self.drafts.switch(thread_id)
@@ -848,6 +849,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.workers.cancel_group(self, "follow")  # the thread left is followed no more
         self.outbox.restore(self.session.conversation, NEW)
         self.transcript.show(self.session.conversation)
+        self.refresh_bindings()  # Ctrl+R retries what this thread holds
         self.drafts.switch(NEW)
         self.dictation.forget()
         self.composer.focus()
