@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 __all__ = [
     "ANOTHER_LOOPBACK",
     "ENDPOINTS",
+    "UVICORN_PINGS",
     "ConnectionDropper",
     "CuttingProxy",
     "SeenRequest",
@@ -101,6 +102,9 @@ class _Recorder:
         await self.app(scope, recording_receive, send)
 
 
+# uvicorn's own WebSocket pings: every 20 s, the socket closed when an answer is 20 s late.
+UVICORN_PINGS = (20.0, 20.0)
+
 # Socket buffers for tests that measure how much of a body went out before the client left:
 # without them the kernel alone can absorb tens of megabytes on loopback.
 SMALL_BUFFER = 64 * 1024
@@ -130,6 +134,8 @@ class StubServer:
 
     With `small_buffers`, the server's send buffer is fixed at SMALL_BUFFER, so `Streamer.sent`
     is close to what the client actually received. `tls=(certfile, keyfile)` serves https.
+    `pings=(interval, timeout)` is how the server pings its WebSockets (an interval of None:
+    never).
     """
 
     def __init__(
@@ -138,6 +144,7 @@ class StubServer:
         host: str = "127.0.0.1",
         small_buffers: bool = False,
         tls: tuple[str, str] | None = None,
+        pings: tuple[float | None, float | None] = UVICORN_PINGS,
     ) -> None:
         self.host = host
         self.scheme = "https" if tls else "http"
@@ -158,6 +165,8 @@ class StubServer:
             loop="asyncio",
             ssl_certfile=certfile,
             ssl_keyfile=keyfile,
+            ws_ping_interval=pings[0],
+            ws_ping_timeout=pings[1],
         )
         self._server = _QuickServer(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

@@ -17,7 +17,7 @@ from typing import ClassVar, Protocol
 
 from starlette.types import ASGIApp
 
-from tests.stub_server import StubServer
+from tests.stub_server import UVICORN_PINGS, StubServer
 
 START_WAIT = 60.0
 STOP_WAIT = 15.0
@@ -59,7 +59,9 @@ def _serve_until_told(serve: Serve, connection: Connection) -> None:
 
 
 class Breakage(Protocol):
-    """A broken proxy's class: its name, and its app in front of an upstream server."""
+    """A broken proxy's class: its name, and its app in front of an upstream server (one whose
+    server pings its sockets on a schedule of its own says so in `pings`, as `StubServer`
+    takes it)."""
 
     name: ClassVar[str]
 
@@ -82,7 +84,8 @@ def _proxies(
     try:
         for breakage in breakages:
             behind = upstream if isinstance(upstream, str) else upstream[breakage.name]
-            stubs[breakage.name] = StubServer(breakage(behind).app()).start()
+            pings = getattr(breakage, "pings", UVICORN_PINGS)
+            stubs[breakage.name] = StubServer(breakage(behind).app(), pings=pings).start()
         yield {name: stub.origin for name, stub in stubs.items()}
     finally:
         for stub in stubs.values():  # all at once, then wait for each

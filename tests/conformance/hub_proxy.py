@@ -15,13 +15,18 @@ from websockets.asyncio.client import ClientConnection
 
 from talkie_tui.conformance.relay import Json, Relay
 
+PING = 1.0  # the test hubs ping every second (the spec's 30 s)
+PONG = 3.0  # and close a socket whose answer is 3 s late (the spec's 15 s)
+
 
 class HubProxy(Relay):
-    """A conformant pass-through to the reference hub."""
+    """A conformant pass-through to the reference hub. The peer's socket ends here, so the
+    proxy's own server pings it (`pings`, as `StubServer` takes it), as the hub pings its own."""
 
     name: ClassVar[str] = "pass-through"
     fails: ClassVar[frozenset[str]] = frozenset()
     socket_paths = ("/v1/agent/socket", "/v1/client/socket")
+    pings: ClassVar[tuple[float | None, float | None]] = (PING, PONG)
 
 
 class RedeliversNothing(HubProxy):
@@ -436,6 +441,23 @@ class BigFiles413(HubProxy):
         return status, data
 
 
+class NoPings(HubProxy):
+    """The sockets are never pinged, so one that stopped answering is never let go. One rule,
+    both of its checks: the pings, and the closing of a socket that leaves them unanswered."""
+
+    name = "no-pings"
+    fails = frozenset({"socket-pings", "socket-ping-timeout"})
+    pings = (None, PONG)
+
+
+class KeepsSilentSockets(HubProxy):
+    """The sockets are pinged, but one that never answers stays open."""
+
+    name = "keeps-silent-sockets"
+    fails = frozenset({"socket-ping-timeout"})
+    pings = (PING, None)
+
+
 BREAKAGES: list[type[HubProxy]] = [
     HubProxy,
     NoHealthz,
@@ -467,4 +489,6 @@ BREAKAGES: list[type[HubProxy]] = [
     UnboundedPages,
     TypingNeverExpires,
     BigFiles413,
+    NoPings,
+    KeepsSilentSockets,
 ]

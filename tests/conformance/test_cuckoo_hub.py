@@ -2,8 +2,9 @@
 each deliberately broken hub (hub_proxy.py) fails exactly the checks of its rule.
 
 One hub serves every breakage (each check makes agents of its own), with a 2 s lease and a 1 s
-idle stream limit, so the slow checks (redelivery, idle truncation) run here too. The hub and
-the breakages are served from child processes (child_servers.py), the checks run here.
+idle stream limit, and the proxies ping their sockets every second (3 s for the answer), so the
+slow checks (redelivery, idle truncation, the pings) run here too. The hub and the breakages are
+served from child processes (child_servers.py), the checks run here.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
 from tests.conformance.breakages import assert_fails_exactly, conform, run_all
 from tests.conformance.child_servers import proxies, served_in_child
-from tests.conformance.hub_proxy import BREAKAGES, HubProxy, StallsAfterALease
+from tests.conformance.hub_proxy import BREAKAGES, PING, PONG, HubProxy, StallsAfterALease
 from tests.conformance.test_broken_servers import Outcome
 
 LEASE = 2.0
@@ -32,6 +33,12 @@ IDLE = 1.0
 LEASE_BATCH = StallsAfterALease.lease
 IMAGE_MAX = 64 * 1024
 RETRIES = (0.5, 1.0, 2.0)
+
+
+def _ping_as_the_test_hubs(patch: pytest.MonkeyPatch) -> None:
+    """The checks expect pings as the test hubs send them, not every 30 s answered in 15."""
+    patch.setattr(hub_checks, "PING_INTERVAL", PING)
+    patch.setattr(hub_checks, "PONG_WAIT", PONG)
 
 
 @contextmanager
@@ -65,6 +72,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
         patch.setattr(hub_checks, "LEASE_BATCH", LEASE_BATCH)  # the spec's 100
         patch.setattr(hub_checks, "IMAGE_MAX", IMAGE_MAX)  # the spec's 16 MiB
         patch.setattr(hub_checks, "RETRIES", RETRIES)  # the spec's 1, 5 and 30 s
+        _ping_as_the_test_hubs(patch)
         # Forced: a hub whose /healthz is broken is not recognised as a hub (no-healthz).
         runs = {
             name: functools.partial(conform, url, protocol="cuckoo") for name, url in urls.items()
@@ -114,9 +122,25 @@ def test_reasons_quote_the_spec(outcomes: dict[str, Outcome]) -> None:
         "unbounded-pages": "up to 100 at a time",
         "typing-never-expires": "A start expires by itself after 10 seconds.",
         "big-files-413": "an oversized file is 422 file_too_large",
+        "no-pings": "The server pings every 30 seconds and expects an answer within 15.",
+        "keeps-silent-sockets": "pings went unanswered",
     }
     for name, words in expected.items():
         assert words in outcomes[name].output, (name, outcomes[name].output)
+
+
+async def test_the_reference_hub_pings_and_lets_a_silent_socket_go(
+    cuckoo_hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The breakages' sockets end at their proxies, which ping on their own: here the hub's
+    # pings (uvicorn's, as HubConfig sets them) reach the checks themselves.
+    _ping_as_the_test_hubs(monkeypatch)
+    url = cuckoo_hub(ping_interval=PING, pong_timeout=PONG)
+    out = io.StringIO()
+    only = Selection(only=frozenset({"socket-pings", "socket-ping-timeout"}))
+    code = await run_conformance(url, protocol="cuckoo", out=out, selection=only)
+    assert code == 0, out.getvalue()
+    assert out.getvalue().splitlines()[:2] == ["PASS socket-pings", "PASS socket-ping-timeout"]
 
 
 async def test_a_hub_that_wants_a_person_is_told_so(cuckoo_hub) -> None:

@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from talkie_tui.protocol.client import USER_AGENT
 
 from ..http import fetch
+from ..raw_socket import RawSocket, open_raw_socket
 from ..report import CheckFailed, show
 from ..sockets import close_code
 from ..wire import Answer
@@ -27,6 +28,7 @@ from ..wire import Answer
 __all__ = ["AgentSocket", "Hub", "Party", "Throwaway", "dev_user"]
 
 EVENT_WAIT = 10.0
+AGENT_SOCKET = "/v1/agent/socket"
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 
 
@@ -102,7 +104,12 @@ class Hub:
 
     def agent_socket(self, secret: str) -> AbstractAsyncContextManager[AgentSocket]:
         """The agent's socket, opened with the binding secret (a refusal fails the check)."""
-        return self._socket("/v1/agent/socket", {"Authorization": f"Bearer {secret}"})
+        return self._socket(AGENT_SOCKET, {"Authorization": f"Bearer {secret}"})
+
+    def raw_agent_socket(self, secret: str) -> AbstractAsyncContextManager[RawSocket]:
+        """The agent's socket frame by frame, pings included (none is answered by itself)."""
+        headers = {"Authorization": f"Bearer {secret}", "User-Agent": USER_AGENT}
+        return open_raw_socket(self.socket_url(AGENT_SOCKET), headers)
 
     def person_socket(self, person: Party) -> AbstractAsyncContextManager[AgentSocket]:
         """A person's live updates (`/v1/client/socket`), as their app holds it."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..http import error_object
 from ..local_server import serve_local
+from ..raw_socket import CLOSE, PING, PONG, Frame
 from ..report import CheckFailed, CheckSkipped, show
 from ..suite import Registry
 from ..wire import Answer
@@ -724,6 +725,75 @@ async def frame_cap(session: HubSession) -> None:
             f'a frame of {FRAME_CAP // 1024 + 1} KiB left the socket open; {SPEC}: "Frames are '
             'capped at 64 KiB."'
         )
+
+
+PING_INTERVAL = 30.0  # "The server pings every 30 seconds
+PONG_WAIT = 15.0  # and expects an answer within 15."
+PING_SLACK = 5.0  # the hub's timers, the network and ours
+PING_RULE = f'{SPEC}: "The server pings every 30 seconds and expects an answer within 15."'
+
+
+def _closed(frame: Frame) -> str:
+    """How the hub ended the socket, for a reason."""
+    return f"code {frame.close_code}" if frame.close_code is not None else "no close code"
+
+
+@check(
+    "socket-pings",
+    section="The socket",
+    timeout=2 * (PING_INTERVAL + PING_SLACK) + 15.0,
+    slow=True,
+)
+async def socket_pings(session: HubSession) -> None:
+    """The hub pings the agent's socket every 30 s, and an answered ping keeps it open."""
+    made = await session.throwaway()
+    wait = PING_INTERVAL + PING_SLACK
+    async with session.hub.raw_agent_socket(made.secret) as socket:
+        for since in ("connecting", "answering the first ping"):
+            ping = await socket.next_of({PING}, wait)
+            if ping is None:
+                raise CheckFailed(f"no ping came within {wait:g} s of {since}; {PING_RULE}")
+            if ping.opcode == CLOSE:
+                raise CheckFailed(
+                    f"the hub closed the socket ({_closed(ping)}) within {wait:g} s of {since}, "
+                    f"before a ping; {PING_RULE}"
+                )
+            await socket.send(PONG, ping.payload)
+
+
+@check(
+    "socket-ping-timeout",
+    section="The socket",
+    timeout=PING_INTERVAL + PONG_WAIT + PING_SLACK + 15.0,
+    slow=True,
+)
+async def socket_ping_timeout(session: HubSession) -> None:
+    """A socket that never answers the hub's pings is closed within 30 + 15 s."""
+    made = await session.throwaway()
+    wait = PING_INTERVAL + PONG_WAIT + PING_SLACK
+    deadline = time.monotonic() + wait
+    pings = 0
+    async with session.hub.raw_agent_socket(made.secret) as socket:
+        while (left := deadline - time.monotonic()) > 0:
+            frame = await socket.next_of({PING}, left)
+            if frame is None:
+                break
+            if frame.opcode == PING:
+                pings += 1
+            elif pings:
+                return  # closed, its pings unanswered
+            else:
+                raise CheckFailed(
+                    f"the hub closed the socket ({_closed(frame)}) before any ping; {PING_RULE}"
+                )
+    if pings == 0:
+        raise CheckFailed(
+            f"no ping came within {wait:g} s, and the socket stayed open; {PING_RULE}"
+        )
+    unanswered = "1 ping" if pings == 1 else f"{pings} pings"
+    raise CheckFailed(
+        f"the socket stayed open for {wait:g} s though {unanswered} went unanswered; {PING_RULE}"
+    )
 
 
 @check("stop", section="Streaming (notes/cuckoo.md: stop)")
