@@ -501,12 +501,13 @@ async def confirm_the_offer(pilot: Pilot[None], screen: ChatScreen) -> ActionCar
 
 async def test_confirmed_e_mail_can_be_undone_then_ends_done(devserver, tmp_path: Path) -> None:
     """An outbound action runs with an Undo countdown; afterwards the card shows done."""
-    app = make_app(devserver(**{**FAST, "undo_seconds": 1.0}), tmp_path)
+    # A window long enough to be still open when the card is read on a loaded machine.
+    app = make_app(devserver(**{**FAST, "undo_seconds": 4.0}), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         card = await confirm_the_offer(pilot, screen)
         assert card.can_undo
-        await until(pilot, lambda: card.action.status == "done", timeout=10)
+        await until(pilot, lambda: card.action.status == "done", timeout=30)
 
 
 async def test_the_result_of_an_undo_window_shows_when_it_ends(devserver, tmp_path: Path) -> None:
