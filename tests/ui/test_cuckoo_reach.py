@@ -4,6 +4,8 @@
 - `talkie connect HUB --pair CODE`: the code is looked up, a confirmation (Cancel focused)
   asks, Add opens the conversation, the agent hears `conversation.joined` with the code's
   payload, and its starters are one-key choices whose words go as the first message;
+- "Add an agent by code" from the palette: a wrong code says why and is asked again; Esc on
+  the confirmation adds nothing;
 - "Find agents" lists the catalogue, Enter adds the agent and opens its conversation;
 - "Contact": pinned first in the list, muted (no unread count), archived (under "Archived"),
   reported (reason, note, the message), blocked (the conversation says so and takes no
@@ -21,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from talkie_tui.backends.cuckoo import sign_in
 from talkie_tui.backends.cuckoo.backend import CuckooBackend, connect
@@ -33,6 +35,7 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.reach import (
     ArchivedScreen,
     CatalogueScreen,
+    CodePromptScreen,
     ContactScreen,
     ReportScreen,
 )
@@ -309,3 +312,44 @@ async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(
         await until(pilot, lambda: added not in listed_ids(chat), timeout=15)
         assert chat.session.thread_id is None  # its conversation left the screen too
     assert mine_id and listed_peer and mine_peer
+
+
+async def test_a_code_from_the_palette_is_looked_up_and_a_wrong_one_says_why(
+    reaching: Reaching, tmp_path: Path
+) -> None:
+    owner = await reaching.person()
+    agent_id, peer = await reaching.agent(owner.user_id, "Shop Helper")
+    minted = await reaching.mgmt(
+        owner.user_id, "POST", f"/v1/mgmt/agents/{agent_id}/pair-tokens", {}
+    )
+    code = minted["code"]
+    person = await reaching.person()
+    backend = await reaching.backend(person)
+    app = app_on(backend, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready_chat(app, pilot)
+        app.action_add_by_code()
+        await until(pilot, lambda: isinstance(app.screen, CodePromptScreen))
+        await pilot.press(*"nosuchcode", "enter")
+        await until(pilot, lambda: "This code adds nobody" in screen_text(app))
+        assert isinstance(app.screen, CodePromptScreen)  # asked again, the words kept
+        prompt = app.screen.query_one(Input)
+        prompt.value = ""
+        await pilot.press(*f"{code[:5].upper()}-{code[5:]}", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("escape")  # not now: nothing is added
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await pilot.pause(0.3)
+        assert chat.session.thread_id is None and listed_ids(chat) == []
+        app.action_add_by_code()
+        await until(pilot, lambda: isinstance(app.screen, CodePromptScreen))
+        await pilot.press(*code, "enter")
+        await confirm(pilot)
+        await until(pilot, lambda: chat.session.thread_id is not None, timeout=15)
+        joined = await peer.wait_event(
+            lambda e: (
+                e["type"] == "conversation.joined"
+                and e["data"]["conversation"]["id"] == chat.session.thread_id
+            )
+        )
+        assert joined["data"]["pair_token"]["id"] == minted["pair_token"]["id"]
