@@ -138,7 +138,7 @@ class Reach:
         return backend.reach
 
     def _run(self, work: Any, name: str) -> None:
-        self._host.run_worker(work, name=name, group="reach", exit_on_error=False)
+        self._host.run_worker(work, name=name, group="hub-reach", exit_on_error=False)
 
     def _failed(self, what: str, error: TalkieError) -> None:
         if self._host.sign_in_needed(error):
