@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     connect = commands.add_parser("connect", help="open the chat TUI on a server")
     _add_server(connect, optional=True)
     connect.add_argument("--thread", metavar="ID", help="open this thread")
+    connect.add_argument(
+        "--pair", metavar="CODE", help="join a hub agent by the pairing code its owner gave"
+    )
     _add_client_protocol(connect)
 
     demo = commands.add_parser(
@@ -620,6 +623,7 @@ def connect_app(args: argparse.Namespace) -> TalkieApp:
         thread_id=args.thread,
         allow_private_http=args.allow_private_http,
         protocol=args.protocol,
+        pair_code=args.pair,
     )
 
 

@@ -93,6 +93,8 @@ def _import_chat_screen() -> None:
 _CHAT_ACTIONS = frozenset(
     {"voice_call", "hang_up", "voice_mode", "choose_model", "attach", "dictate", "reply"}
 )
+# Palette commands of a hub only (reaching agents: `ui/reach.py`).
+_REACH_ACTIONS = frozenset({"add_by_code", "find_agents", "contact", "archived"})
 
 
 class TalkieApp(CrashGuard):
@@ -123,6 +125,7 @@ class TalkieApp(CrashGuard):
         protocol: ProtocolName | None = None,
         demo: bool = False,
         drafts_file: Path | None = None,
+        pair_code: str | None = None,
     ) -> None:
         self.client = client
         # Set first: the stylesheet asks for the server's accent.
@@ -142,6 +145,7 @@ class TalkieApp(CrashGuard):
         self._allow_private_http = allow_private_http or self.settings.allow_private_http
         self._demo = demo  # started by `talkie demo`: its voice provider is on this computer
         self._drafts_file = drafts_file  # None: the state folder's (a demo keeps its own)
+        self._pair_code = pair_code  # `--pair`: a hub agent to add once the chat is up
         self._connect_fn = connect
         self._protocol = protocol  # `--protocol`: what the connect screen must speak
         self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
@@ -207,6 +211,9 @@ class TalkieApp(CrashGuard):
     def on_chat_screen_ready(self, event: ChatScreen.Ready) -> None:
         """The chat's composer is there: the keys typed meanwhile go into it."""
         self.type_ahead.release(event.chat.composer)
+        if self._pair_code:
+            code, self._pair_code = self._pair_code, None
+            event.chat.reach.add_by_code(code)
 
     def on_mount(self) -> None:
         if self.backend is not None:
@@ -360,6 +367,26 @@ class TalkieApp(CrashGuard):
         if not isinstance(self.screen, DevicesScreen):
             self.push_screen(DevicesScreen(backend, backend.info.name))
 
+    def action_add_by_code(self) -> None:
+        """Add a hub agent by the pairing code its owner gave."""
+        if chat := self._chat():
+            chat.reach.add_by_code()
+
+    def action_find_agents(self) -> None:
+        """The hub's catalogue of agents listed publicly."""
+        if chat := self._chat():
+            chat.reach.find_agents()
+
+    def action_contact(self) -> None:
+        """Pin, mute, archive, remove, block or report the agent on screen."""
+        if chat := self._chat():
+            chat.reach.contact()
+
+    def action_archived(self) -> None:
+        """The conversations the person archived."""
+        if chat := self._chat():
+            chat.reach.archived()
+
     async def action_switch_server(self) -> None:
         """Go back to the connect screen."""
         await self._disconnect()
@@ -374,6 +401,8 @@ class TalkieApp(CrashGuard):
         if action == "devices":
             backend = self.backend
             return isinstance(backend, Devices) and backend.info.capabilities.devices
+        if action in _REACH_ACTIONS:
+            return is_hub(self.backend)
         if action in _CHAT_ACTIONS:
             chat = self._chat_below()
             return chat is not None and chat.check_action(action, parameters) is True

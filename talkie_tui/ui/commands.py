@@ -59,6 +59,20 @@ COMMANDS: tuple[PaletteCommand, ...] = (
         N_("The devices signed in to this server, and what it keeps for you"),
         "devices",
     ),
+    PaletteCommand(
+        N_("Add an agent by code"),
+        N_("Join an agent with the code its owner gave you"),
+        "add_by_code",
+    ),
+    PaletteCommand(
+        N_("Find agents"), N_("The agents listed publicly on this hub, to add one"), "find_agents"
+    ),
+    PaletteCommand(
+        N_("Contact"),
+        N_("Pin, mute, archive, remove, block or report this conversation's agent"),
+        "contact",
+    ),
+    PaletteCommand(N_("Archived"), N_("The conversations you archived"), "archived"),
     PaletteCommand(N_("Help"), N_("Every key, and how links and actions work"), "help"),
 )
 

@@ -60,6 +60,7 @@ from ..base import (
     Session,
 )
 from .feed import END, Feed
+from .reach import HubReach, arrange, contacts_of
 from .session import CuckooOutgoing, CuckooSession
 
 if TYPE_CHECKING:
@@ -127,6 +128,12 @@ class HubThread(Thread):
     unread: int = 0
     agents: tuple[str, ...] = ()  # the agents' ids
     agent_status: str | None = None  # the first agent's: idle, connected, unreachable
+    # The person's choices about the agent (`reach.arrange`): first in the list, no unread
+    # count shown, under "Archived", and blocked (its conversation takes no messages).
+    pinned: bool = False
+    muted: bool = False
+    archived: bool = False
+    blocked: bool = False
 
     @property
     def away(self) -> bool:
@@ -304,8 +311,13 @@ class CuckooBackend:
         return Account(self.user)
 
     async def threads(self) -> list[Thread]:
-        """The person's conversations, most recent first: titled by the agent's name, with
-        the unread count and the agent's status (`HubThread`)."""
+        """The person's conversations, pinned first, then most recent first: titled by the
+        agent's name, with the unread count, the agent's status and the person's choices
+        about it (`HubThread`); the archived ones are `reach.archived_threads`'."""
+        return list(arrange(await self.all_threads(), await contacts_of(self.client)))
+
+    async def all_threads(self) -> list[HubThread]:
+        """Every conversation of the person, most recent first, archived or not."""
         conversations = await self.client.conversations()
         self._agents_of.clear()
         threads: list[HubThread] = []
@@ -314,7 +326,12 @@ class CuckooBackend:
                 self._agents_of.setdefault(agent.id, set()).add(conversation.id)
             threads.append(_thread(conversation))
         threads.sort(key=_recency, reverse=True)
-        return list(threads)
+        return threads
+
+    @property
+    def reach(self) -> HubReach:
+        """Pairing codes, the catalogue and the person's contacts on this hub."""
+        return HubReach(self.client)
 
     async def delete_thread(self, thread_id: str) -> None:
         """Hide the conversation's messages so far for this person (`POST …/clear`); the hub

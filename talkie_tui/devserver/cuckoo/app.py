@@ -19,9 +19,11 @@ from .auth_routes import AUTH_ROUTES
 from .client_routes import CLIENT_ROUTES
 from .client_socket import client_socket
 from .config import HubConfig
+from .contact_routes import CONTACT_ROUTES
 from .errors import ApiError, RequestIds, error_response, internal_error
 from .media_routes import MEDIA_ROUTES
 from .mgmt_routes import MGMT_ROUTES
+from .pairing_routes import PAIRING_ROUTES
 from .principals import HubAuth
 from .services import Hub
 
@@ -53,6 +55,8 @@ def create_app(config: HubConfig) -> Starlette:
         *AUTH_ROUTES,
         *MGMT_ROUTES,
         *MEDIA_ROUTES,
+        *PAIRING_ROUTES,
+        *CONTACT_ROUTES,
         WebSocketRoute("/v1/client/socket", client_socket),
         WebSocketRoute("/v1/agent/socket", agent_socket),
     ]

@@ -1,5 +1,5 @@
 """`/v1/client`: what a person's app speaks — themselves, their conversations and messages,
-stop, pairing, blocking an agent, devices, storage and API keys (media and the socket are in
+stop, blocking an agent, devices, storage and API keys (media and the socket are in
 their own modules)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..common.sqlite import Row
 from . import ids, shapes
 from .bodies import int_query, one_line, req_str
 from .chat import Draft
+from .contacts import hidden_conversations
 from .conversations import check_id
 from .errors import invalid, not_found
 from .principals import principal_of, user_of
@@ -76,7 +77,8 @@ async def list_conversations(request: Request) -> JSONResponse:
     """GET /v1/client/conversations"""
     hub = hub_of(request)
     user_id = user_of(request)
-    rows = hub.storage.conversations_of(user_id)
+    hidden = hidden_conversations(hub, user_id)  # the agents the person removed
+    rows = [row for row in hub.storage.conversations_of(user_id) if row["id"] not in hidden]
     return JSONResponse(
         {"conversations": [hub.conversations.client_view(row, user_id) for row in rows]}
     )
@@ -171,46 +173,6 @@ async def mark_read(request: Request) -> Response:
         {"conversation_id": row["id"], "read_up_to": body["message_id"]},
     )
     return no_content()
-
-
-# pairing
-
-
-def _live_code(request: Request) -> Row:
-    token = hub_of(request).storage.pair_token_by_code(request.path_params["code"])
-    if token is None:
-        raise not_found("pair_code_not_found", "That code is unknown or used up.")
-    return token
-
-
-def _public_agent(row: Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "handle": row["handle"],
-        "display_name": row["display_name"],
-        "description": row["description"],
-    }
-
-
-async def resolve_code(request: Request) -> JSONResponse:
-    """GET /v1/client/pair/{code} → the agent the code adds."""
-    token = _live_code(request)
-    agent = hub_of(request).storage.get_agent(token["agent_id"])
-    assert agent is not None
-    return JSONResponse({"agent": _public_agent(agent), "pair_token": {"id": token["id"]}})
-
-
-async def accept_code(request: Request) -> JSONResponse:
-    """POST /v1/client/pair/{code}/accept → {conversation, new}; the agent hears the code."""
-    hub = hub_of(request)
-    token = _live_code(request)
-    user_id = user_of(request)
-    conversation, is_new = hub.conversations.open_dm(user_id, token["agent_id"], token)
-    if is_new:
-        hub.storage.use_pair_token(token["id"])
-    return JSONResponse(
-        {"conversation": hub.conversations.client_view(conversation, user_id), "new": is_new}
-    )
 
 
 # blocking
@@ -320,8 +282,6 @@ CLIENT_ROUTES = [
     Route(f"{CONVERSATION}/messages", send_message, methods=["POST"]),
     Route(f"{CONVERSATION}/stop", stop, methods=["POST"]),
     Route(f"{CONVERSATION}/read", mark_read, methods=["POST"]),
-    Route("/v1/client/pair/{code}", resolve_code, methods=["GET"]),
-    Route("/v1/client/pair/{code}/accept", accept_code, methods=["POST"]),
     Route("/v1/client/agents/{agent_id}/block", block_agent, methods=["POST"]),
     Route("/v1/client/agents/{agent_id}/block", unblock_agent, methods=["DELETE"]),
     Route("/v1/client/devices", list_devices, methods=["GET"]),

@@ -153,10 +153,11 @@ class Conversations:
         token = None
         if pair_token is not None:
             token = {"id": pair_token["id"], "payload": pair_token["payload"]}
-        self._tell_joined(row, agent_id, token)
+        self.tell_joined(row, agent_id, token)
         return row, True
 
-    def _tell_joined(self, row: Row, agent_id: str, token: dict[str, Any] | None) -> None:
+    def tell_joined(self, row: Row, agent_id: str, token: dict[str, Any] | None) -> None:
+        """`conversation.joined` to the agent (`token`: the code's `{id, payload}`, or None)."""
         self.hub.outbox.emit(
             agent_id,
             "conversation.joined",
@@ -197,4 +198,4 @@ class Conversations:
             return  # not blocked: nothing changes
         row = self.hub.storage.dm_between(user_id, agent_id)
         if row is not None:
-            self._tell_joined(row, agent_id, None)
+            self.tell_joined(row, agent_id, None)

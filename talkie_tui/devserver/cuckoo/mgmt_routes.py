@@ -30,7 +30,14 @@ STARTER_CHARS = 40
 PAYLOAD_BYTES = 4096
 MAX_USES = 1_000_000
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-AGENT_FIELDS = ("handle", "display_name", "description", "starters", "supports_schedules")
+AGENT_FIELDS = (
+    "handle",
+    "display_name",
+    "description",
+    "starters",
+    "supports_schedules",
+    "listed",
+)
 
 
 def _starters(raw: Any) -> list[str]:
@@ -88,8 +95,12 @@ async def create_agent(request: Request) -> JSONResponse:
             "created_at": clock.iso(clock.now()),
         }
     )
+    listed = opt_bool(body, "listed")
+    if listed:  # in the public catalogue (`PATCH …/agents/{id}` changes it later)
+        hub.storage.set_listed(agent["id"], True, agent["created_at"])
     conversation, _ = hub.conversations.open_dm(owner, agent["id"])
-    return created({"agent": shapes.agent_json(agent), "conversation_id": conversation["id"]})
+    shown = {**shapes.agent_json(agent), "listed": listed}
+    return created({"agent": shown, "conversation_id": conversation["id"]})
 
 
 async def list_agents(request: Request) -> JSONResponse:

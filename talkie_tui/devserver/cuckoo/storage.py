@@ -9,13 +9,15 @@ from .chat_store import ChatStore
 from .media_store import MediaStore
 from .outbox_store import OutboxStore
 from .people_store import PeopleStore
+from .reach_store import REACH_SCHEMA, ReachStore
 from .tables import SCHEMA
 
 
-class Storage(PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore):
-    """People, agents, conversations, messages, the outbox and media of one hub."""
+class Storage(PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore, ReachStore):
+    """People, agents, conversations, messages, the outbox, media, and the catalogue, contacts
+    and reports of one hub."""
 
-    SCHEMA = SCHEMA
+    SCHEMA = SCHEMA + REACH_SCHEMA
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)

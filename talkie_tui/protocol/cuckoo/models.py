@@ -102,7 +102,7 @@ def _readable(model: type[BaseModel]) -> BeforeValidator:
     return BeforeValidator(lambda items: _keep_readable(items, model))
 
 
-def _strings(value: Any) -> list[str]:
+def strings(value: Any) -> list[str]:
     """The strings of a list (anything else in it dropped)."""
     if not isinstance(value, list | tuple):
         return []
@@ -130,7 +130,7 @@ class Participant(CuckooModel):
     handle: SafeStr | None = None
     status: SafeStr | None = None  # idle, connected or unreachable (agents)
     has_avatar: bool = False
-    starters: Annotated[tuple[SafeStr, ...], BeforeValidator(_strings)] = ()
+    starters: Annotated[tuple[SafeStr, ...], BeforeValidator(strings)] = ()
     supports_schedules: bool = False
 
 

@@ -56,6 +56,7 @@ from ..messages import (
 from ..model_choice import ThreadModels
 from ..outbox import Outbox
 from ..questions import Questions
+from ..reach import Reach
 from ..replies import Replies
 from ..status import ServerStatus
 from ..steering import Steering
@@ -159,6 +160,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.taps = Taps(self, backend)
         self.replies = Replies(self, backend, lambda: self.query_one(ReplyBar))
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
+        self.reach = Reach(self, backend)
         self.steering = Steering(self, backend)
         self.status = ServerStatus(self, backend, self.voice)
         self.takeaways = Takeaways(self, backend, downloads_dir or Path.home() / "Downloads")
@@ -275,6 +277,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         elif event.worker.name == "open_thread" and event.worker.is_finished:
             self.steering.send_next()  # what waited for a reattached turn to end
             self.follow_live()
+            self.reach.shown()  # a hub agent's starters, or that it is blocked
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
@@ -852,6 +855,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.refresh_bindings()  # Ctrl+R retries what this thread holds
         self.drafts.switch(NEW)
         self.dictation.forget()
+        self.reach.shown()
         self.composer.focus()
 
     def action_focus_composer(self) -> None:

@@ -67,8 +67,14 @@ class ConfirmScreen(LocalizedBindings, ModalScreen[bool]):
                 )
 
     def on_mount(self) -> None:
-        """Focus the safe choice."""
-        self.query_one("#cancel", Button).focus()
+        """Focus the safe choice (once it is mounted: on a busy app the row of buttons may
+        mount its children after the screen's own mount)."""
+        buttons = self.query("#cancel").results(Button)
+        cancel = next(buttons, None)
+        if cancel is None:
+            self.call_after_refresh(self.on_mount)
+            return
+        cancel.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer with the button that was pressed."""

@@ -46,6 +46,7 @@ MIN_SEARCH_CHARS = 2
 HIT_LEAD = 10  # characters kept before a match that a narrow row moves into view
 _MARKERS = {"chat": ("●", "$text-muted"), "voice": ("♪", "$accent")}
 _OTHER_MARKER = ("·", "$text-muted")
+_PINNED = ("▲", "$accent")
 # Letters that NFKD does not split into a base letter and a mark.
 _UNSPLIT = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i"})
 
@@ -165,6 +166,21 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _hub_marks(thread: Thread) -> list[str | tuple[str, str]]:
+    """After a hub conversation's title: its unread count (none while muted), muted, and
+    blocked (what `HubThread` says of its agent)."""
+    marks: list[str | tuple[str, str]] = []
+    unread = getattr(thread, "unread", 0)
+    muted = getattr(thread, "muted", False)
+    if unread and not muted:
+        marks.append((f" ({unread})", "bold $accent"))
+    if muted:
+        marks.append((" " + _("muted"), "$text-muted"))
+    if getattr(thread, "blocked", False):
+        marks.append((" " + _("blocked"), "$text-warning"))
+    return marks
+
+
 class ThreadRow(SplitRow):
     """A thread: channel marker and title on the left, its age on the right.
 
@@ -182,10 +198,12 @@ class ThreadRow(SplitRow):
         if self._parts is None:
             thread = self.thread
             marker = _MARKERS.get(str(thread.channel), _OTHER_MARKER)
+            if getattr(thread, "pinned", False):  # a hub contact pinned to the top
+                marker = _PINNED
             # Server text: cleaned of control characters already; never markup, one line only.
             title = one_line(thread.title) or _("(untitled)")
             age = relative_time(thread.updated_at or thread.created_at, self._now, self._tz)
-            self._parts = (Content.assemble(marker, " ", title), age)
+            self._parts = (Content.assemble(marker, " ", title, *_hub_marks(thread)), age)
         return self._parts
 
 

@@ -116,3 +116,15 @@ class HelpApp(App[None]):
 
     def action_devices(self) -> None:
         self._record("devices")
+
+    def action_add_by_code(self) -> None:
+        self._record("add_by_code")
+
+    def action_find_agents(self) -> None:
+        self._record("find_agents")
+
+    def action_contact(self) -> None:
+        self._record("contact")
+
+    def action_archived(self) -> None:
+        self._record("archived")
