@@ -20,9 +20,11 @@ from .client_routes import CLIENT_ROUTES
 from .client_socket import client_socket
 from .config import HubConfig
 from .errors import ApiError, RequestIds, error_response, internal_error
+from .hiding_routes import HIDING_ROUTES
 from .media_routes import MEDIA_ROUTES
 from .mgmt_routes import MGMT_ROUTES
 from .principals import HubAuth
+from .schedule_routes import SCHEDULE_ROUTES
 from .services import Hub
 
 
@@ -53,6 +55,8 @@ def create_app(config: HubConfig) -> Starlette:
         *AUTH_ROUTES,
         *MGMT_ROUTES,
         *MEDIA_ROUTES,
+        *HIDING_ROUTES,
+        *SCHEDULE_ROUTES,
         WebSocketRoute("/v1/client/socket", client_socket),
         WebSocketRoute("/v1/agent/socket", agent_socket),
     ]

@@ -6,14 +6,19 @@ from pathlib import Path
 
 from .agent_store import AgentStore
 from .chat_store import ChatStore
+from .hiding_store import HidingStore
 from .media_store import MediaStore
 from .outbox_store import OutboxStore
 from .people_store import PeopleStore
+from .schedules_store import SchedulesStore
 from .tables import SCHEMA
 
 
-class Storage(PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore):
-    """People, agents, conversations, messages, the outbox and media of one hub."""
+class Storage(
+    PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore, HidingStore, SchedulesStore
+):
+    """People, agents, conversations, messages, the outbox, media, what people hid and
+    schedules of one hub."""
 
     SCHEMA = SCHEMA
 
