@@ -80,7 +80,7 @@ async def test_a_schedule_asked_confirmed_paused_resumed_and_deleted(
         assert cadence.has_focus
         cadence.value = ""
         await pilot.press(*"every day", "enter")  # not a cadence: it says how to write one
-        await until(pilot, lambda: "weekdays 07:30" in screen_text(app))
+        await until(pilot, lambda: "Write when it runs as" in screen_text(app))
         assert isinstance(app.screen, NewScheduleScreen)
         cadence.value = ""
         await pilot.press(*"weekdays 07:30", "enter")

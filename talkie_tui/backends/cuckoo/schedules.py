@@ -62,6 +62,16 @@ class ConversationSchedules:
         self._by_id.pop(schedule_id, None)
 
     def _keep(self, schedule: Schedule) -> Schedule:
+        """Keep the newer of what is known and `schedule` (an answer may come after the push
+        of a later change: the agent confirmed at once)."""
+        known = self._by_id.get(schedule.id)
+        if (
+            known is not None
+            and known.updated_at is not None
+            and schedule.updated_at is not None
+            and known.updated_at > schedule.updated_at
+        ):
+            return known
         self._by_id[schedule.id] = schedule
         return schedule
 
@@ -72,7 +82,7 @@ class ConversationSchedules:
         if push.deleted:
             self._by_id.pop(push.schedule.id, None)
         else:
-            self._by_id[push.schedule.id] = push.schedule
+            self._keep(push.schedule)
         return True
 
     async def changes(self) -> AsyncGenerator[SchedulePush, None]:
