@@ -6,7 +6,6 @@ the display name changed from the palette."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,25 +24,17 @@ from talkie_tui.ui.screens.chat import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView
-from tests.backends.cuckoo.conftest import FAST_HUB, Agent, Hub
+from tests.backends.cuckoo.conftest import Agent, Hub
+from tests.ui import test_cuckoo_reply
 from tests.ui.test_chat_flows import screen_text, until
 from tests.ui.test_cuckoo_reply import palette_options
 
 pytestmark = pytest.mark.slow
 
+hub = test_cuckoo_reply.hub  # the fixture: a hub, its people, agents and backends
+
 SIZE = (120, 36)
 PAGE = 50
-
-
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
 
 
 async def agent_wrote(agent: Agent, count: int) -> list[str]:
@@ -111,7 +102,7 @@ async def test_the_top_of_a_long_conversation_loads_the_earlier_page_in_place(
         await until(pilot, lambda: chat.transcript.scroll_y > 0)
         await pilot.pause(0.2)
         assert abs(chat.transcript.scroll_y - first.virtual_region.y) <= 2
-        assert chat.composer.has_focus is False  # nothing moved the focus
+        assert chat.transcript.has_focus  # nothing moved the focus
         await pilot.press("home")  # no more pages: nothing more is asked, no notice
         await until(pilot, lambda: not chat.earlier.loading)
         await pilot.pause(0.3)
@@ -202,9 +193,8 @@ async def test_the_palette_changes_my_name(hub: Hub, tmp_path: Path) -> None:
         chat = await shown(app, pilot, "message 0")
         await run_command(app, pilot, "change your", "Change your name")
         await until(pilot, lambda: isinstance(app.screen, LinePromptScreen))
-        box = app.screen.query_one(Input)
-        box.value = ""
-        await pilot.press(*"Ana Nováková", "enter")
+        app.screen.query_one(Input).value = "Ana Nováková"
+        await pilot.press("enter")
         await until(pilot, lambda: app.screen is chat)
         await until(pilot, lambda: "The hub now calls you Ana Nováková." in screen_text(app))
     async with httpx.AsyncClient(trust_env=False, timeout=10) as http:

@@ -6,7 +6,6 @@ transcript), and deletes it after asking."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,25 +14,17 @@ from textual.widgets import Input, OptionList
 
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.schedules import NewScheduleScreen, SchedulesScreen
-from tests.backends.cuckoo.conftest import FAST_HUB, Hub
+from tests.backends.cuckoo.conftest import Hub
 from tests.cuckoo_peer.agent import AgentBackend
+from tests.ui import test_cuckoo_reply
 from tests.ui.test_chat_flows import screen_text, until
 from tests.ui.test_cuckoo_hub_own import app_on, confirm, run_command, shown
 
 pytestmark = pytest.mark.slow
 
+hub = test_cuckoo_reply.hub  # the fixture: a hub, its people, agents and backends
+
 SIZE = (120, 36)
-
-
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
 
 
 async def confirms(peer: AgentBackend, event: dict[str, Any]) -> None:
