@@ -161,11 +161,9 @@ class HubActions:
         if session is None or session.thread_id is None:
             self.chat.notify(_("Open a conversation first."), severity="warning", markup=False)
             return
-        names = session.conversation.names
-        agent = next(iter(names.values()), "") if names else ""
-        for turn in reversed(session.conversation.turns):
-            if turn.role == "assistant" and turn.author:
-                agent = turn.author
-                break
+        agent = next(
+            (t.author for t in reversed(session.conversation.turns) if t.role == "assistant"),
+            None,
+        )
         schedules = ConversationSchedules(self.backend, session.thread_id)
         self.chat.app.push_screen(SchedulesScreen(schedules, agent or _("the agent")))

@@ -25,6 +25,7 @@ class ConversationSchedules:
         self.backend = backend
         self.conversation_id = conversation_id
         self._by_id: dict[str, Schedule] = {}
+        self.agent_name: str | None = None  # the agent that runs them, once `supported` asked
 
     @property
     def items(self) -> list[Schedule]:
@@ -32,9 +33,13 @@ class ConversationSchedules:
         return sorted(self._by_id.values(), key=lambda s: (s.created_at is None, s.created_at))
 
     async def supported(self) -> bool:
-        """Whether an agent of the conversation runs schedules."""
+        """Whether an agent of the conversation runs schedules (its name is kept)."""
         conversation = await self.backend.client.conversation(self.conversation_id)
-        return any(agent.supports_schedules for agent in conversation.agents())
+        agents = conversation.agents()
+        running = [agent for agent in agents if agent.supports_schedules] or list(agents)
+        if running:
+            self.agent_name = running[0].display_name or running[0].handle or None
+        return any(agent.supports_schedules for agent in agents)
 
     async def load(self) -> list[Schedule]:
         """Read them from the hub."""

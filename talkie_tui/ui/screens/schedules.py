@@ -58,14 +58,16 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="schedules-box"):
-            title = _("Schedules with {agent}").format(agent=self.agent_name)
-            yield Static(Content(title), classes="picker-title")
+            yield Static(self._title(), id="schedules-title", classes="picker-title")
             yield Static(_("Loading…"), id="schedules-status", classes="schedules-status")
             yield OptionList(id="schedules-list", classes="schedules-list")
             yield Static(
                 _("n new · p pause or resume · d delete · r reload · Esc close"),
                 classes="schedules-hint",
             )
+
+    def _title(self) -> Content:
+        return Content(_("Schedules with {agent}").format(agent=self.agent_name))
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -113,6 +115,9 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
         self._say(_("Loading…"))
         try:
             self.supported = await self.schedules.supported()
+            if self.schedules.agent_name:
+                self.agent_name = self.schedules.agent_name
+                self.query_one("#schedules-title", Static).update(self._title())
             if self.supported:
                 await self.schedules.load()
         except TalkieError as error:

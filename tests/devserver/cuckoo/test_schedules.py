@@ -6,6 +6,7 @@ the person's socket. The agent is plain HTTP here (`wire.py`)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -174,3 +175,25 @@ async def test_the_persons_socket_hears_every_change(agent: Agent, http: httpx.C
             await client.delete(f"{schedules_path(agent)}/{sid}", headers=dev(agent.owner))
             changed = await frame_where(socket, "type", "schedule.changed")
             assert changed["data"]["deleted"] is True
+
+
+async def test_a_socket_agent_hears_the_request_and_sends_for_it(
+    agent: Agent, http: httpx.Client
+) -> None:
+    """The round trip of an agent on the socket, written against the notes' ops: the
+    request comes as an event, the send for a paused schedule is refused by `cid`."""
+    async with agent.socket() as socket:
+        await frame_where(socket, "type", "conversation.joined")
+        sid = ask(http, agent).json()["schedule"]["id"]
+        requested = await frame_where(socket, "type", "schedule.requested")
+        assert requested["data"]["schedule"]["id"] == sid
+        await socket.send(json.dumps({"ack": requested["id"]}))
+        assert agent_patch(http, agent, sid, status="active").status_code == 200
+        frame = {"op": "send", "cid": "c1", "conversation_id": agent.conversation_id}
+        await socket.send(json.dumps({**frame, "text": "Today: fog", "schedule_id": sid}))
+        sent = await frame_where(socket, "reply_to_cid", "c1")
+        assert sent["ok"] is True and sent["message"]["schedule_id"] == sid
+        assert person_patch(http, agent, sid, paused=True).status_code == 200
+        await socket.send(json.dumps({**frame, "cid": "c2", "text": "x", "schedule_id": sid}))
+        refused = await frame_where(socket, "reply_to_cid", "c2")
+        assert refused["ok"] is False and refused["error"]["code"] == "schedule_paused"
