@@ -310,8 +310,9 @@ class Transcript(RepaintedByLayout, MessageCursor):
             button.remove()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolled to the very top by the person: the earlier messages come."""
         super().watch_scroll_y(old_value, new_value)
-        # The person scrolled up to the very top (a reload's own jump keeps the anchor).
+        # Only a scroll of the person's releases the anchor (a reload's own jump keeps it).
         if new_value <= 0 < old_value and self._anchor_released:
             self.show_earlier()
 
