@@ -34,7 +34,7 @@ def local_zone() -> str:
             if name:
                 ZoneInfo(name)
                 return name
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             continue
     return "UTC"
 

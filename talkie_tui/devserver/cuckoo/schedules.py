@@ -32,9 +32,10 @@ INSTRUCTION_CHARS = 500
 TITLE_CHARS = 60
 REPEATS = ("once", "daily", "weekdays", "weekly")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+ZONE_CHARS = 64
 CADENCE_FIELDS = frozenset({"repeat", "time", "days", "date", "timezone"})
-_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$", re.ASCII)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 # How far ahead the next run is looked for (a weekly cadence repeats within 8 days).
 LOOK_AHEAD_DAYS = 8
 
@@ -51,12 +52,14 @@ def check_cadence(raw: Any) -> dict[str, Any]:
     repeat, at = raw.get("repeat"), raw.get("time")
     if repeat not in REPEATS:
         raise _bad_cadence("`repeat` is once, daily, weekdays or weekly.")
-    if not isinstance(at, str) or not _TIME.match(at):
+    if not isinstance(at, str) or not _TIME.fullmatch(at):
         raise _bad_cadence("`time` is HH:MM, on the 24-hour clock.")
     zone = raw.get("timezone") or "UTC"
     try:
-        ZoneInfo(zone) if isinstance(zone, str) else None
-    except (ZoneInfoNotFoundError, ValueError):
+        ZoneInfo(zone) if isinstance(zone, str) and len(zone) <= ZONE_CHARS else None
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # a path, a NUL, a folder
+        zone = None
+    if isinstance(zone, str) and len(zone) > ZONE_CHARS:
         zone = None
     if not isinstance(zone, str):
         raise _bad_cadence("`timezone` is an IANA zone name, such as Europe/Prague.")
@@ -70,7 +73,7 @@ def check_cadence(raw: Any) -> dict[str, Any]:
         raise _bad_cadence("Only a weekly cadence names days.")
     when = raw.get("date")
     if repeat == "once":
-        if not isinstance(when, str) or not _DATE.match(when):
+        if not isinstance(when, str) or not _DATE.fullmatch(when):
             raise _bad_cadence("A cadence of once names its `date` (YYYY-MM-DD).")
         try:
             date.fromisoformat(when)
