@@ -301,13 +301,8 @@ class Transcript(RepaintedByLayout, MessageCursor):
         self._hidden_turns = 0
         button = self.query("#load-earlier")
         first = next((v for v in self.children if isinstance(v, TurnView)), None)
-        with self.app.batch_update():
-            views = [self._view_of(turn) for turn in turns]
-            if first is not None:
-                self.mount_all(views, before=first)
-            else:
-                self.mount_all(views)
-            button.remove()
+        self._mount_above(turns, first)
+        button.remove()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Scrolled to the very top by the person: the earlier messages come."""
@@ -327,12 +322,20 @@ class Transcript(RepaintedByLayout, MessageCursor):
             self.sync_turns()
             return
         older = [t for t in turns[: turns.index(first.turn)] if self.turn_view(t) is None]
-        if not older:
-            return
+        if older:
+            self._mount_above(older, first)
+
+    def _mount_above(self, turns: list[Turn], first: TurnView | None) -> None:
+        """Mount `turns` above the first turn shown, which stays where it was in view."""
+        views = [self._view_of(turn) for turn in turns]
         with self.app.batch_update():
-            self.mount_all([self._view_of(turn) for turn in older], before=first)
-        self.release_anchor()
-        self.call_after_refresh(self.scroll_to_widget, first, top=True, animate=False)
+            if first is not None:
+                self.mount_all(views, before=first)
+            else:
+                self.mount_all(views)
+        if first is not None:
+            self.release_anchor()
+            self.call_after_refresh(self.scroll_to_widget, first, top=True, animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "load-earlier":
