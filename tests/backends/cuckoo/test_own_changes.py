@@ -28,10 +28,13 @@ async def test_schedules_asked_for_followed_paused_and_deleted(hub: Hub) -> None
     assert await schedules.supported() is True
     assert await schedules.load() == []
     changes = schedules.changes()
+    coming = asyncio.ensure_future(anext(changes))  # listening from now on
+    await asyncio.sleep(0)
+    assert await backend.feed.wait_ready(10)
     made = await schedules.create("  Send me the news  ", DAILY)
     assert made.pending and made.instruction == "Send me the news"
     assert made.cadence == DAILY and made.next_run_at is not None
-    first = await asyncio.wait_for(anext(changes), 10)
+    first = await asyncio.wait_for(coming, 10)
     assert first.schedule.id == made.id
     path = f"/v1/agent/conversations/{agent.conversation_id}/schedules/{made.id}"
     confirmed = await agent.peer.http.patch(path, json={"status": "active", "title": "News"})
