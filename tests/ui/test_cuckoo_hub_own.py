@@ -6,6 +6,7 @@ the display name changed from the palette."""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView
 from tests.backends.cuckoo.conftest import Agent, Hub
 from tests.ui import test_cuckoo_reply
+from tests.ui.minara_e2e import notices
 from tests.ui.test_chat_flows import screen_text, until
 from tests.ui.test_cuckoo_reply import palette_options
 
@@ -102,6 +104,8 @@ async def test_the_top_of_a_long_conversation_loads_the_earlier_page_in_place(
         await until(pilot, lambda: chat.transcript.scroll_y > 0)
         await pilot.pause(0.2)
         assert abs(chat.transcript.scroll_y - first.virtual_region.y) <= 2
+        svg = Path(os.environ.get("TALKIE_HISTORY_SVG", str(tmp_path / "history.svg")))
+        svg.write_text(app.export_screenshot(), encoding="utf-8")
         assert chat.transcript.has_focus  # nothing moved the focus
         await pilot.press("home")  # no more pages: nothing more is asked, no notice
         await until(pilot, lambda: not chat.earlier.loading)
@@ -196,7 +200,7 @@ async def test_the_palette_changes_my_name(hub: Hub, tmp_path: Path) -> None:
         app.screen.query_one(Input).value = "Ana Nováková"
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is chat)
-        await until(pilot, lambda: "The hub now calls you Ana Nováková." in screen_text(app))
+        await until(pilot, lambda: "The hub now calls you Ana Nováková." in notices(app))
     async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
         me = await http.get(
             f"{hub.url}/v1/client/me", headers={"Authorization": f"Bearer {person.token}"}

@@ -6,6 +6,7 @@ transcript), and deletes it after asking."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,8 @@ async def test_a_schedule_asked_confirmed_paused_resumed_and_deleted(
         assert "waiting for the agent" not in panel_text(app)  # confirmed, pushed here
         [schedule] = panel.schedules.items
         assert schedule.status == "active" and schedule.next_run_at is not None
+        svg = Path(os.environ.get("TALKIE_SCHEDULES_SVG", str(tmp_path / "schedules.svg")))
+        svg.write_text(app.export_screenshot(), encoding="utf-8")
         await pilot.press("p")
         await until(pilot, lambda: "paused" in panel_text(app))
         assert await send_for(schedule.id) == 409  # paused: the agent's send is refused

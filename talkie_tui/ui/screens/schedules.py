@@ -92,6 +92,8 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
         ids = [s.id for s in items]
         if highlighted is not None and highlighted.id in ids:
             listing.highlighted = ids.index(highlighted.id)
+        elif ids:
+            listing.highlighted = 0  # the keys act on a schedule from the start
         if self.supported is False:
             self._say(_("{agent} runs no schedules.").format(agent=self.agent_name))
         elif not items:
