@@ -58,6 +58,14 @@ async def app_on(hub: Hub, person: sign_in.SignedIn, agent: Agent, tmp_path: Pat
     )
 
 
+async def opened(hub: Hub, tmp_path: Path, count: int) -> tuple[sign_in.SignedIn, Agent, TalkieApp]:
+    """A person, their agent (which wrote `count` messages) and the app on that thread."""
+    person = await hub.person()
+    agent = await hub.agent(person)
+    await agent_wrote(agent, count)
+    return person, agent, await app_on(hub, person, agent, tmp_path)
+
+
 async def shown(app: TalkieApp, pilot: Pilot[None], text: str) -> ChatScreen:
     await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
     chat = app.screen
@@ -158,10 +166,7 @@ async def confirm(app: TalkieApp, pilot: Pilot[None], title: str) -> None:
 async def test_a_message_hidden_and_the_conversation_cleared_for_me(
     hub: Hub, tmp_path: Path
 ) -> None:
-    person = await hub.person()
-    agent = await hub.agent(person)
-    await agent_wrote(agent, 3)
-    app = await app_on(hub, person, agent, tmp_path)
+    person, agent, app = await opened(hub, tmp_path, 3)
     async with app.run_test(size=SIZE) as pilot:
         chat = await shown(app, pilot, "message 2")
         chat.transcript.focus()
@@ -189,10 +194,7 @@ async def test_a_message_hidden_and_the_conversation_cleared_for_me(
 
 
 async def test_the_palette_changes_my_name(hub: Hub, tmp_path: Path) -> None:
-    person = await hub.person()
-    agent = await hub.agent(person)
-    await agent_wrote(agent, 1)
-    app = await app_on(hub, person, agent, tmp_path)
+    person, agent, app = await opened(hub, tmp_path, 1)
     async with app.run_test(size=SIZE) as pilot:
         chat = await shown(app, pilot, "message 0")
         await run_command(app, pilot, "change your", "Change your name")

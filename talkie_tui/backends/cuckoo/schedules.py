@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 
-from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.cuckoo import schedules as wire
 from talkie_tui.protocol.cuckoo.schedules import Cadence, Schedule, SchedulePush
 from talkie_tui.protocol.cuckoo.socket import SocketItem
 
 from .backend import CuckooBackend
-from .feed import END
 
 __all__ = ["Cadence", "ConversationSchedules", "Schedule"]
 
@@ -97,15 +95,6 @@ class ConversationSchedules:
         def ours(item: SocketItem) -> bool:
             return isinstance(item, SchedulePush) and item.conversation_id == self.conversation_id
 
-        subscription = self.backend.feed.subscribe(ours)
-        try:
-            while True:
-                item = await subscription.get()
-                if item is END:
-                    return
-                if isinstance(item, TalkieError):
-                    raise item
-                if isinstance(item, SchedulePush) and self.apply(item):
-                    yield item
-        finally:
-            subscription.close()
+        async for item in self.backend.feed.subscribe(ours).items():
+            if isinstance(item, SchedulePush) and self.apply(item):
+                yield item

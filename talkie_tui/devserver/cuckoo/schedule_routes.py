@@ -1,6 +1,7 @@
-"""The schedule routes of both APIs: a person's (`/v1/client/…/schedules`: list, ask for one,
-pause, resume, change, delete) and an agent's (`/v1/agent/…/schedules`: list, set one up,
-confirm, name, change, pause, delete). The rules are `schedules.py`'s."""
+"""The schedule routes of both APIs, one handler each for a person and an agent: a person's
+(`/v1/client/…/schedules`: list, ask for one, pause, resume, change, delete) and an agent's
+(`/v1/agent/…/schedules`: list, set one up, confirm, name, change, pause, delete). The rules
+are `schedules.py`'s."""
 
 from __future__ import annotations
 
@@ -14,91 +15,65 @@ from .schedules import schedule_json
 
 CLIENT = "/v1/client/conversations/{conversation_id}/schedules"
 AGENT = "/v1/agent/conversations/{conversation_id}/schedules"
-PERSON_FIELDS = ("instruction", "cadence")
-PERSON_CHANGES = ("paused", "instruction", "cadence")
-AGENT_FIELDS = ("title", "instruction", "cadence")
-AGENT_CHANGES = ("title", "instruction", "cadence", "status")
+# What each side may send: to make one, to change one.
+PERSON_FIELDS = (("instruction", "cadence"), ("paused", "instruction", "cadence"))
+AGENT_FIELDS = (("title", "instruction", "cadence"), ("title", "instruction", "cadence", "status"))
 
 
-async def person_list(request: Request) -> JSONResponse:
-    """GET /v1/client/…/schedules → {schedules}"""
+def _asker(request: Request) -> tuple[str, bool]:
+    """Who asks (a person's or an agent's id), and whether it is an agent."""
+    if request.url.path.startswith("/v1/agent/"):
+        return agent_of(request), True
+    return user_of(request), False
+
+
+async def list_schedules(request: Request) -> JSONResponse:
+    """GET …/schedules → {schedules}"""
     hub = hub_of(request)
-    row = hub.conversations.for_member(user_of(request), request.path_params["conversation_id"])
+    member, _agent = _asker(request)
+    row = hub.conversations.for_member(member, request.path_params["conversation_id"])
     return JSONResponse({"schedules": hub.schedules.listed(row["id"])})
 
 
-async def person_create(request: Request) -> JSONResponse:
-    """POST /v1/client/…/schedules {instruction, cadence} → 201 {schedule} (pending)."""
-    hub = hub_of(request)
-    body = await read_json(request, PERSON_FIELDS)
-    row = hub.schedules.request(user_of(request), request.path_params["conversation_id"], body)
+async def create_schedule(request: Request) -> JSONResponse:
+    """POST …/schedules → 201 {schedule}: a person's {instruction, cadence} (pending), an
+    agent's {title, instruction, cadence} (active)."""
+    schedules = hub_of(request).schedules
+    member, agent = _asker(request)
+    body = await read_json(request, (AGENT_FIELDS if agent else PERSON_FIELDS)[0])
+    make = schedules.create_by_agent if agent else schedules.request
+    row = make(member, request.path_params["conversation_id"], body)
     return created({"schedule": schedule_json(row)})
 
 
-async def person_change(request: Request) -> JSONResponse:
-    """PATCH /v1/client/…/schedules/{id} {paused?, instruction?, cadence?} → {schedule}"""
-    hub = hub_of(request)
-    body = await read_json(request, PERSON_CHANGES)
+async def change_schedule(request: Request) -> JSONResponse:
+    """PATCH …/schedules/{id} → {schedule}: a person's {paused?, instruction?, cadence?}, an
+    agent's {title?, instruction?, cadence?, status?}."""
+    schedules = hub_of(request).schedules
+    member, agent = _asker(request)
+    body = await read_json(request, (AGENT_FIELDS if agent else PERSON_FIELDS)[1])
+    change = schedules.change_by_agent if agent else schedules.change_by_person
     params = request.path_params
-    row = hub.schedules.change_by_person(
-        user_of(request), params["conversation_id"], params["schedule_id"], body
-    )
+    row = change(member, params["conversation_id"], params["schedule_id"], body)
     return JSONResponse({"schedule": schedule_json(row)})
 
 
-async def person_delete(request: Request) -> Response:
-    """DELETE /v1/client/…/schedules/{id} → 204"""
-    params = request.path_params
-    hub_of(request).schedules.delete_by_person(
-        user_of(request), params["conversation_id"], params["schedule_id"]
-    )
-    return no_content()
-
-
-async def agent_list(request: Request) -> JSONResponse:
-    """GET /v1/agent/…/schedules → {schedules}"""
-    hub = hub_of(request)
-    row = hub.conversations.for_member(agent_of(request), request.path_params["conversation_id"])
-    return JSONResponse({"schedules": hub.schedules.listed(row["id"])})
-
-
-async def agent_create(request: Request) -> JSONResponse:
-    """POST /v1/agent/…/schedules {title, instruction, cadence} → 201 {schedule} (active)."""
-    hub = hub_of(request)
-    body = await read_json(request, AGENT_FIELDS)
-    row = hub.schedules.create_by_agent(
-        agent_of(request), request.path_params["conversation_id"], body
-    )
-    return created({"schedule": schedule_json(row)})
-
-
-async def agent_change(request: Request) -> JSONResponse:
-    """PATCH /v1/agent/…/schedules/{id} {title?, instruction?, cadence?, status?} → {schedule}"""
-    hub = hub_of(request)
-    body = await read_json(request, AGENT_CHANGES)
-    params = request.path_params
-    row = hub.schedules.change_by_agent(
-        agent_of(request), params["conversation_id"], params["schedule_id"], body
-    )
-    return JSONResponse({"schedule": schedule_json(row)})
-
-
-async def agent_delete(request: Request) -> Response:
-    """DELETE /v1/agent/…/schedules/{id} → 204 (declining a request is deleting it)."""
-    params = request.path_params
-    hub_of(request).schedules.delete_by_agent(
-        agent_of(request), params["conversation_id"], params["schedule_id"]
-    )
+async def delete_schedule(request: Request) -> Response:
+    """DELETE …/schedules/{id} → 204 (an agent declines a request so)."""
+    schedules = hub_of(request).schedules
+    member, agent = _asker(request)
+    delete = schedules.delete_by_agent if agent else schedules.delete_by_person
+    delete(member, request.path_params["conversation_id"], request.path_params["schedule_id"])
     return no_content()
 
 
 SCHEDULE_ROUTES = [
-    Route(CLIENT, person_list, methods=["GET"]),
-    Route(CLIENT, person_create, methods=["POST"]),
-    Route(f"{CLIENT}/{{schedule_id}}", person_change, methods=["PATCH"]),
-    Route(f"{CLIENT}/{{schedule_id}}", person_delete, methods=["DELETE"]),
-    Route(AGENT, agent_list, methods=["GET"]),
-    Route(AGENT, agent_create, methods=["POST"]),
-    Route(f"{AGENT}/{{schedule_id}}", agent_change, methods=["PATCH"]),
-    Route(f"{AGENT}/{{schedule_id}}", agent_delete, methods=["DELETE"]),
+    route
+    for base in (CLIENT, AGENT)
+    for route in (
+        Route(base, list_schedules, methods=["GET"]),
+        Route(base, create_schedule, methods=["POST"]),
+        Route(f"{base}/{{schedule_id}}", change_schedule, methods=["PATCH"]),
+        Route(f"{base}/{{schedule_id}}", delete_schedule, methods=["DELETE"]),
+    )
 ]

@@ -143,6 +143,12 @@ def _title(raw: Any) -> str:
     return one_line(raw, "title", "invalid_title", 1, TITLE_CHARS)
 
 
+def _edits(body: dict[str, Any]) -> dict[str, Any]:
+    """The title, instruction and cadence a change gives, checked."""
+    checks = {"title": _title, "instruction": _instruction, "cadence": check_cadence}
+    return {name: check(body[name]) for name, check in checks.items() if name in body}
+
+
 def title_of(instruction: str) -> str:
     """The title of a schedule a person asked for, until its agent names it: the start of
     the instruction's first line."""
@@ -167,11 +173,18 @@ class Schedules:
                     return agent
         raise invalid("schedules_not_supported", "The agent here runs no schedules.")
 
-    def _live(self, conversation_id: str, schedule_id: str) -> Row:
-        """A schedule of the conversation that is not deleted (else 404)."""
+    def _target(self, member_id: str, conversation_id: str, schedule_id: str) -> Row:
+        """A schedule, not deleted, of a conversation `member_id` is in (an agent: one it
+        runs); else 404."""
+        self.hub.conversations.for_member(member_id, conversation_id)
         check_id(schedule_id, "sch", "schedule")
         row = self.hub.storage.get_schedule(schedule_id)
-        if row is None or row["conversation_id"] != conversation_id or row["status"] == "deleted":
+        if (
+            row is None
+            or row["conversation_id"] != conversation_id
+            or row["status"] == "deleted"
+            or (ids.is_id(member_id, "agt") and row["agent_id"] != member_id)
+        ):
             raise not_found("schedule_not_found", "There is no such schedule here.")
         return row
 
@@ -198,13 +211,8 @@ class Schedules:
         self, user_id: str, conversation_id: str, schedule_id: str, body: dict[str, Any]
     ) -> Row:
         """Pause, resume, or change the instruction or cadence (pending again then)."""
-        self.hub.conversations.for_member(user_id, conversation_id)
-        row = self._live(conversation_id, schedule_id)
-        fields: dict[str, Any] = {}
-        if "instruction" in body:
-            fields["instruction"] = _instruction(body["instruction"])
-        if "cadence" in body:
-            fields["cadence"] = check_cadence(body["cadence"])
+        row = self._target(user_id, conversation_id, schedule_id)
+        fields = _edits(body)
         if fields:
             fields["confirmed"] = False  # the agent confirms what it is to run
         paused = body.get("paused")
@@ -223,8 +231,7 @@ class Schedules:
 
     def delete_by_person(self, user_id: str, conversation_id: str, schedule_id: str) -> None:
         """A person deletes a schedule: the agent hears `schedule.deleted`."""
-        self.hub.conversations.for_member(user_id, conversation_id)
-        row = self._live(conversation_id, schedule_id)
+        row = self._target(user_id, conversation_id, schedule_id)
         self._changed(row, {"status": "deleted"}, tell_agent=True)
 
     # an agent
@@ -245,17 +252,8 @@ class Schedules:
     ) -> Row:
         """An agent confirms (`status: active`), names, changes or pauses a schedule; a
         person's pause stays until the person resumes it (403 `paused_by_person`)."""
-        self.hub.conversations.for_member(agent_id, conversation_id)
-        row = self._live(conversation_id, schedule_id)
-        if row["agent_id"] != agent_id:
-            raise not_found("schedule_not_found", "There is no such schedule here.")
-        fields: dict[str, Any] = {}
-        if "title" in body:
-            fields["title"] = _title(body["title"])
-        if "instruction" in body:
-            fields["instruction"] = _instruction(body["instruction"])
-        if "cadence" in body:
-            fields["cadence"] = check_cadence(body["cadence"])
+        row = self._target(agent_id, conversation_id, schedule_id)
+        fields = _edits(body)
         status = body.get("status")
         if status is not None:
             if status not in ("active", "paused"):
@@ -272,10 +270,7 @@ class Schedules:
 
     def delete_by_agent(self, agent_id: str, conversation_id: str, schedule_id: str) -> None:
         """An agent deletes (or declines) a schedule."""
-        self.hub.conversations.for_member(agent_id, conversation_id)
-        row = self._live(conversation_id, schedule_id)
-        if row["agent_id"] != agent_id:
-            raise not_found("schedule_not_found", "There is no such schedule here.")
+        row = self._target(agent_id, conversation_id, schedule_id)
         self._changed(row, {"status": "deleted"}, tell_agent=False)
 
     def check_send(self, agent_id: str, conversation_id: str, schedule_id: Any) -> str:

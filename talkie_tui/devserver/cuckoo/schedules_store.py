@@ -110,12 +110,7 @@ class SchedulesStore(HubDatabase):
 
     def update_schedule(self, schedule_id: str, **fields: Any) -> Row:
         """Change some columns of a schedule and return it."""
-        values = _encoded(fields)
-        assignments = ", ".join(f"{name} = :{name}" for name in values)
-        self._write(
-            f"UPDATE schedules SET {assignments} WHERE id = :schedule_id",  # noqa: S608
-            {**values, "schedule_id": schedule_id},
-        )
+        self._update("schedules", schedule_id, _encoded(fields))
         stored = self.get_schedule(schedule_id)
         assert stored is not None
         return stored

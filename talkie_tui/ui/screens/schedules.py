@@ -9,6 +9,7 @@ another device's change). `n` asks for a new one (an instruction and a cadence, 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import ClassVar
 
 from textual import on, work
@@ -147,14 +148,15 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
 
         def made(answer: NewSchedule | None) -> None:
             if answer is not None:
-                self._create(*answer)
+                self._change(self.schedules.create(*answer))
 
         self.app.push_screen(NewScheduleScreen(self.agent_name), made)
 
     @work(group="schedules-change", exit_on_error=False)
-    async def _create(self, instruction: str, cadence: Cadence) -> None:
+    async def _change(self, change: Awaitable[object]) -> None:
+        """Make a change on the hub, then draw the list (or say why it failed)."""
         try:
-            await self.schedules.create(instruction, cadence)
+            await change
         except TalkieError as error:
             self._say(_failure(error))
             return
@@ -164,16 +166,7 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
         """Pause the highlighted schedule, or resume it."""
         schedule = self.highlighted
         if schedule is not None:
-            self._pause(schedule.id, not schedule.paused)
-
-    @work(group="schedules-change", exit_on_error=False)
-    async def _pause(self, schedule_id: str, paused: bool) -> None:
-        try:
-            await self.schedules.set_paused(schedule_id, paused)
-        except TalkieError as error:
-            self._say(_failure(error))
-            return
-        self.show_items()
+            self._change(self.schedules.set_paused(schedule.id, not schedule.paused))
 
     def action_delete(self) -> None:
         """Delete the highlighted schedule, after asking."""
@@ -183,22 +176,13 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
 
         def answered(delete: bool | None) -> None:
             if delete and schedule is not None:
-                self._delete(schedule.id)
+                self._change(self.schedules.delete(schedule.id))
 
         title = _("Delete the schedule “{title}”?").format(title=schedule.title)
         body = _("The agent sends nothing more for it.")
         self.app.push_screen(
             ConfirmScreen(title, body, confirm_label=_("Delete"), danger=True), answered
         )
-
-    @work(group="schedules-change", exit_on_error=False)
-    async def _delete(self, schedule_id: str) -> None:
-        try:
-            await self.schedules.delete(schedule_id)
-        except TalkieError as error:
-            self._say(_failure(error))
-            return
-        self.show_items()
 
 
 class NewScheduleScreen(LocalizedBindings, ModalScreen[NewSchedule | None]):
