@@ -254,6 +254,8 @@ class Turn:
     author: str | None = None
     """Who wrote it where the protocol names its members (a hub agent's display name); None
     shows the plain "You" / "Agent"."""
+    schedule: str | None = None
+    """The title of the schedule it was sent for (a hub agent's message on a timer)."""
 
     @property
     def text(self) -> str:

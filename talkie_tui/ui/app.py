@@ -29,6 +29,7 @@ from talkie_tui.i18n import N_, _, choose_language, use_language
 from .commands import TalkieCommands
 from .crash import CrashGuard
 from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
+from .hub_commands import HubCommands
 from .native_stderr import native_stderr_to_log
 from .notify import notify_plain
 from .screens.connect import ConnectFunction, ConnectScreen
@@ -102,7 +103,7 @@ class TalkieApp(CrashGuard):
 
     TITLE = "talkie"
     CSS_PATH = _stylesheets()  # type: ignore[assignment]
-    COMMANDS = App.COMMANDS | {TalkieCommands}
+    COMMANDS = App.COMMANDS | {TalkieCommands, HubCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", N_("Help")),
         Binding("ctrl+q", "quit", N_("Quit"), priority=True),

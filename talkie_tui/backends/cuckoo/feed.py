@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Final
 
 from talkie_tui.core.errors import TalkieError
@@ -74,6 +74,20 @@ class Subscription:
     def close(self) -> None:
         """Stop listening."""
         self._feed.discard(self)
+
+    async def items(self) -> AsyncGenerator[SocketItem, None]:
+        """What is queued, as it comes, until END (the error that ended the socket is
+        raised); listening stops when the iteration does."""
+        try:
+            while True:
+                item = await self.get()
+                if item is None or isinstance(item, _End):
+                    return  # END (no timeout was given: None never comes)
+                if isinstance(item, TalkieError):
+                    raise item
+                yield item
+        finally:
+            self.close()
 
 
 class Feed:

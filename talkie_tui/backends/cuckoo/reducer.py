@@ -226,6 +226,13 @@ class CuckooConversation(Conversation):
             self._tap(message.body.action.source_message_id, message.body.action.button_id)
         return turn
 
+    def forget(self, turn: Turn) -> None:
+        """Take a message out of the conversation (the person hid it for themselves)."""
+        if turn in self.turns:
+            self.turns.remove(turn)
+        for kept in (self._by_id, self._buttons, self._senders):
+            kept.pop(turn.id, None)
+
     def _place(self, turn: Turn) -> Turn:
         """Put a new turn where its id orders it (the hub's ids grow with time)."""
         self._by_id[turn.id] = turn
@@ -269,6 +276,8 @@ class CuckooConversation(Conversation):
             turn.author = self.names.get(message.sender.id) or turn.author
         turn.state = _state(message)
         turn.created_at = message.created_at or turn.created_at
+        if message.schedule is not None:
+            turn.schedule = message.schedule.title or message.schedule.id
 
     def name_members(self, participants: Iterable[Participant]) -> list[Change]:
         """Learn the members' display names: agents' turns carry their agent's name."""

@@ -419,7 +419,7 @@ class CuckooSession:
             return None
         if conversation.turns and conversation.turns[0].id == TRIMMED_ID:
             return None
-        text = _("Earlier messages are no longer kept by the hub.")
+        text = _("Older messages are no longer kept.")
         notice = NoticePart(text, level="warning", code="trimmed", kind="cut_off")
         turn = Turn(TRIMMED_ID, "assistant", [notice])
         conversation.turns.insert(0, turn)

@@ -21,10 +21,12 @@ from .client_socket import client_socket
 from .config import HubConfig
 from .contact_routes import CONTACT_ROUTES
 from .errors import ApiError, RequestIds, error_response, internal_error
+from .hiding_routes import HIDING_ROUTES
 from .media_routes import MEDIA_ROUTES
 from .mgmt_routes import MGMT_ROUTES
 from .pairing_routes import PAIRING_ROUTES
 from .principals import HubAuth
+from .schedule_routes import SCHEDULE_ROUTES
 from .services import Hub
 
 
@@ -57,6 +59,8 @@ def create_app(config: HubConfig) -> Starlette:
         *MEDIA_ROUTES,
         *PAIRING_ROUTES,
         *CONTACT_ROUTES,
+        *HIDING_ROUTES,
+        *SCHEDULE_ROUTES,
         WebSocketRoute("/v1/client/socket", client_socket),
         WebSocketRoute("/v1/agent/socket", agent_socket),
     ]

@@ -99,7 +99,10 @@ class Chat:
             delivery = None
             if row["sender_kind"] == "user":
                 delivery = self.hub.storage.delivery_status(row["id"])
-        return shapes.client_message(row, reply, delivery)
+        schedule = None
+        if row.get("schedule_id"):
+            schedule = self.hub.schedules.refs([row["schedule_id"]]).get(row["schedule_id"])
+        return shapes.client_message(row, reply, delivery, schedule)
 
     def agent_form(
         self, row: Row, *, reply: Row | Unread | None = UNREAD, sender_name: str | None = None
@@ -215,8 +218,10 @@ class Chat:
         key: str | None,
         streaming: bool = False,
         media: list[Row] | None = None,
+        schedule_id: str | None = None,
     ) -> Sent:
-        """Store a message (with its files and events: one transaction) and tell everyone."""
+        """Store a message (with its files and events: one transaction) and tell everyone
+        (one sent for a schedule names it)."""
         now = clock.iso(clock.now())
         row: Row = {
             "id": ids.new_id("msg"),
@@ -232,6 +237,7 @@ class Chat:
             "created_at": now,
             "updated_at": now,
             "last_append_at": now if streaming else None,
+            "schedule_id": schedule_id,
         }
         row["signature"] = signing.sign(self.hub.signing_key, row)
         storage = self.hub.storage
@@ -240,6 +246,8 @@ class Chat:
             if media:
                 media_ids = [item["id"] for item in media]
                 storage.attach_media(media_ids, conversation["id"], stored["id"])
+            if schedule_id is not None:
+                self.hub.schedules.ran(schedule_id)
             sent = Sent(stored, True, reply)
             self._announce(
                 stored,
@@ -420,8 +428,11 @@ class Chat:
         prior = self._replay(agent_id, conversation_id, draft.idempotency_key)
         if prior is not None:
             return Sent(prior, False)
+        schedule_id = None
         if draft.extra.get("schedule_id") is not None:
-            raise not_found("schedule_not_found", "This hub has no schedules.")
+            schedule_id = self.hub.schedules.check_send(
+                agent_id, conversation_id, draft.extra["schedule_id"]
+            )
         if not isinstance(draft.stream, bool):
             raise invalid("invalid_stream", "`stream` must be true or false.", "stream")
         self._rate("send", agent_id, self.hub.config.agent_send_rate)
@@ -443,6 +454,7 @@ class Chat:
                 reply=reply,
                 key=draft.idempotency_key,
                 streaming=True,
+                schedule_id=schedule_id,
             )
         media = self._attachments(agent_id, draft.attachments)
         body: dict[str, Any] = {"text": self._text(draft.text, allow_empty=bool(media), trim=False)}
@@ -462,6 +474,7 @@ class Chat:
             reply=reply,
             key=draft.idempotency_key,
             media=media,
+            schedule_id=schedule_id,
         )
 
     # streams

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..common.sqlite import Row
 from .database import HubDatabase
+from .hiding_store import visible_to
 
 MESSAGE_COLUMNS = (
     "id",
@@ -24,6 +25,7 @@ MESSAGE_COLUMNS = (
     "created_at",
     "updated_at",
     "last_append_at",
+    "schedule_id",
 )
 
 
@@ -46,6 +48,11 @@ def decode_message(row: Row | None) -> Row | None:
 
 def _messages(rows: list[Row]) -> list[Row]:
     return [row for row in map(decode_message, rows) if row is not None]
+
+
+def _for(viewer: str | None, alias: str = "messages") -> tuple[str, tuple[str, ...]]:
+    """The SQL and arguments keeping out what `viewer` hid (None: everything is shown)."""
+    return (visible_to(alias), (viewer, viewer)) if viewer is not None else ("", ())
 
 
 class ChatStore(HubDatabase):
@@ -190,16 +197,19 @@ class ChatStore(HubDatabase):
         )
 
     def unread_count(self, conversation_id: str, user_id: str, since: str) -> int:
-        """Messages from others after the person's read mark (counted up to 100)."""
+        """Messages from others after the person's read mark, not hidden from them (counted
+        up to 100)."""
+        hidden, args = _for(user_id, "m")
         row = self._one(
-            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM messages m JOIN participants p"
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM messages m JOIN participants p"  # noqa: S608
             " ON p.conversation_id = m.conversation_id AND p.member_id = ?"
             " WHERE m.conversation_id = ? AND m.sender_id != ? AND m.seq > p.read_up_to"
-            " AND m.created_at >= ? LIMIT 100)",
+            f" AND m.created_at >= ?{hidden} LIMIT 100)",
             user_id,
             conversation_id,
             user_id,
             since,
+            *args,
         )
         return int(row["n"]) if row else 0
 
@@ -268,41 +278,64 @@ class ChatStore(HubDatabase):
             )
             return cursor.rowcount > 0
 
-    def last_message(self, conversation_id: str, since: str) -> Row | None:
-        """The newest message of a conversation inside the window, or None."""
+    def last_message(
+        self, conversation_id: str, since: str, viewer: str | None = None
+    ) -> Row | None:
+        """The newest message of a conversation inside the window (that `viewer` did not
+        hide), or None."""
+        hidden, args = _for(viewer)
         return decode_message(
             self._one(
-                "SELECT * FROM messages WHERE conversation_id = ? AND created_at >= ?"
-                " ORDER BY seq DESC LIMIT 1",
+                "SELECT * FROM messages WHERE conversation_id = ? AND created_at >= ?"  # noqa: S608
+                f"{hidden} ORDER BY seq DESC LIMIT 1",
                 conversation_id,
                 since,
+                *args,
             )
         )
 
     def page_before(
-        self, conversation_id: str, before_seq: int | None, limit: int, since: str
+        self,
+        conversation_id: str,
+        before_seq: int | None,
+        limit: int,
+        since: str,
+        viewer: str | None = None,
     ) -> list[Row]:
-        """Up to `limit` messages older than `before_seq` (None: the newest), newest first."""
+        """Up to `limit` messages older than `before_seq` (None: the newest), newest first
+        (without what `viewer` hid)."""
+        hidden, args = _for(viewer)
         return _messages(
             self._all(
-                "SELECT * FROM messages WHERE conversation_id = ? AND seq < ?"
-                " AND created_at >= ? ORDER BY seq DESC LIMIT ?",
+                "SELECT * FROM messages WHERE conversation_id = ? AND seq < ?"  # noqa: S608
+                f" AND created_at >= ?{hidden} ORDER BY seq DESC LIMIT ?",
                 conversation_id,
                 before_seq if before_seq is not None else 2**62,
                 since,
+                *args,
                 limit,
             )
         )
 
-    def page_after(self, conversation_id: str, after_seq: int, limit: int, since: str) -> list[Row]:
-        """Up to `limit` messages newer than `after_seq`, oldest first."""
+    def page_after(
+        self,
+        conversation_id: str,
+        after_seq: int,
+        limit: int,
+        since: str,
+        viewer: str | None = None,
+    ) -> list[Row]:
+        """Up to `limit` messages newer than `after_seq`, oldest first (without what `viewer`
+        hid)."""
+        hidden, args = _for(viewer)
         return _messages(
             self._all(
-                "SELECT * FROM messages WHERE conversation_id = ? AND seq > ?"
-                " AND created_at >= ? ORDER BY seq LIMIT ?",
+                "SELECT * FROM messages WHERE conversation_id = ? AND seq > ?"  # noqa: S608
+                f" AND created_at >= ?{hidden} ORDER BY seq LIMIT ?",
                 conversation_id,
                 after_seq,
                 since,
+                *args,
                 limit,
             )
         )

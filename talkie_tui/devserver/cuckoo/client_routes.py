@@ -114,14 +114,15 @@ async def list_messages(request: Request) -> JSONResponse:
         raise invalid("invalid_cursor", "Give `before` or `after`, not both.")
     since = hub.conversations.window_start()
     next_before = next_after = None
+    viewer = user_of(request)
     if after is not None:
-        rows = hub.storage.page_after(row["id"], after, limit + 1, since)
+        rows = hub.storage.page_after(row["id"], after, limit + 1, since, viewer)
         more = len(rows) > limit
         rows = rows[:limit]
         if more:
             next_after = rows[-1]["id"]
     else:
-        rows = hub.storage.page_before(row["id"], before, limit + 1, since)
+        rows = hub.storage.page_before(row["id"], before, limit + 1, since, viewer)
         more = len(rows) > limit
         rows = rows[:limit]
         if more:

@@ -120,7 +120,7 @@ class Conversations:
     def client_view(self, row: Row, user_id: str) -> dict[str, Any]:
         """A conversation in the client API's form."""
         since = self.window_start()
-        last = self.hub.storage.last_message(row["id"], since)
+        last = self.hub.storage.last_message(row["id"], since, user_id)
         return {
             "id": row["id"],
             "kind": row["kind"],

@@ -146,6 +146,14 @@ class HubDatabase(Database):
             self._settle()
             return self._db.execute(sql, params)
 
+    def _update(self, table: str, row_id: str, fields: dict[str, Any]) -> None:
+        """Set some columns (names of the code's own, never a client's) of one row by id."""
+        assignments = ", ".join(f"{name} = :{name}" for name in fields)
+        self._write(
+            f"UPDATE {table} SET {assignments} WHERE id = :row_id",  # noqa: S608
+            {**fields, "row_id": row_id},
+        )
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """The base's transaction; inside a grouped one, a savepoint of it."""

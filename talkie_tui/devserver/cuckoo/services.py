@@ -15,6 +15,7 @@ from .live import AgentLinks, ClientFeeds
 from .media import MediaFiles
 from .outbox import Outbox
 from .rates import RateLimiter
+from .schedules import Schedules
 from .storage import Storage
 from .webhooks import WebhookSender
 
@@ -36,6 +37,7 @@ class Hub:
         self.webhooks = WebhookSender(self)
         self.conversations = Conversations(self)
         self.chat = Chat(self)
+        self.schedules = Schedules(self)
         self._tasks: list[asyncio.Task[None]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
 

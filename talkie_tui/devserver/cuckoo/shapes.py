@@ -73,8 +73,14 @@ def reply_ref(row: Row | None) -> dict[str, str] | None:
     }
 
 
-def client_message(row: Row, reply_to: Row | None, delivery: str | None) -> dict[str, Any]:
-    """A message in the client API's form."""
+def client_message(
+    row: Row,
+    reply_to: Row | None,
+    delivery: str | None,
+    schedule: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A message in the client API's form (`schedule`: `{id, title}` of the schedule it was
+    sent for)."""
     return {
         "id": row["id"],
         "conversation_id": row["conversation_id"],
@@ -84,7 +90,7 @@ def client_message(row: Row, reply_to: Row | None, delivery: str | None) -> dict
         "status": row["status"],
         "truncated": row["truncated"],
         "stopped": row["stopped"],
-        "schedule": None,
+        "schedule": schedule,
         "delivery_status": delivery,
         "created_at": row["created_at"],
     }
@@ -102,6 +108,8 @@ def agent_message(row: Row, sender_name: str, reply_to: Row | None) -> dict[str,
         "stopped": row["stopped"],
         "created_at": row["created_at"],
     }
+    if row.get("schedule_id"):
+        message["schedule_id"] = row["schedule_id"]
     if row["signature"]:
         message["signature"] = row["signature"]
     return message

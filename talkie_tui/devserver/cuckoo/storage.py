@@ -6,16 +6,27 @@ from pathlib import Path
 
 from .agent_store import AgentStore
 from .chat_store import ChatStore
+from .hiding_store import HidingStore
 from .media_store import MediaStore
 from .outbox_store import OutboxStore
 from .people_store import PeopleStore
 from .reach_store import REACH_SCHEMA, ReachStore
+from .schedules_store import SchedulesStore
 from .tables import SCHEMA
 
 
-class Storage(PeopleStore, AgentStore, ChatStore, OutboxStore, MediaStore, ReachStore):
-    """People, agents, conversations, messages, the outbox, media, and the catalogue, contacts
-    and reports of one hub."""
+class Storage(
+    PeopleStore,
+    AgentStore,
+    ChatStore,
+    OutboxStore,
+    MediaStore,
+    ReachStore,
+    HidingStore,
+    SchedulesStore,
+):
+    """People, agents, conversations, messages, the outbox, media, the catalogue, contacts
+    and reports, what people hid, and the schedules of one hub."""
 
     SCHEMA = SCHEMA + REACH_SCHEMA
 

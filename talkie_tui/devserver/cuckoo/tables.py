@@ -110,7 +110,9 @@ CREATE TABLE IF NOT EXISTS messages (
     idempotency_key TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
-    last_append_at TEXT
+    last_append_at TEXT,
+    -- the schedule an agent sent it for (`schedules_store.py`), or NULL
+    schedule_id TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_conversation ON messages(conversation_id, seq);
 CREATE INDEX IF NOT EXISTS messages_streaming ON messages(status) WHERE status = 'streaming';

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 from talkie_tui.core.sanitize import SafeStr
 
 from .models import CuckooModel, Message, Time
+from .schedules import SchedulePush
 
 __all__ = [
     "ActivityPush",
@@ -26,6 +27,7 @@ __all__ = [
     "Push",
     "ReadPush",
     "ReadyPush",
+    "SchedulePush",
     "parse_push",
 ]
 
@@ -101,6 +103,7 @@ Push = (
     | ActivityPush
     | ReadPush
     | AgentStatusPush
+    | SchedulePush
 )
 
 _MODELS: dict[str, type[Push]] = {
@@ -113,6 +116,7 @@ _MODELS: dict[str, type[Push]] = {
     "activity": ActivityPush,
     "conversation.read": ReadPush,
     "agent.status": AgentStatusPush,
+    "schedule.changed": SchedulePush,
 }
 
 

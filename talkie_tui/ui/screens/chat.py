@@ -41,6 +41,7 @@ from ..compositor import LineCompositor
 from ..decisions import Decisions
 from ..dictation import CANCEL_BINDING, DICTATION_BINDINGS, Dictation
 from ..drafts import NEW, ComposerDrafts
+from ..earlier import EarlierPages
 from ..localized import LocalizedBindings
 from ..messages import (
     AnswerRequested,
@@ -159,6 +160,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.questions = Questions(self, backend)
         self.taps = Taps(self, backend)
         self.replies = Replies(self, backend, lambda: self.query_one(ReplyBar))
+        self.earlier = EarlierPages(self, backend)
         self.threads = Threads(self, backend, lambda: self.query_one(ThreadList))
         self.reach = Reach(self, backend)
         self.steering = Steering(self, backend)
@@ -257,6 +259,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
         self.drafts.restore()
         self.composer.offer_paths = self.attachments.offered
         self.transcript.replies_offered = self.replies.offered
+        self.transcript.pages_back = self.earlier.offered
         self.composer.focus()
         self.post_message(self.Ready(self))
         self.status.load()
@@ -739,6 +742,12 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
     def _reply_requested(self, event: ReplyRequested) -> None:
         event.stop()
         self.replies.start(event.turn)
+
+    @on(Transcript.LoadEarlier)
+    def _load_earlier(self, event: Transcript.LoadEarlier) -> None:
+        """The person reached the top of the conversation: the server's earlier page."""
+        event.stop()
+        self.earlier.requested()
 
     @on(ReplyBar.CancelRequested)
     def _reply_cancelled(self, event: ReplyBar.CancelRequested) -> None:

@@ -130,6 +130,10 @@ class TurnView(RepaintedByLayout, Vertical):
             # ♪ is the mark of voice threads in the thread list
             role = _("{role} · ♪ voice").format(role=role)
         yield Static(Text(role), classes="turn-role")
+        if self.turn.schedule:
+            # Sent on a timer: which of the person's schedules it ran for.
+            scheduled = _("⏰ For the schedule “{title}”").format(title=self.turn.schedule)
+            yield Static(Text(scheduled), classes="turn-schedule")
         for part in self.turn.parts:
             view = _part_view(part)
             self.views[id(part)] = view
@@ -204,7 +208,12 @@ class Transcript(RepaintedByLayout, MessageCursor):
     """
 
     class LoadEarlier(Message):
-        """The person asked to see older turns."""
+        """The person asked to see older turns than the conversation holds (the server keeps
+        them in pages: `pages_back`)."""
+
+    pages_back = False
+    """Whether the server has older pages to ask for (the screen says): reaching the top, or
+    selecting above the first message, then asks for one (`LoadEarlier`)."""
 
     def __init__(
         self,
@@ -280,20 +289,53 @@ class Transcript(RepaintedByLayout, MessageCursor):
         self._changed()
 
     def show_earlier(self) -> None:
-        """Mount every hidden older turn above the visible ones."""
-        if self._conversation is None or not self._hidden_turns:
+        """Mount every hidden older turn above the visible ones; with none hidden, ask for
+        the server's earlier page (where it pages back)."""
+        if self._conversation is None:
+            return
+        if not self._hidden_turns:
+            if self.pages_back:
+                self.post_message(self.LoadEarlier())
             return
         turns = self._conversation.turns[: self._hidden_turns]
         self._hidden_turns = 0
         button = self.query("#load-earlier")
         first = next((v for v in self.children if isinstance(v, TurnView)), None)
+        self._mount_above(turns, first)
+        button.remove()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolled to the very top by the person: the earlier messages come."""
+        super().watch_scroll_y(old_value, new_value)
+        # Only a scroll of the person's releases the anchor (a reload's own jump keeps it).
+        if new_value <= 0 < old_value and self._anchor_released:
+            self.show_earlier()
+
+    def show_older(self) -> None:
+        """Mount the turns the conversation gained before the first one shown (an earlier
+        page came), keeping in view what was in view."""
+        if self._conversation is None:
+            return
+        turns = self._conversation.turns
+        first = next((v for v in self.children if isinstance(v, TurnView)), None)
+        if first is None or first.turn not in turns:
+            self.sync_turns()
+            return
+        older = [t for t in turns[: turns.index(first.turn)] if self.turn_view(t) is None]
+        if older:
+            self._mount_above(older, first)
+
+    def _mount_above(self, turns: list[Turn], first: TurnView | None) -> None:
+        """Mount `turns` above the first turn shown, which stays where it was in view."""
+        views = [self._view_of(turn) for turn in turns]
         with self.app.batch_update():
-            views = [self._view_of(turn) for turn in turns]
             if first is not None:
                 self.mount_all(views, before=first)
             else:
                 self.mount_all(views)
-            button.remove()
+        if first is not None:
+            self.release_anchor()
+            self.call_after_refresh(self.scroll_to_widget, first, top=True, animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "load-earlier":

@@ -48,14 +48,16 @@ class Hub:
         *,
         name: str = "Echo Bot",
         connect: bool = True,
+        schedules: bool = False,
     ) -> Agent:
-        """An agent owned by `person` (its DM with them opens), answered by the test agent."""
+        """An agent owned by `person` (its DM with them opens), answered by the test agent
+        (`schedules`: it declares `supports_schedules`)."""
         headers = {"X-Dev-User": person.user_id}
         async with httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10) as http:
-            made = await http.post(
-                "/v1/mgmt/agents",
-                json={"handle": "bot-" + os.urandom(4).hex(), "display_name": name},
-            )
+            about: dict[str, Any] = {"handle": "bot-" + os.urandom(4).hex(), "display_name": name}
+            if schedules:
+                about["supports_schedules"] = True
+            made = await http.post("/v1/mgmt/agents", json=about)
             assert made.status_code == 201, made.text
             agent_id = made.json()["agent"]["id"]
             bound = await http.post(f"/v1/mgmt/agents/{agent_id}/binding", json={"mode": "socket"})

@@ -81,15 +81,20 @@ def make_agent(
     mode: str = "socket",
     webhook_url: str | None = None,
     handle: str | None = None,
+    schedules: bool = False,
 ) -> Agent:
-    """Create an agent (its owner's DM opens) and give it a binding."""
+    """Create an agent (its owner's DM opens; `schedules`: it runs schedules) and give it a
+    binding."""
     owner = owner or new_id("usr")
     handle = handle or "bot-" + new_id("agt")[-8:]
-    response = http.post(
-        f"{url}/v1/mgmt/agents",
-        headers=dev(owner),
-        json={"handle": handle, "display_name": "Test Bot", "description": "for tests"},
-    )
+    made: dict[str, Any] = {
+        "handle": handle,
+        "display_name": "Test Bot",
+        "description": "for tests",
+    }
+    if schedules:
+        made["supports_schedules"] = True
+    response = http.post(f"{url}/v1/mgmt/agents", headers=dev(owner), json=made)
     assert response.status_code == 201, response.text
     agent = response.json()["agent"]
     binding: dict[str, Any] = {"mode": mode}
