@@ -520,7 +520,7 @@ class ChatScreen(CallKeys, LocalizedBindings, Screen[None]):
                 if not taken and update.change is not None and update.recovered is None:
                     taken = self._taken(request)  # a step of the answer: the server has it
                 self._show_update(update)
-            delivered = taken = self._taken(request)
+            delivered = taken or self._taken(request)  # taken once: its outbox entry goes
             self.status.reached()  # "connected" only after a real exchange
         except TalkieError as error:
             self.status.failed(error)
