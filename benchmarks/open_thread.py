@@ -18,7 +18,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from talkie_tui.backends.talkie.reducer import conversation_from_history
-from talkie_tui.protocol.models import ThreadHistory
+from talkie_tui.protocol.talkie.models import ThreadHistory
 from talkie_tui.ui.app import _stylesheets
 from talkie_tui.ui.widgets.transcript import Transcript
 

@@ -1,7 +1,7 @@
 """1,000 runs in one session: does the client's memory stay flat?
 
 The reference server runs in its own process (its SQLite and run history are not the client's
-memory). This process is the client, going the whole way a chat goes: `ChatSession.send` over
+memory). This process is the client, going the whole way a chat goes: `TalkieSession.send` over
 HTTP, SSE parsing, event decoding, the reducer, a decision for half of the proposed actions,
 and the TUI's Markdown rendering of every answer. The mix is echo, card, action and slow
 (streamed a few words at a time); a new thread starts every THREAD_RUNS runs, as a person
@@ -27,11 +27,11 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from talkie_tui.backends.talkie.session import ChatSession
+from talkie_tui.backends.talkie.session import TalkieSession
 from talkie_tui.chat.turns import ActionPart
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.ui.markdown import render_markdown
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.ui.support.markdown import render_markdown
 
 TOKEN = "soak-token"
 MIX = ["echo soak test {n}", "card", "action", "echo **bold** `code` {n}", "slow"]
@@ -95,14 +95,14 @@ def _rss_kb() -> float:
 async def soak(url: str, runs: int) -> dict[str, Any]:
     """`runs` runs in one client; memory after 100 and at the end."""
     client = await TalkieClient.connect(url, tokens=StaticToken(TOKEN))
-    session = ChatSession(client, None)
+    session = TalkieSession(client, None)
     after_100: dict[str, float] = {}
     failures = 0
     decided = 0
     started = time.monotonic()
     for n in range(runs):
         if n % THREAD_RUNS == 0:
-            session = ChatSession(client, None)  # a new conversation
+            session = TalkieSession(client, None)  # a new conversation
         text = "talkie-test:" + MIX[n % len(MIX)].format(n=n)
         request = session.prepare(text)
         async for _update in session.send(request):
@@ -137,7 +137,7 @@ async def soak_tui(url: str, runs: int) -> dict[str, Any]:
 
     from talkie_tui.config import KnownServers, Settings
     from talkie_tui.ui.app import TalkieApp
-    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.chat.screen import ChatScreen
 
     home = Path(tempfile.mkdtemp(prefix="talkie-soak-home-"))
     app = TalkieApp(

@@ -17,7 +17,7 @@ import httpx
 import httpx_sse
 
 from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
-from talkie_tui.protocol.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
 
 ORIGIN = "https://bench.talkie.test"
 CHUNK = 64 * 1024

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.voice.call import VoiceCall
 from talkie_tui.voice.call_updates import CallUpdate, TalkMode
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone

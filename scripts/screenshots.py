@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from talkie_tui.commands.demo_cuckoo import CuckooDemo
     from talkie_tui.ui.app import TalkieApp
-    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.chat.screen import ChatScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
@@ -50,7 +50,7 @@ async def capture(url: str) -> list[Path]:
     """Drive the app through the main screens and save each as SVG."""
     from talkie_tui.config import KnownServers, Settings
     from talkie_tui.ui.app import TalkieApp
-    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.chat.screen import ChatScreen
     from talkie_tui.ui.widgets.action_card import ActionCard
 
     saved: list[Path] = []
@@ -172,7 +172,7 @@ async def capture_hub(demo: CuckooDemo) -> list[Path]:
 
 async def chat_screen(pilot: Pilot[None]) -> ChatScreen:
     """The chat screen, once it has composed (its header is there)."""
-    from talkie_tui.ui.screens.chat import ChatScreen
+    from talkie_tui.ui.chat.screen import ChatScreen
 
     for _ in range(500):
         screen = pilot.app.screen

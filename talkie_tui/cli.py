@@ -633,7 +633,7 @@ def _start_debug_log(args: argparse.Namespace) -> None:
     import platform
 
     from talkie_tui.logs import add_secret, setup_logging
-    from talkie_tui.protocol.http import proxy_settings, trust_store
+    from talkie_tui.protocol.net.http import proxy_settings, trust_store
 
     add_secret(getattr(args, "token", None))  # a --token would otherwise be logged verbatim
     try:

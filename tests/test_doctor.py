@@ -16,8 +16,8 @@ import pytest
 
 from talkie_tui.commands.doctor import doctor
 from talkie_tui.config import KnownServers
-from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.manifest import fetch_manifest
+from talkie_tui.protocol.net.http import make_http_client
+from talkie_tui.protocol.talkie.manifest import fetch_manifest
 from tests.helpers import TEST_TOKEN
 
 

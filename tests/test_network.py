@@ -33,12 +33,12 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from talkie_tui.commands.ask import ask
 from talkie_tui.core.errors import TransportError
-from talkie_tui.protocol import client as protocol_client
-from talkie_tui.protocol import trust
-from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.manifest import fetch_manifest
-from talkie_tui.protocol.proxies import mask_url, proxy_settings
-from talkie_tui.protocol.trust import trust_store
+from talkie_tui.protocol.net import trust
+from talkie_tui.protocol.net.http import make_http_client
+from talkie_tui.protocol.net.proxies import mask_url, proxy_settings
+from talkie_tui.protocol.net.trust import trust_store
+from talkie_tui.protocol.talkie import client as protocol_client
+from talkie_tui.protocol.talkie.manifest import fetch_manifest
 from tests.helpers import TEST_TOKEN
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")
@@ -613,7 +613,7 @@ async def test_a_broken_proxy_setting_fails_the_request_in_words(
 
 def test_transport_errors_keep_their_type() -> None:
     """describe_transport_error still returns a TransportError (the UI picks hints by type)."""
-    from talkie_tui.protocol.manifest import describe_transport_error
+    from talkie_tui.protocol.talkie.manifest import describe_transport_error
 
     request = httpx.Request("GET", "https://crm.example.test/")
     error = describe_transport_error(httpx.ConnectError("boom", request=request), "X")

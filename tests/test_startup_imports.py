@@ -46,7 +46,7 @@ with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
 print(json.dumps(sorted(sys.modules)))
 """
 
-TALKIE_WIRE = ("ag_ui", "talkie_tui.protocol.events", "talkie_tui.protocol.client")
+TALKIE_WIRE = ("ag_ui", "talkie_tui.protocol.talkie.events", "talkie_tui.protocol.talkie.client")
 MINARA_WIRE = ("talkie_tui.protocol.minara", "talkie_tui.backends.minara")
 CUCKOO_WIRE = ("talkie_tui.protocol.cuckoo", "talkie_tui.backends.cuckoo")
 NEVER_AT_START = (

@@ -7,10 +7,9 @@ so a kept token never reaches another server that took the same id.
 
 from __future__ import annotations
 
+from talkie_tui.auth.grants import StoredGrant, TokenStore
+from talkie_tui.auth.signin import find_grant
 from talkie_tui.core.urls import origin_of
-
-from .grants import StoredGrant, TokenStore
-from .signin import find_grant
 
 __all__ = ["BEARER_CLIENT", "find_bearer", "keep_bearer"]
 

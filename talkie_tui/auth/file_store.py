@@ -9,10 +9,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from talkie_tui.auth.grants import StoredGrant, TokenStoreError, check_server_id
 from talkie_tui.config import config_dir, write_private_file
 from talkie_tui.i18n import _
-
-from .grants import StoredGrant, TokenStoreError, check_server_id
 
 __all__ = ["TOKENS_FILE", "FileStore"]
 

@@ -15,10 +15,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
+from talkie_tui.auth.errors import CallbackRejected, SignInError
+from talkie_tui.auth.metadata import AuthServer
 from talkie_tui.i18n import N_, _
-
-from .errors import CallbackRejected, SignInError
-from .metadata import AuthServer
 
 __all__ = ["PendingSignIn", "begin_sign_in", "read_callback"]
 

@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from talkie_tui.auth.grants import NoKeyringError, StoredGrant, TokenStoreError, check_server_id
 from talkie_tui.i18n import N_, _
-
-from .grants import NoKeyringError, StoredGrant, TokenStoreError, check_server_id
 
 # keyring is imported where it is first used: importing it loads every backend it knows
 # (D-Bus, macOS, Windows…), which a start that never touches a sign-in does not need.

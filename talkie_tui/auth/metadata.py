@@ -8,12 +8,11 @@ from dataclasses import dataclass
 import httpx
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
+from talkie_tui.auth.errors import SignInError
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.addresses import check_secure
-from talkie_tui.protocol.failures import network_errors
-
-from .errors import SignInError
+from talkie_tui.protocol.net.addresses import check_secure
+from talkie_tui.protocol.net.failures import network_errors
 
 __all__ = ["AuthServer", "discover_auth_server", "discovery_urls"]
 

@@ -14,21 +14,20 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from talkie_tui.auth.errors import CallbackRejected, SignInCancelled, SignInError
+from talkie_tui.auth.flow import PendingSignIn, begin_sign_in, read_callback
+from talkie_tui.auth.grants import StoredGrant, TokenStore, TokenStoreError
+from talkie_tui.auth.loopback import CallbackOutcome, LoopbackReceiver
+from talkie_tui.auth.metadata import AuthServer, discover_auth_server
+from talkie_tui.auth.store import ForgetIncomplete, find_grant, forget_everywhere
+from talkie_tui.auth.token_requests import TokenSet, exchange_code, revoke_token
+from talkie_tui.auth.tokens import OAuthTokens, Warn
 from talkie_tui.config import KnownServers
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
-from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.manifest import DiscoveredServer
-
-from .errors import CallbackRejected, SignInCancelled, SignInError
-from .flow import PendingSignIn, begin_sign_in, read_callback
-from .grants import StoredGrant, TokenStore, TokenStoreError
-from .loopback import CallbackOutcome, LoopbackReceiver
-from .metadata import AuthServer, discover_auth_server
-from .store import ForgetIncomplete, find_grant, forget_everywhere
-from .token_requests import TokenSet, exchange_code, revoke_token
-from .tokens import OAuthTokens, Warn
+from talkie_tui.protocol.net.http import make_http_client
+from talkie_tui.protocol.talkie.manifest import DiscoveredServer
 
 __all__ = [
     "DEFAULT_SCOPES",

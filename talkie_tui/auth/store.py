@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from talkie_tui.i18n import _
-
-from .file_store import FileStore
-from .grants import (
+from talkie_tui.auth.file_store import FileStore
+from talkie_tui.auth.grants import (
     GrantKind,
     NoKeyringError,
     StoredGrant,
@@ -23,7 +21,13 @@ from .grants import (
     TokenStoreError,
     check_server_id,
 )
-from .keyring_store import KeyringStatus, KeyringStore, keyring_status, open_keyring_store
+from talkie_tui.auth.keyring_store import (
+    KeyringStatus,
+    KeyringStore,
+    keyring_status,
+    open_keyring_store,
+)
+from talkie_tui.i18n import _
 
 # Besides its own names, what a caller of `open_store` deals in, wherever it is defined.
 __all__ = [

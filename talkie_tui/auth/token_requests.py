@@ -11,11 +11,10 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from talkie_tui.auth.errors import GrantInvalid, SignInError
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.failures import network_errors
-
-from .errors import GrantInvalid, SignInError
+from talkie_tui.protocol.net.failures import network_errors
 
 __all__ = ["TokenSet", "exchange_code", "refresh_grant", "revoke_token"]
 

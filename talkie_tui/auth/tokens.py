@@ -18,14 +18,13 @@ import httpx
 from filelock import AsyncFileLock
 from filelock import Timeout as LockTimeout
 
+from talkie_tui.auth.errors import GrantInvalid, SignInError
+from talkie_tui.auth.grants import StoredGrant, TokenStore, TokenStoreError
+from talkie_tui.auth.metadata import AuthServer, discover_auth_server
+from talkie_tui.auth.token_requests import TokenSet, refresh_grant
 from talkie_tui.config import ensure_private_dir, state_dir
 from talkie_tui.i18n import _
-from talkie_tui.protocol.http import make_http_client
-
-from .errors import GrantInvalid, SignInError
-from .grants import StoredGrant, TokenStore, TokenStoreError
-from .metadata import AuthServer, discover_auth_server
-from .token_requests import TokenSet, refresh_grant
+from talkie_tui.protocol.net.http import make_http_client
 
 __all__ = ["OAuthTokens", "refresh_lock_path"]
 

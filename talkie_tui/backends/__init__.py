@@ -15,12 +15,11 @@ from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, KeptSignIn, ProtocolName
+    from talkie_tui.backends.cuckoo.backend import CuckooBackend
+    from talkie_tui.backends.minara.backend import MinaraBackend
+    from talkie_tui.backends.talkie.backend import TalkieBackend
     from talkie_tui.core.tokens import TokenSource
-
-    from .base import Backend, KeptSignIn, ProtocolName
-    from .cuckoo.backend import CuckooBackend
-    from .minara.backend import MinaraBackend
-    from .talkie.backend import TalkieBackend
 
 __all__ = [
     "PROTOCOLS",
@@ -153,7 +152,7 @@ def looked_like_a_gateway(error: TalkieError) -> bool:
 
 def looked_like_a_hub(error: TalkieError) -> bool:
     """True when a hub answered as one and then refused (it wants a person signed in)."""
-    from .cuckoo.backend import HubSignInNeeded
+    from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
 
     return isinstance(error, HubSignInNeeded)
 

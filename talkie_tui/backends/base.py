@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
     from talkie_tui.chat.conversation import Change, Conversation
     from talkie_tui.chat.turns import QuestionPart
-    from talkie_tui.protocol.models import Action, DecisionResult, Thread, UsageMeter, User
+    from talkie_tui.protocol.talkie.models import Action, DecisionResult, Thread, UsageMeter, User
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import Listener

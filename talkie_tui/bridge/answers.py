@@ -15,17 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.bridge import render
+from talkie_tui.bridge.reply import Reply
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _, ngettext
 
-from . import render
-from .reply import Reply
-
 if TYPE_CHECKING:
-    from .cuckoo import CuckooBridge
+    from talkie_tui.bridge.cuckoo import CuckooBridge
 
 __all__ = ["PRIVATE_TEXT", "Answers"]
 

@@ -44,23 +44,21 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.bridge import render
+from talkie_tui.bridge.answers import Answers
+from talkie_tui.bridge.decisions import Decisions
+from talkie_tui.bridge.greeting import Greeting
+from talkie_tui.bridge.hub import AgentApi, AgentLink, LinkEnded
+from talkie_tui.bridge.ops import HttpOps, HubOps, SocketOps
+from talkie_tui.bridge.webhook import WebhookReceiver
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
 
-from . import render
-from .answers import Answers
-from .decisions import Decisions
-from .greeting import Greeting
-from .hub import AgentApi, AgentLink, LinkEnded
-from .ops import HttpOps, HubOps, SocketOps
-from .webhook import WebhookReceiver
-
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
-
-    from .state import BridgeState
+    from talkie_tui.bridge.state import BridgeState
 
 __all__ = ["FLUSH_INTERVAL", "CuckooBridge", "Served"]
 

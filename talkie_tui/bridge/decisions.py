@@ -23,18 +23,16 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.bridge import render
+from talkie_tui.bridge.reply import Reply
+from talkie_tui.bridge.state import Follow
 from talkie_tui.chat.turns import CardPart
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.i18n import N_, _
 
-from . import render
-from .reply import Reply
-from .state import Follow
-
 if TYPE_CHECKING:
-    from talkie_tui.protocol.models import Action, Card
-
-    from .cuckoo import CuckooBridge
+    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.protocol.talkie.models import Action, Card
 
 __all__ = ["FOLLOW_GRACE", "Decisions"]
 

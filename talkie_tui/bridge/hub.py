@@ -32,7 +32,7 @@ from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.cuckoo.errors import error_for
-from talkie_tui.protocol.rest import RestClient, path_segment
+from talkie_tui.protocol.net.rest import RestClient, path_segment
 
 __all__ = ["AgentApi", "AgentLink", "HubRefused", "LinkEnded", "OpFailed"]
 

@@ -17,19 +17,17 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.bridge import render
+from talkie_tui.bridge.hub import OpFailed
+from talkie_tui.bridge.split import Chunk, Splitter, fence_at
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.waiting import wait_event
 from talkie_tui.i18n import N_
 
-from . import render
-from .hub import OpFailed
-from .split import Chunk, Splitter, fence_at
-
 if TYPE_CHECKING:
-    from talkie_tui.protocol.models import Action, Card
-
-    from .cuckoo import CuckooBridge
-    from .ops import HubOps
+    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.bridge.ops import HubOps
+    from talkie_tui.protocol.talkie.models import Action, Card
 
 __all__ = ["REFUSED_PAUSE", "Reply", "Stream"]
 

@@ -12,11 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
-from talkie_tui.core.button_deadlines import lapsed
-from talkie_tui.i18n import _
-from talkie_tui.protocol.models import Action, DecisionResult, UsageMeter
-
-from .turns import (
+from talkie_tui.chat.turns import (
     ActionPart,
     AttachmentPart,
     ButtonsPart,
@@ -28,6 +24,9 @@ from .turns import (
     Turn,
     TurnState,
 )
+from talkie_tui.core.button_deadlines import lapsed
+from talkie_tui.i18n import _
+from talkie_tui.protocol.talkie.models import Action, DecisionResult, UsageMeter
 
 __all__ = ["Change", "Conversation"]
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from talkie_tui.i18n import _, pgettext
-
-from .block_text import (
+from talkie_tui.chat.block_text import (
     Columns,
     attachment_words,
     cell_text,
@@ -17,8 +15,8 @@ from .block_text import (
     table_columns,
     todo_heading,
 )
-from .conversation import Conversation
-from .turns import (
+from talkie_tui.chat.conversation import Conversation
+from talkie_tui.chat.turns import (
     ActionPart,
     AttachmentPart,
     CardPart,
@@ -32,6 +30,7 @@ from .turns import (
     ToolPart,
     UiBlockPart,
 )
+from talkie_tui.i18n import _, pgettext
 
 __all__ = ["conversation_markdown"]
 

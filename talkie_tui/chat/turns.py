@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from talkie_tui.protocol.models import Action, Card, OpenLink
+from talkie_tui.protocol.talkie.models import Action, Card, OpenLink
 
 __all__ = [
     "ActionPart",

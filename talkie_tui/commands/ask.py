@@ -32,13 +32,12 @@ from talkie_tui.chat.turns import (
     Turn,
     UiBlockPart,
 )
+from talkie_tui.commands.common import connect, report_error
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _
-
-from .common import connect, report_error
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, Broken, ProtocolName, Session

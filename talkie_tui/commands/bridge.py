@@ -19,12 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from talkie_tui.commands.common import connect, report_error
 from talkie_tui.core.errors import ForbiddenError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-
-from .common import connect, report_error
 
 if TYPE_CHECKING:
     from talkie_tui.bridge.greeting import Greeting

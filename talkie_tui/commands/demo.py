@@ -11,9 +11,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from talkie_tui.commands.ask import ask
 from talkie_tui.core.exit_codes import ExitCode
-
-from .ask import ask
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import ProtocolName
@@ -34,7 +33,7 @@ def run_demo(
     """Start the demo server of `protocol` and open the TUI on it (a scripted conversation
     without a TTY). A Cuckoo hub's demo adds the Talkie server and the bridge (`demo_cuckoo`)."""
     if protocol == "cuckoo":
-        from .demo_cuckoo import run_cuckoo_demo
+        from talkie_tui.commands.demo_cuckoo import run_cuckoo_demo
 
         return run_cuckoo_demo(script=script or DEMO_SCRIPTS["cuckoo"], stay=stay)
     token = secrets.token_urlsafe(16)

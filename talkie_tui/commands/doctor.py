@@ -36,14 +36,14 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import LANGUAGES, system_language
 from talkie_tui.logs import log_folder
-from talkie_tui.protocol.http import (
+from talkie_tui.protocol.net.http import (
     ProxySettings,
     TrustStore,
     make_http_client,
     proxy_settings,
     trust_store,
 )
-from talkie_tui.protocol.manifest import fetch_manifest, manifest_url_for
+from talkie_tui.protocol.talkie.manifest import fetch_manifest, manifest_url_for
 
 __all__ = ["doctor"]
 

@@ -13,6 +13,8 @@ from talkie_tui.auth.errors import SignInError
 from talkie_tui.auth.signin import SignIn, oauth_issuer, sign_out
 from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
 from talkie_tui.browser import graphical_browser_available, open_url
+from talkie_tui.commands.common import report_error
+from talkie_tui.commands.servers import list_servers
 from talkie_tui.config import KnownServers, Settings, gateway_token, settings_path
 from talkie_tui.core.errors import (
     AddressRefused,
@@ -23,10 +25,7 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.protocol.client import TalkieClient
-
-from .common import report_error
-from .servers import list_servers
+from talkie_tui.protocol.talkie.client import TalkieClient
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import ProtocolName

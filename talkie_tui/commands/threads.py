@@ -6,11 +6,10 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from talkie_tui.commands.common import connect, report_error
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
-
-from .common import connect, report_error
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import ProtocolName

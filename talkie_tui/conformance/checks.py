@@ -19,14 +19,9 @@ from datetime import UTC, datetime
 import ag_ui.core as agui
 from pydantic import ValidationError
 
-from talkie_tui.core.errors import NotFoundError
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, CardReceived
-from talkie_tui.protocol.models import Action, DecisionResult, FieldsBlock, Manifest, ThreadHistory
-
-from . import suite
-from .report import CheckFailed, CheckSkipped, show
-from .wire import (
+from talkie_tui.conformance import suite
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
+from talkie_tui.conformance.wire import (
     Answer,
     RunResult,
     Wire,
@@ -34,6 +29,16 @@ from .wire import (
     expect_error,
     expect_ok,
     open_run,
+)
+from talkie_tui.core.errors import NotFoundError
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived
+from talkie_tui.protocol.talkie.models import (
+    Action,
+    DecisionResult,
+    FieldsBlock,
+    Manifest,
+    ThreadHistory,
 )
 
 __all__ = ["CHECKS", "Check", "Session"]

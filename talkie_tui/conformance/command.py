@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from talkie_tui.conformance.detection import detect, suite_of
+from talkie_tui.conformance.runner import Selection, run_conformance
+from talkie_tui.conformance.suite import Check, Target
 from talkie_tui.core.exit_codes import ExitCode
-
-from .detection import detect, suite_of
-from .runner import Selection, run_conformance
-from .suite import Check, Target
 
 __all__ = ["conformance", "list_checks"]
 
@@ -40,7 +39,7 @@ async def conformance(
     if args.server == AGENT:
         if not agent_command and not args.list:
             usage("conformance agent needs the agent's command after --")
-        from .cuckoo.agent_run import agent_checks, run_agent_conformance
+        from talkie_tui.conformance.cuckoo.agent_run import agent_checks, run_agent_conformance
 
         if args.list:
             list_checks(agent_checks(args.webhook), sys.stdout)

@@ -7,10 +7,9 @@ from typing import Any
 
 from talkie_tui.backends import connect, looked_like_a_gateway, looked_like_a_hub
 from talkie_tui.config import development_token, gateway_token, hub_token
+from talkie_tui.conformance.suite import Suite, Target
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken
-
-from .suite import Suite, Target
 
 __all__ = ["PROTOCOLS", "detect", "suite_of"]
 
@@ -52,15 +51,15 @@ async def detect(target: Target) -> str:
 def suite_of(protocol: str) -> Suite[Any]:
     """The suite of checks of `protocol` (imported only when it is asked for)."""
     if protocol == "minara":
-        from .minara.suite import SUITE as minara
+        from talkie_tui.conformance.minara.suite import SUITE as minara
 
         return minara
     if protocol == "cuckoo":
-        from .cuckoo.suite import SUITE as cuckoo
+        from talkie_tui.conformance.cuckoo.suite import SUITE as cuckoo
 
         return cuckoo
     if protocol == "talkie":
-        from .talkie_suite import SUITE as talkie
+        from talkie_tui.conformance.talkie_suite import SUITE as talkie
 
         return talkie
     raise ValueError(f"no conformance checks for the {protocol} protocol")

@@ -6,11 +6,10 @@ from collections.abc import Mapping
 
 import httpx
 
-from talkie_tui.protocol.client import USER_AGENT
-from talkie_tui.protocol.failures import describe_transport_error
-
-from .report import CheckFailed, show
-from .wire import Answer, answer_of
+from talkie_tui.conformance.report import CheckFailed, show
+from talkie_tui.conformance.wire import Answer, answer_of
+from talkie_tui.protocol.net.failures import describe_transport_error
+from talkie_tui.protocol.talkie.client import USER_AGENT
 
 __all__ = ["error_object", "fetch"]
 

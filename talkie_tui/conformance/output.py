@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from talkie_tui.conformance.report import Result, summary_line
 from talkie_tui.core.sanitize import clean_text
-
-from .report import Result, summary_line
 
 __all__ = ["Reporter", "junit_xml"]
 

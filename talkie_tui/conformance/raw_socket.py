@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from .report import CheckFailed, show
+from talkie_tui.conformance.report import CheckFailed, show
 
 __all__ = ["CLOSE", "PING", "PONG", "Frame", "RawSocket", "open_raw_socket"]
 

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from talkie_tui.conformance.detection import detect, suite_of
+from talkie_tui.conformance.output import Reporter
+from talkie_tui.conformance.report import Result
+from talkie_tui.conformance.suite import Check, Suite, Target, Unreachable, run_check
 from talkie_tui.core.exit_codes import ExitCode
-
-from .detection import detect, suite_of
-from .output import Reporter
-from .report import Result
-from .suite import Check, Suite, Target, Unreachable, run_check
 
 __all__ = ["Selection", "run_conformance", "run_suite"]
 

@@ -7,7 +7,7 @@ import asyncio
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from .report import CheckFailed
+from talkie_tui.conformance.report import CheckFailed
 
 __all__ = ["close_code"]
 

@@ -16,10 +16,9 @@ from typing import Generic, TypeVar
 
 import httpx
 
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped, Result, Verdict
 from talkie_tui.core.errors import ServerError, TalkieError
-from talkie_tui.protocol.failures import describe_transport_error
-
-from .report import CheckFailed, CheckSkipped, Result, Verdict
+from talkie_tui.protocol.net.failures import describe_transport_error
 
 __all__ = [
     "Check",

@@ -7,13 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from talkie_tui.config import development_token
+from talkie_tui.conformance.checks import CHECKS, Session
+from talkie_tui.conformance.suite import Check, Started, Suite, Target, Unreachable, describe_error
+from talkie_tui.conformance.wire import Wire
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient, make_http_client
-
-from .checks import CHECKS, Session
-from .suite import Check, Started, Suite, Target, Unreachable, describe_error
-from .wire import Wire
+from talkie_tui.protocol.talkie.client import TalkieClient, make_http_client
 
 __all__ = ["SUITE"]
 

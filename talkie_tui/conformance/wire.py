@@ -18,19 +18,18 @@ from typing import Any
 import ag_ui.core as agui
 import httpx
 
+from talkie_tui.conformance.report import CheckFailed, show
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.bearer import BearerAuth
-from talkie_tui.protocol.client import USER_AGENT, RunRequest, TalkieClient
-from talkie_tui.protocol.events import (
+from talkie_tui.protocol.net.bearer import BearerAuth
+from talkie_tui.protocol.net.failures import describe_transport_error
+from talkie_tui.protocol.talkie.client import USER_AGENT, RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import (
     DecodedEvent,
     EventDecoder,
     MalformedEvent,
     iter_event_data,
 )
-from talkie_tui.protocol.failures import describe_transport_error
-
-from .report import CheckFailed, show
 
 __all__ = [
     "Answer",

@@ -1,16 +1,16 @@
 """Failures a server or the network can cause, as exceptions shared by every protocol.
 
-Each protocol module turns its own error envelope into these (`talkie_tui.protocol.errors` for
-talkie/1), so the layers above catch one family whatever the server speaks.
+Each protocol module turns its own error envelope into these
+(`talkie_tui.protocol.talkie.errors` for talkie/1), so the layers above catch one family whatever
+the server speaks.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-
-from .sanitize import clean_text
 
 __all__ = [
     "AddressRefused",

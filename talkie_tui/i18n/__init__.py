@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .catalog import PLURAL_RULES, Catalog
+from talkie_tui.i18n.catalog import PLURAL_RULES, Catalog
 
 LANGUAGES: dict[str, str] = {"en": "English", "cs": "Čeština"}
 """Each language the UI speaks, by code, with its own name for itself."""

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import catalog_dir
-from .catalog import Entry, read_po
+from talkie_tui.i18n import catalog_dir
+from talkie_tui.i18n.catalog import Entry, read_po
 
 # The functions whose literal arguments are messages: name -> (context arg, msgid arg, plural arg).
 MARKERS: dict[str, tuple[int | None, int, int | None]] = {

@@ -25,17 +25,16 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _, choose_language, use_language
-
-from .commands import TalkieCommands
-from .crash import CrashGuard
-from .gc_tuning import FREEZE_DELAY, freeze_startup_objects
-from .hub_commands import HubCommands
-from .native_stderr import native_stderr_to_log
-from .notify import notify_plain
-from .screens.connect import ConnectFunction, ConnectScreen
-from .sign_in_offer import dev_tokens_refused, offer_of
-from .type_ahead import TypeAhead
-from .voice import VoiceOptions
+from talkie_tui.ui.chat.hub_commands import HubCommands
+from talkie_tui.ui.chat.type_ahead import TypeAhead
+from talkie_tui.ui.chat.voice import VoiceOptions
+from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
+from talkie_tui.ui.signin.sign_in_offer import dev_tokens_refused, offer_of
+from talkie_tui.ui.support.crash import CrashGuard
+from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
+from talkie_tui.ui.support.native_stderr import native_stderr_to_log
+from talkie_tui.ui.support.notify import notify_plain
+from talkie_tui.ui.support.palette import TalkieCommands
 
 # Only what every start needs is imported here: a protocol's backend, the sign-in flows and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
@@ -45,10 +44,9 @@ if TYPE_CHECKING:
     from talkie_tui.backends.cuckoo.backend import CuckooBackend
     from talkie_tui.backends.minara.backend import MinaraBackend
     from talkie_tui.backends.talkie import TalkieClient
-
-    from .hub_signing import HubSignIn
-    from .screens.chat import ChatScreen
-    from .signing import Signer
+    from talkie_tui.ui.chat.screen import ChatScreen
+    from talkie_tui.ui.signin.hub_signing import HubSignIn
+    from talkie_tui.ui.signin.signing import Signer
 
 __all__ = ["TalkieApp"]
 
@@ -83,11 +81,11 @@ def _stylesheets() -> list[Path]:
 
 def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
     """Whether `screen` is a chat screen, without importing it (the picker never does)."""
-    return is_loaded_instance(screen, "talkie_tui.ui.screens.chat", "ChatScreen")
+    return is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen")
 
 
 def _import_chat_screen() -> None:
-    from .screens import chat  # noqa: F401  # imported now, used when the server answered
+    from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
 
 # Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
@@ -241,7 +239,7 @@ class TalkieApp(CrashGuard):
         )
 
     def _signer(self) -> Signer:
-        from .signing import Signer
+        from talkie_tui.ui.signin.signing import Signer
 
         return Signer(self, self.settings, self.known, self._allow_private_http)
 
@@ -258,7 +256,7 @@ class TalkieApp(CrashGuard):
         use_language(choose_language(self.settings.language, info.locale))
         self.refresh_css(animate=False)
         self.sub_title = info.name
-        from .screens.chat import ChatScreen
+        from talkie_tui.ui.chat.screen import ChatScreen
 
         screen = ChatScreen(
             backend,
@@ -302,7 +300,7 @@ class TalkieApp(CrashGuard):
 
     def action_help(self) -> None:
         """Show every key binding."""
-        from .screens.help import HelpScreen  # only when asked for
+        from talkie_tui.ui.screens.help import HelpScreen  # only when asked for
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(newline_key=self.settings.newline_key))
@@ -363,7 +361,7 @@ class TalkieApp(CrashGuard):
         if not isinstance(backend, Devices) or not backend.info.capabilities.devices:
             notify_plain(self, _("This server does not list your devices."), severity="warning")
             return
-        from .screens.devices import DevicesScreen  # only when asked for
+        from talkie_tui.ui.screens.devices import DevicesScreen  # only when asked for
 
         if not isinstance(self.screen, DevicesScreen):
             self.push_screen(DevicesScreen(backend, backend.info.name))
@@ -526,13 +524,13 @@ class TalkieApp(CrashGuard):
             if message
             else ""
         )
-        from .gateway_sign_in import GatewaySignIn
+        from talkie_tui.ui.signin.gateway_sign_in import GatewaySignIn
 
         signing = GatewaySignIn(self, self.settings, self.known)
         await self._signed_in_again(chat, name, partial(signing.again, backend, reason))
 
     def _hub_signing(self) -> HubSignIn:
-        from .hub_signing import HubSignIn
+        from talkie_tui.ui.signin.hub_signing import HubSignIn
 
         return HubSignIn(
             self, self.settings, self.known, allow_private_http=self._allow_private_http

@@ -19,9 +19,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from numpy.typing import NDArray
 
-from .microphone import Microphone
-from .sound import AudioLevel, AudioUnavailable, Samples, StartedAndStopped
-from .sound_card import (
+from talkie_tui.voice.microphone import Microphone
+from talkie_tui.voice.sound import AudioLevel, AudioUnavailable, Samples, StartedAndStopped
+from talkie_tui.voice.sound_card import (
     AudioDevice,
     DeviceMicrophone,
     DeviceSpeaker,
@@ -29,7 +29,7 @@ from .sound_card import (
     list_devices,
     portaudio_version,
 )
-from .speaker import Speaker
+from talkie_tui.voice.speaker import Speaker
 
 # Besides its own names, what `talkie devices` and `talkie doctor` use of the sound card.
 __all__ = [

@@ -24,11 +24,10 @@ from urllib.parse import urlsplit
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.models import Action, VoiceSession
-
-from .audio import AudioSink, AudioSource
-from .call_updates import (
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.models import Action, VoiceSession
+from talkie_tui.voice.audio import AudioSink, AudioSource
+from talkie_tui.voice.call_updates import (
     AssistantSaid,
     CallEnded,
     CallState,
@@ -41,9 +40,9 @@ from .call_updates import (
     UserSaid,
     VoiceDecided,
 )
-from .consent import ConsentWindow, Decision
-from .consent_classifier import ConsentWords
-from .realtime import (
+from talkie_tui.voice.consent import ConsentWindow, Decision
+from talkie_tui.voice.consent_classifier import ConsentWords
+from talkie_tui.voice.realtime import (
     AssistantTranscript,
     AssistantTranscriptDelta,
     FunctionCall,
@@ -65,10 +64,10 @@ from .realtime import (
     function_call_output,
     turn_detection_update,
 )
-from .rtc import RealtimePeer, VoiceConnectionError
-from .sound import AudioLevel
-from .tool_relay import ToolRelay
-from .usage import USAGE_INTERVAL, UsageReporter
+from talkie_tui.voice.rtc import RealtimePeer, VoiceConnectionError
+from talkie_tui.voice.sound import AudioLevel
+from talkie_tui.voice.tool_relay import ToolRelay
+from talkie_tui.voice.usage import USAGE_INTERVAL, UsageReporter
 
 __all__ = ["VoiceCall", "VoiceConnectionError"]
 

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from talkie_tui.protocol.events import DecodedEvent
-from talkie_tui.protocol.models import DecisionResult
-
-from .consent import Decision, Heard
+from talkie_tui.protocol.talkie.events import DecodedEvent
+from talkie_tui.protocol.talkie.models import DecisionResult
+from talkie_tui.voice.consent import Decision, Heard
 
 __all__ = [
     "AssistantSaid",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from .consent_classifier import ConsentWords, Verdict, classify
+from talkie_tui.voice.consent_classifier import ConsentWords, Verdict, classify
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .microphone import Microphone
-from .sound import (
+from talkie_tui.voice.microphone import Microphone
+from talkie_tui.voice.sound import (
     FRAME_SAMPLES,
     FRAME_SECONDS,
     SAMPLE_RATE,
@@ -29,7 +29,7 @@ from .sound import (
     Samples,
     as_mono,
 )
-from .speaker import Speaker
+from talkie_tui.voice.speaker import Speaker
 
 __all__ = ["RecordingSpeaker", "ScriptedMicrophone", "load_wav", "resample"]
 

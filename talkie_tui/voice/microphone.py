@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .sound import (
+from talkie_tui.voice.sound import (
     FRAME_SAMPLES,
     AudioError,
     AudioLevel,
@@ -25,7 +25,7 @@ from .sound import (
     Samples,
     StartedAndStopped,
 )
-from .speaker import Speaker
+from talkie_tui.voice.speaker import Speaker
 
 __all__ = ["Microphone"]
 

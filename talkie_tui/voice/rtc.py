@@ -33,14 +33,19 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _
-from talkie_tui.protocol.failures import describe_transport_error
-from talkie_tui.protocol.http import make_http_client
-from talkie_tui.protocol.models import VoiceSession
-
-from .audio import AudioSink, AudioSource
-from .ice import loopback_ice, rtc_configuration
-from .realtime import ProviderError, RealtimeEvent, SessionReady, encode, parse_server_event
-from .sound import FRAME_SAMPLES, SAMPLE_RATE, AudioStopped
+from talkie_tui.protocol.net.failures import describe_transport_error
+from talkie_tui.protocol.net.http import make_http_client
+from talkie_tui.protocol.talkie.models import VoiceSession
+from talkie_tui.voice.audio import AudioSink, AudioSource
+from talkie_tui.voice.ice import loopback_ice, rtc_configuration
+from talkie_tui.voice.realtime import (
+    ProviderError,
+    RealtimeEvent,
+    SessionReady,
+    encode,
+    parse_server_event,
+)
+from talkie_tui.voice.sound import FRAME_SAMPLES, SAMPLE_RATE, AudioStopped
 
 __all__ = ["MicrophoneTrack", "RealtimePeer", "VoiceConnectionError", "audio_level_dbov"]
 

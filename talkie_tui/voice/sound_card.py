@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from talkie_tui.i18n import _
-
-from .microphone import Microphone
-from .sound import FRAME_SAMPLES, SAMPLE_RATE, AudioUnavailable
-from .speaker import Speaker
+from talkie_tui.voice.microphone import Microphone
+from talkie_tui.voice.sound import FRAME_SAMPLES, SAMPLE_RATE, AudioUnavailable
+from talkie_tui.voice.speaker import Speaker
 
 __all__ = [
     "AudioDevice",

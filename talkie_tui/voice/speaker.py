@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .sound import (
+from talkie_tui.voice.sound import (
     SAMPLE_RATE,
     AudioError,
     AudioLevel,

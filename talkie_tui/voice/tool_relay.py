@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from talkie_tui.core.errors import ConflictError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.events import ActionProposed, EventDecoder
-from talkie_tui.protocol.models import Action, VoiceSession
-
-from .call_updates import CallUpdate, ToolFinished, ToolStarted
-from .realtime import FunctionCall
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.events import ActionProposed, EventDecoder
+from talkie_tui.protocol.talkie.models import Action, VoiceSession
+from talkie_tui.voice.call_updates import CallUpdate, ToolFinished, ToolStarted
+from talkie_tui.voice.realtime import FunctionCall
 
 __all__ = ["MAX_TOOL_ERROR", "ToolOutcome", "ToolRelay"]
 

@@ -15,10 +15,9 @@ from collections.abc import Callable
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.models import VoiceSession
-
-from .call_updates import Notice
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.models import VoiceSession
+from talkie_tui.voice.call_updates import Notice
 
 __all__ = ["USAGE_INTERVAL", "UsageReporter"]
 

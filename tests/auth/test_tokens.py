@@ -13,7 +13,7 @@ from talkie_tui.auth.signin import sign_out, tokens_for
 from talkie_tui.auth.store import FileStore, MemoryStore, StoredGrant, TokenStoreError
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.core.errors import UnauthorizedError
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from tests.auth.stub_authorization_server import TokenLedger, authorization_server
 from tests.protocol.conftest import Serve
 from tests.stub_server import ENDPOINTS, StubServer, error_response, manifest_document
@@ -151,7 +151,7 @@ async def test_tokens_for_uses_the_stored_grant_of_that_server_only(
     client = await TalkieClient.connect(stub.origin)
     oauth_manifest = manifest_document(stub.origin, auth={"oauth": {"issuer": issuer}})
     assert tokens_for(client.server, client_id=CLIENT_ID, store=MemoryStore()) is None
-    from talkie_tui.protocol.manifest import validate_manifest
+    from talkie_tui.protocol.talkie.manifest import validate_manifest
 
     client.server.manifest, _ = validate_manifest(oauth_manifest, stub.origin)
     MemoryStore().save(client.server.server_id, StoredGrant("rt-0", issuer, CLIENT_ID))

@@ -7,7 +7,7 @@ from typing import Any
 
 from talkie_tui.bridge import render
 from talkie_tui.bridge.state import BridgeState
-from talkie_tui.protocol.models import Action, Card
+from talkie_tui.protocol.talkie.models import Action, Card
 
 ORIGIN = "https://crm.example.com"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from talkie_tui.backends.talkie.reducer import conversation_from_history
 from talkie_tui.chat.turns import ActionPart, CardPart, TextPart, Turn
-from talkie_tui.protocol.models import ThreadHistory
+from talkie_tui.protocol.talkie.models import ThreadHistory
 
 
 def at(minute: int) -> str:

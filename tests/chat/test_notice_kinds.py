@@ -7,8 +7,8 @@ import ag_ui.core as agui
 
 from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.turns import NoticePart, Turn
-from talkie_tui.protocol.events import ActionProposed, MalformedEvent, StreamTruncated
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.events import ActionProposed, MalformedEvent, StreamTruncated
+from talkie_tui.protocol.talkie.models import Action
 
 ACTION = {"id": "a_1", "summary": "Send", "status": "pending", "paramsHash": "sha256:x"}
 

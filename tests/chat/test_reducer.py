@@ -17,9 +17,9 @@ from talkie_tui.chat.turns import (
     ToolPart,
     Turn,
 )
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, CardReceived, StreamTruncated
-from talkie_tui.protocol.models import Action, Card, DecisionResult
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived, StreamTruncated
+from talkie_tui.protocol.talkie.models import Action, Card, DecisionResult
 
 ACTION = {"id": "a_1", "summary": "Send", "status": "pending", "paramsHash": "sha256:x"}
 
@@ -354,8 +354,8 @@ def test_spoken_words_become_turns_marked_as_voice() -> None:
 def test_a_voice_tool_result_is_an_answer_with_its_cards_and_actions() -> None:
     from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
     from talkie_tui.chat.turns import ActionPart, CardPart
-    from talkie_tui.protocol.events import ActionProposed, CardReceived
-    from talkie_tui.protocol.models import Action, Card
+    from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived
+    from talkie_tui.protocol.talkie.models import Action, Card
 
     conversation = Conversation("t_1")
     card = Card.model_validate({"fallbackText": "Alfa", "title": "Alfa"})

@@ -9,10 +9,10 @@ from typing import Any
 
 from talkie_tui.backends.base import Recovered
 from talkie_tui.backends.talkie.reducer import conversation_from_history
-from talkie_tui.backends.talkie.session import ChatSession
+from talkie_tui.backends.talkie.session import TalkieSession
 from talkie_tui.chat.turns import ActionPart, CardPart, Turn
 from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
-from talkie_tui.protocol.events import StreamTruncated
+from talkie_tui.protocol.talkie.events import StreamTruncated
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect
 from tests.stub_server import CuttingProxy
@@ -32,7 +32,7 @@ def summary(turn: Turn) -> tuple[str, str, list[str], list[str]]:
     return turn.role, turn.text, cards, actions
 
 
-async def send(session: ChatSession, text: str) -> list[Any]:
+async def send(session: TalkieSession, text: str) -> list[Any]:
     return [update async for update in session.send(session.prepare(text))]
 
 
@@ -41,7 +41,7 @@ async def test_a_live_thread_and_its_loaded_history_show_the_same_turns(
 ) -> None:
     """DESIGN "live and history render through one path": the same roles, texts, cards and
     actions, whether the answers streamed in or the thread was loaded later (§9)."""
-    session = ChatSession(await connect(devserver(**FAST)))
+    session = TalkieSession(await connect(devserver(**FAST)))
     for text in ("talkie-test:echo Dobrý den", "talkie-test:card", "talkie-test:action"):
         await send(session, text)
     live = session.conversation
@@ -58,7 +58,7 @@ async def test_no_action_is_decided_without_a_person(
     devserver: Callable[..., str], connect: Connect
 ) -> None:
     """§8: proposing, showing and reloading an action never decides it."""
-    session = ChatSession(await connect(devserver(**FAST)))
+    session = TalkieSession(await connect(devserver(**FAST)))
     await send(session, "talkie-test:action")
     await session.load(session.thread_id or "")
 
@@ -74,7 +74,7 @@ async def test_a_cut_stream_is_recovered_from_the_thread(
     server = devserver(**FAST)
     async with CuttingProxy(server) as proxy:
         client = await connect(proxy.origin)
-        session = ChatSession(client, sleep=lambda delay: asyncio.sleep(delay / 4))
+        session = TalkieSession(client, sleep=lambda delay: asyncio.sleep(delay / 4))
 
         updates = await send(session, "talkie-test:slow")
 

@@ -1,4 +1,4 @@
-"""ChatSession: nothing the person typed is lost (failed sends keep the turn and retry with the
+"""TalkieSession: nothing the person typed is lost (failed sends keep the turn and retry with the
 same id) and a lost stream is recovered from the thread (§5 "disconnect is not cancel")."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.backends.base import Recovered
-from talkie_tui.backends.talkie.session import RECOVERY_DELAYS, ChatSession, SessionUpdate
+from talkie_tui.backends.talkie.session import RECOVERY_DELAYS, SessionUpdate, TalkieSession
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.core.errors import ServerError, TooLargeError
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import StreamTruncated
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import StreamTruncated
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import (
     ENDPOINTS,
@@ -90,7 +90,7 @@ class Sleeps:
         self.delays.append(delay)
 
 
-async def send_all(session: ChatSession, request: RunRequest) -> list[SessionUpdate]:
+async def send_all(session: TalkieSession, request: RunRequest) -> list[SessionUpdate]:
     return [update async for update in session.send(request)]
 
 
@@ -101,9 +101,9 @@ def sleeps() -> Sleeps:
 
 async def session_for(
     serve: Serve, connect: Connect, stub: ChatStub, sleeps: Sleeps, **app: Any
-) -> ChatSession:
+) -> TalkieSession:
     client: TalkieClient = await connect(serve(stub.app(**app)).origin)
-    return ChatSession(client, sleep=sleeps)
+    return TalkieSession(client, sleep=sleeps)
 
 
 # --- sending --------------------------------------------------------------------------------
@@ -292,7 +292,7 @@ async def test_stop_waiting_ends_the_wait_and_keeps_the_message(
     """stop_waiting(): Recovered(complete=False, pending), the partial answer with a notice."""
     stub = ChatStub([stream(STARTED, content("partial"))])
     client = await connect(serve(stub.app()).origin)
-    session = ChatSession(client, sleep=Forever())
+    session = TalkieSession(client, sleep=Forever())
     assert not session.stop_waiting()  # nothing to stop yet
 
     sending = asyncio.ensure_future(send_all(session, session.prepare("question")))
@@ -317,7 +317,7 @@ async def test_cancelling_the_send_while_it_waits_cancels_it(
     """Cancelling the send (Ctrl+C in `talkie ask`) is not mistaken for stop_waiting()."""
     stub = ChatStub([stream(STARTED, content("partial"))])
     client = await connect(serve(stub.app()).origin)
-    session = ChatSession(client, sleep=Forever())
+    session = TalkieSession(client, sleep=Forever())
 
     sending = asyncio.ensure_future(send_all(session, session.prepare("question")))
     while not session.waiting:

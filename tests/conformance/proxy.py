@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from talkie_tui.protocol.manifest import MANIFEST_PATH
+from talkie_tui.protocol.talkie.manifest import MANIFEST_PATH
 
 _FORWARDED = ("authorization", "accept", "content-type")
 _METHODS = ["GET", "POST", "DELETE", "PUT", "PATCH"]

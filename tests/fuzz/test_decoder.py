@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart
-from talkie_tui.protocol.events import (
+from talkie_tui.protocol.talkie.events import (
     ActionProposed,
     CardReceived,
     EventDecoder,
@@ -28,7 +28,7 @@ from talkie_tui.protocol.events import (
     UsageReported,
     event_to_json,
 )
-from talkie_tui.protocol.models import (
+from talkie_tui.protocol.talkie.models import (
     BadgeBlock,
     Card,
     FieldsBlock,

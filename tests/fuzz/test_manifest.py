@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from talkie_tui.core.errors import DiscoveryError
 from talkie_tui.core.urls import origin_of
-from talkie_tui.protocol.manifest import (
+from talkie_tui.protocol.talkie.manifest import (
     DiscoveredServer,
     _foreign_endpoints,
     resolve_endpoint,

@@ -18,8 +18,8 @@ from rich.console import Console
 
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import origin_of
-from talkie_tui.ui.links import check_link
-from talkie_tui.ui.markdown import code_blocks, render_markdown
+from talkie_tui.ui.support.links import check_link
+from talkie_tui.ui.support.markdown import code_blocks, render_markdown
 from tests.fuzz.kit import fuzz_settings, nasty_text, unsafe
 
 pytestmark = pytest.mark.fuzz

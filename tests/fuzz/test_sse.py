@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from talkie_tui.core.errors import EventTooLarge
-from talkie_tui.protocol.events import iter_event_data
+from talkie_tui.protocol.talkie.events import iter_event_data
 from tests.fuzz.kit import fuzz_settings
 
 pytestmark = pytest.mark.fuzz

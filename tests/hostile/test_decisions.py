@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.models import Action
 from talkie_tui.ui.widgets.action_card import ActionCard, explain_decision_error
 from tests.hostile.kit import answer, controls, custom, frames, hostile, hostile_app, shown
 from tests.protocol.conftest import Connect, Serve

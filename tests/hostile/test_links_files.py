@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.ui import takeaways as takeaways_module
-from talkie_tui.ui.links import LinkTarget, check_link
-from talkie_tui.ui.markdown import render_markdown
+from talkie_tui.ui.chat import takeaways as takeaways_module
 from talkie_tui.ui.messages import OpenLinkRequested
+from talkie_tui.ui.support.links import LinkTarget, check_link
+from talkie_tui.ui.support.markdown import render_markdown
 from talkie_tui.ui.widgets.card import CardView, FileRow
 from talkie_tui.ui.widgets.link import LinkRow, LinkView
 from tests.helpers import TEST_TOKEN

@@ -16,10 +16,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from textual.widgets import Button
 
-from talkie_tui.backends.talkie.session import ChatSession
+from talkie_tui.backends.talkie.session import TalkieSession
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.card import CardView
 from talkie_tui.ui.widgets.markdown_view import MarkdownView
@@ -160,7 +160,7 @@ async def test_an_unreadable_event_is_reported_without_the_servers_control_bytes
 ) -> None:
     """§5: an unreadable known event becomes a warning notice; the text it quotes is clean."""
     server = serve(hostile_app(MALFORMED_RUN))
-    session = ChatSession(await connect(server.origin))
+    session = TalkieSession(await connect(server.origin))
     async for _ in session.send(session.prepare("malformed")):
         pass
     answer_turn = session.conversation.turns[-1]

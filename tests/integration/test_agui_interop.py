@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from talkie_tui.backends.talkie.session import ChatSession
+from talkie_tui.backends.talkie.session import TalkieSession
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart, Turn
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from tests.stub_server import StubServer
 
 text_agent = Agent(TestModel(custom_output_text="Hello from TestModel"))
@@ -89,7 +89,7 @@ async def _answer(producer: StubServer, agent: str) -> Turn:
     """Send one message to `agent` and return the assistant turn our reducer built."""
     client = await TalkieClient.connect(producer.url(f"/manifests/{agent}.json"))
     async with client:
-        session = ChatSession(client)
+        session = TalkieSession(client)
         async for _ in session.send(session.prepare("What is the weather in Brno?")):
             pass
     turns = session.conversation.turns

@@ -29,7 +29,7 @@ from talkie_tui.auth.token_requests import TokenSet, refresh_grant
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import DEFAULT_CLIENT_ID, config_dir
 from talkie_tui.core.errors import ServerError, UnauthorizedError
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from tests.conftest import OAUTH_ACCESS_TTL
 from tests.oauth_provider import (
     OidcProvider,

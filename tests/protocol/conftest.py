@@ -11,7 +11,7 @@ import pytest
 from starlette.types import ASGIApp
 
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from tests.helpers import TEST_TOKEN
 from tests.protocol.replay import replay_app
 from tests.stub_server import StubServer

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from talkie_tui.core.errors import EventTooLarge
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.events import (
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.events import (
     ActionProposed,
     CardReceived,
     DecodedEvent,
@@ -28,7 +28,7 @@ from talkie_tui.protocol.events import (
     event_to_json,
     iter_event_data,
 )
-from talkie_tui.protocol.models import (
+from talkie_tui.protocol.talkie.models import (
     BadgeBlock,
     FieldsBlock,
     FileBlock,

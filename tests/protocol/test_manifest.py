@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from talkie_tui.core.errors import DiscoveryError, TransportError
 from talkie_tui.core.urls import origin_of
-from talkie_tui.protocol.manifest import (
+from talkie_tui.protocol.talkie.manifest import (
     MANIFEST_PATH,
     DiscoveredServer,
     ForeignEndpointError,

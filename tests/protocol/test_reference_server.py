@@ -17,9 +17,9 @@ from talkie_tui.core.errors import (
     StaleError,
     UnauthorizedError,
 )
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, CardReceived, DecodedEvent
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived, DecodedEvent
+from talkie_tui.protocol.talkie.models import Action
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect
 from tests.protocol.replay import kinds

@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 from talkie_tui.core.errors import DiscoveryError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.errors import error_from_response
-from talkie_tui.protocol.events import (
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.events import (
     ActionProposed,
     CardReceived,
     DecodedEvent,
@@ -24,8 +24,8 @@ from talkie_tui.protocol.events import (
     LinkSuggested,
     UsageReported,
 )
-from talkie_tui.protocol.manifest import validate_manifest
-from talkie_tui.protocol.models import HistoryMessage, Status, Thread
+from talkie_tui.protocol.talkie.manifest import validate_manifest
+from talkie_tui.protocol.talkie.models import HistoryMessage, Status, Thread
 from tests.protocol.replay import play
 
 # What must never reach a terminal: C0 controls except tab and newline, DEL, C1 controls.

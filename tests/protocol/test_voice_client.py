@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.core.errors import ConflictError, DiscoveryError
-from talkie_tui.protocol.manifest import check_signaling_url
+from talkie_tui.protocol.talkie.manifest import check_signaling_url
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import ENDPOINTS, error_response, manifest_document, talkie_app
 

@@ -34,7 +34,7 @@ from talkie_tui.chat.turns import ButtonsPart, QuestionPart, TextPart
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.cuckoo.models import Message as HubMessage
-from talkie_tui.protocol.models import User
+from talkie_tui.protocol.talkie.models import User
 from talkie_tui.ui.app import TalkieApp
 
 ORIGIN = "https://hub.invalid"

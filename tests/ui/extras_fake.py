@@ -30,7 +30,7 @@ from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.errors import ServerError
-from talkie_tui.protocol.models import User
+from talkie_tui.protocol.talkie.models import User
 from talkie_tui.ui.app import TalkieApp
 
 ORIGIN = "https://extras.invalid"

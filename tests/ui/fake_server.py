@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from tests.stub_server import ENDPOINTS
 
 ORIGIN = "https://crm.example.com"

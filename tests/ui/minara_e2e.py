@@ -26,7 +26,7 @@ from talkie_tui.chat.turns import TextPart, Turn
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.header import TalkieHeader
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.helpers import AUTH, TEST_TOKEN

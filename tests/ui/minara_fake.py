@@ -21,7 +21,7 @@ from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import AttachmentPart, QuestionPart, TextPart
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.models import User
+from talkie_tui.protocol.talkie.models import User
 from talkie_tui.ui.app import TalkieApp
 
 ORIGIN = "https://minara.invalid"

@@ -15,7 +15,7 @@ from talkie_tui.core.errors import (
     StaleError,
     TransportError,
 )
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.models import Action
 from talkie_tui.ui.messages import DecisionRequested
 from talkie_tui.ui.widgets.action_card import (
     ASK_AGAIN_SECONDS,

@@ -13,10 +13,10 @@ from talkie_tui import browser
 from talkie_tui.auth.loopback import CallbackOutcome
 from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.protocol.manifest import DiscoveredServer
-from talkie_tui.protocol.models import Manifest
+from talkie_tui.protocol.talkie.manifest import DiscoveredServer
+from talkie_tui.protocol.talkie.models import Manifest
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.sign_in import SignInScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.header import TalkieHeader

@@ -16,9 +16,9 @@ from talkie_tui.backends.base import Account, Capabilities, ServerInfo
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import CardPart
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.protocol.models import Action, Card, DecisionResult, User
+from talkie_tui.protocol.talkie.models import Action, Card, DecisionResult, User
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from tests.ui.test_chat_flows import screen_text, until
 

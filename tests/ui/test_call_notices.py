@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from talkie_tui.ui.call_controller import CallController
-from talkie_tui.ui.voice import VoiceOptions
+from talkie_tui.ui.chat.call_controller import CallController
+from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.voice.call_updates import Notice
 
 

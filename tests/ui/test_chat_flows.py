@@ -15,9 +15,9 @@ from textual.widgets import Button
 
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.help import HelpScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
@@ -371,7 +371,7 @@ async def test_file_block_downloads_with_the_token(devserver, tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         await send(pilot, screen, "show offer N-2026-014")
-        from talkie_tui.protocol.models import FileBlock
+        from talkie_tui.protocol.talkie.models import FileBlock
 
         blocks = [
             block

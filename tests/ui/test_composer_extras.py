@@ -17,10 +17,10 @@ from textual.widgets import Button, Input, OptionList
 
 from talkie_tui.backends.base import Capabilities
 from talkie_tui.chat.turns import AttachmentPart
-from talkie_tui.ui import dictation as dictation_ui
 from talkie_tui.ui.app import TalkieApp
+from talkie_tui.ui.chat import dictation as dictation_ui
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.attach_prompt import AttachPromptScreen
-from talkie_tui.ui.screens.chat import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.model_picker import ModelPickerScreen
 from talkie_tui.ui.widgets.attachment_tray import AttachmentRow, AttachmentTray

@@ -15,7 +15,7 @@ from talkie_tui.backends.minara.backend import MinaraBackend
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.model_picker import ModelPick, ModelPickerScreen
 from tests.helpers import TEST_TOKEN
 from tests.ui.test_chat_flows import screen_text, until

@@ -20,8 +20,8 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from talkie_tui.ui.compositor import LineCompositor, RepaintedByLayout
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
+from talkie_tui.ui.support.compositor import LineCompositor, RepaintedByLayout
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
 
 

@@ -18,12 +18,12 @@ from textual.widget import Widget
 
 from talkie_tui.config import KnownServer, KnownServers, Settings, save_logo
 from talkie_tui.devserver.talkie.assets import logo_png
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.manifest import MANIFEST_PATH
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.manifest import MANIFEST_PATH
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.logo import HALF_BLOCK
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.connect import ConnectScreen, _known_row
+from talkie_tui.ui.support.logo_drawing import HALF_BLOCK
 from talkie_tui.ui.widgets.logo import LogoView
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import ANOTHER_LOOPBACK, StubServer, manifest_document, talkie_app
@@ -422,7 +422,7 @@ async def test_the_command_lines_token_goes_to_its_server_only(
     settings = Settings(downloads_dir=tmp_path / "downloads", token_storage="file")
     app = TalkieApp(first, token=TEST_TOKEN, known=known, settings=settings)
     async with app.run_test(size=(100, 30)) as pilot:
-        from talkie_tui.ui.screens.chat import ChatScreen
+        from talkie_tui.ui.chat.screen import ChatScreen
         from tests.ui.test_chat_flows import screen_text
 
         await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, 30)

@@ -21,9 +21,9 @@ from textual.pilot import Pilot
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.commands.demo_cuckoo import cuckoo_demo
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.ui import status
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat import status
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.helpers import TEST_TOKEN
 from tests.ui.killable_proxy import KillableProxy

@@ -13,10 +13,10 @@ import pytest
 
 from talkie_tui.logs import log_folder
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.crash import describe_error
-from talkie_tui.ui.drafts import NEW, DraftStore
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.drafts import NEW, DraftStore
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.crash import CrashScreen
+from talkie_tui.ui.support.crash import describe_error
 from tests.helpers import TEST_TOKEN
 from tests.ui.pty import PtyTalkie
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until

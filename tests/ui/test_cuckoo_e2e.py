@@ -22,7 +22,7 @@ from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.cuckoo.pushes import MessageDeltaPush
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.buttons import ButtonsView
 from tests.ui.test_chat_flows import screen_text, until
 

@@ -21,7 +21,7 @@ from talkie_tui.backends.cuckoo.session import TRIMMED_ID
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.devserver.common import clock
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView

@@ -13,10 +13,10 @@ from textual.pilot import Pilot
 
 from talkie_tui.backends.cuckoo.backend import HubThread
 from talkie_tui.core.errors import ConflictError
-from talkie_tui.ui import takeaways
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.links import LinkTarget
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat import takeaways
+from talkie_tui.ui.chat.screen import ChatScreen
+from talkie_tui.ui.support.links import LinkTarget
 from talkie_tui.ui.widgets.activity import ActivityLine
 from talkie_tui.ui.widgets.buttons import (
     ButtonsView,

@@ -29,8 +29,8 @@ from talkie_tui.backends.cuckoo import sign_in
 from talkie_tui.backends.cuckoo.backend import CuckooBackend, connect
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.reach import BLOCKED_ID, STARTERS_ID
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.reach import BLOCKED_ID, STARTERS_ID
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.reach import (
     ArchivedScreen,

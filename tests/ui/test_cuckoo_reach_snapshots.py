@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from talkie_tui.backends.cuckoo.reach import CatalogueEntry, Contact
-from talkie_tui.ui.reach import contact_choices, contact_state
+from talkie_tui.ui.chat.reach import contact_choices, contact_state
 from talkie_tui.ui.screens.reach import CatalogueScreen, ContactScreen
 from tests.ui.cuckoo_fake import FakeCuckooBackend, cuckoo_app
 from tests.ui.test_app_snapshots import ready

@@ -20,7 +20,7 @@ from talkie_tui.backends.cuckoo import sign_in
 from talkie_tui.chat.turns import ReplyPart
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.buttons import ReplyQuoteView
 from talkie_tui.ui.widgets.reply_bar import ReplyBar
 from tests.backends.cuckoo.conftest import FAST_HUB, Hub, on_message

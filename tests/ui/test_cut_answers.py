@@ -28,7 +28,7 @@ from talkie_tui.devserver.minara.runner import serve_in_thread as serve_gateway
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.runner import serve_in_thread as serve_talkie
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
 from tests.ui.test_chat_flows import screen_text, until
 

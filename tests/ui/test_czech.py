@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.i18n import current_language, use_language
-from talkie_tui.protocol.http import make_http_client
+from talkie_tui.protocol.net.http import make_http_client
 from talkie_tui.ui.app import TalkieApp
 from tests.helpers import TEST_TOKEN
 from tests.ui.fake_server import ORIGIN, connect_fixed

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from talkie_tui.i18n import use_language
-from talkie_tui.ui.voice import consent_phrase, describe_heard
+from talkie_tui.ui.chat.voice import consent_phrase, describe_heard
 from talkie_tui.ui.widgets.composer import _grouped
 from talkie_tui.ui.widgets.voice_bar import format_left
 from talkie_tui.voice.consent import Heard

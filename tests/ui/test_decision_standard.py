@@ -21,7 +21,7 @@ from textual.widget import Widget
 from talkie_tui.commands.demo_cuckoo import cuckoo_demo
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.buttons import ButtonsView
 from talkie_tui.ui.widgets.decision import DecisionView

@@ -14,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from talkie_tui.ui.drafts import DRAFT_SAVE_DELAY, MAX_DRAFT_CHARS, NEW, DraftStore, drafts_path
+from talkie_tui.ui.chat.drafts import (
+    DRAFT_SAVE_DELAY,
+    MAX_DRAFT_CHARS,
+    NEW,
+    DraftStore,
+    drafts_path,
+)
 from tests.ui.pty import PtyTalkie
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
 

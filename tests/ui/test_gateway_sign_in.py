@@ -15,7 +15,7 @@ from talkie_tui.auth.bearer_grants import find_bearer
 from talkie_tui.auth.file_store import FileStore
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
 from talkie_tui.ui.widgets.transcript import Transcript

@@ -30,7 +30,7 @@ from talkie_tui.config import KnownServers, Settings, config_dir
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.store_choice import StoreChoiceScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen

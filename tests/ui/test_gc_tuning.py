@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from talkie_tui.ui import gc_tuning
+from talkie_tui.ui.support import gc_tuning
 
 
 def test_freezes_once_and_only_after_a_collection(monkeypatch: pytest.MonkeyPatch) -> None:

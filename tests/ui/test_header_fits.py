@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Static
 
 from talkie_tui.chat.vocabulary import UsageMeter
-from talkie_tui.ui import status
+from talkie_tui.ui.chat import status
 from talkie_tui.ui.widgets.header import fit_meters, format_meter
 from tests.helpers import TEST_TOKEN
 from tests.ui.killable_proxy import KillableProxy

@@ -6,8 +6,8 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.widgets import Static
 
-from talkie_tui.ui.commands import COMMANDS, TalkieCommands
 from talkie_tui.ui.screens.help import HelpGroup, HelpScreen, describe_key
+from talkie_tui.ui.support.palette import COMMANDS, TalkieCommands
 from tests.ui.apps.connect_app import steady_cursor
 from tests.ui.apps.help_app import HelpApp
 

@@ -34,7 +34,7 @@ from talkie_tui.chat.turns import (
 from talkie_tui.commands.demo_cuckoo import cuckoo_demo
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
 from tests.ui.test_chat_flows import until
 

@@ -18,7 +18,7 @@ from talkie_tui.auth.file_store import FileStore
 from talkie_tui.backends.cuckoo.backend import CuckooBackend
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.email_sign_in import EmailSignInScreen
 from talkie_tui.ui.screens.store_choice import StoreChoiceScreen

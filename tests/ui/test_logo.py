@@ -14,9 +14,9 @@ from starlette.routing import Route
 
 from talkie_tui.core.logo import MAX_LOGO_BYTES, is_logo_image
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.logo import fetch_logo
-from talkie_tui.ui.logo import HALF_BLOCK, render_half_blocks
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.logo import fetch_logo
+from talkie_tui.ui.support.logo_drawing import HALF_BLOCK, render_half_blocks
 from talkie_tui.ui.widgets.logo import LogoView
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import ANOTHER_LOOPBACK, Streamer, StubServer, manifest_document, talkie_app

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from talkie_tui.ui.markdown import (
+from talkie_tui.ui.support.markdown import (
     LINK_LABEL_KEY,
     LINK_URL_KEY,
     Link,

@@ -10,7 +10,7 @@ import pytest
 from textual.geometry import Region, Size
 from textual.pilot import Pilot
 
-from talkie_tui.ui.markdown import parse_blocks
+from talkie_tui.ui.support.markdown import parse_blocks
 from talkie_tui.ui.widgets import markdown_view
 from talkie_tui.ui.widgets.markdown_view import MarkdownPalette, MarkdownView
 from tests.ui.apps.markdown_app import ANSWER, MarkdownApp

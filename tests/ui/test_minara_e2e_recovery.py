@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button
 
 from talkie_tui.chat.turns import InterjectionPart, NoticePart
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.ui.minara_e2e import (

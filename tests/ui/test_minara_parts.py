@@ -19,9 +19,9 @@ from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.turns import AttachmentPart, QuestionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.logs import close_logging, log_folder, setup_logging
-from talkie_tui.ui import takeaways
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat import takeaways
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.attachment import AttachmentView
 from talkie_tui.ui.widgets.chart import ChartView
 from talkie_tui.ui.widgets.columns import KvBlockView, TableBlockView

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.ui.minara_fake import (
     CHART_TWO,

@@ -9,7 +9,7 @@ so do `Widget.notify` and the `notify` action. The scan below looks at every mod
   `functools.partial(app.notify, …)`): whoever calls it later decides the markup;
 - an action string that calls `notify` (`Binding("n", "app.notify('…')")`).
 
-`talkie_tui.ui.notify.notify_plain` is the one way to show a notification.
+`talkie_tui.ui.support.notify.notify_plain` is the one way to show a notification.
 """
 
 from __future__ import annotations
@@ -75,14 +75,14 @@ def _ui_files() -> list[Path]:
 def test_the_scan_sees_the_ui() -> None:
     names = {path.relative_to(UI).as_posix() for path in _ui_files()}
     # chat.py still calls `notify(..., markup=False)` by hand: it is scanned like the rest.
-    assert {"app.py", "notify.py", "screens/chat.py", "screens/connect.py"} <= names
+    assert {"app.py", "support/notify.py", "chat/screen.py", "screens/connect.py"} <= names
 
 
 @pytest.mark.parametrize("path", _ui_files(), ids=lambda path: str(path.relative_to(UI)))
 def test_no_notification_reads_markup(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     assert markup_notifications(tree) == [], (
-        f"{path.name}: show notifications with talkie_tui.ui.notify.notify_plain "
+        f"{path.name}: show notifications with talkie_tui.ui.support.notify.notify_plain "
         "(or pass markup=False): server text must never be read as markup"
     )
 

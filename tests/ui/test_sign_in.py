@@ -27,7 +27,7 @@ from talkie_tui.auth.tokens import OAuthTokens
 from talkie_tui.config import DEFAULT_CLIENT_ID, KnownServers, Settings, config_dir
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
+from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.sign_in import SignInScreen
 from talkie_tui.ui.screens.store_choice import StoreChoiceScreen

@@ -19,11 +19,11 @@ import pytest
 from textual.pilot import Pilot
 
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.protocol.models import Action
-from talkie_tui.ui import voice as voice_ui
+from talkie_tui.protocol.talkie.models import Action
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.screens.chat import ChatScreen
-from talkie_tui.ui.voice import consent_phrase, describe_heard
+from talkie_tui.ui.chat import voice as voice_ui
+from talkie_tui.ui.chat.screen import ChatScreen
+from talkie_tui.ui.chat.voice import consent_phrase, describe_heard
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.card import CardView
 from talkie_tui.ui.widgets.thread_list import ThreadList

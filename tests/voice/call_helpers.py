@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import numpy as np
 
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.events import ActionProposed, CardReceived
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived
+from talkie_tui.protocol.talkie.models import Action
 from talkie_tui.voice.call import VoiceCall
 from talkie_tui.voice.call_updates import AssistantSaid, CallStatus, CallUpdate, ToolFinished
 from talkie_tui.voice.sound import SAMPLE_RATE

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.voice.call import VoiceCall
 from talkie_tui.voice.call_updates import ConsentHeard, VoiceDecided
 from talkie_tui.voice.sound_card import DeviceMicrophone, DeviceSpeaker

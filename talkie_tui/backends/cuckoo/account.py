@@ -4,13 +4,12 @@ every message. The wire is `protocol/cuckoo/message_ops.py`."""
 
 from __future__ import annotations
 
+from talkie_tui.backends.cuckoo.backend import CuckooBackend
+from talkie_tui.backends.cuckoo.session import TRIMMED_ID, CuckooSession
 from talkie_tui.chat.turns import Turn
 from talkie_tui.protocol.cuckoo import message_ops
 from talkie_tui.protocol.cuckoo.message_ops import MAX_DISPLAY_NAME
-from talkie_tui.protocol.models import User
-
-from .backend import CuckooBackend
-from .session import TRIMMED_ID, CuckooSession
+from talkie_tui.protocol.talkie.models import User
 
 __all__ = ["MAX_DISPLAY_NAME", "clear_for_me", "hide_for_me", "rename"]
 

@@ -22,6 +22,26 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
+from talkie_tui.backends.base import (
+    Account,
+    AnswerOutcome,
+    Answers,
+    Attaches,
+    Attachment,
+    Backend,
+    Capabilities,
+    DecidedBy,
+    Decision,
+    KeptSignIn,
+    LiveUpdate,
+    LiveUpdates,
+    PagesBack,
+    ServerInfo,
+    Session,
+)
+from talkie_tui.backends.cuckoo.feed import END, Feed
+from talkie_tui.backends.cuckoo.reach import HubReach, arrange, contacts_of
+from talkie_tui.backends.cuckoo.session import CuckooOutgoing, CuckooSession
 from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.core.errors import (
     AddressRefused,
@@ -40,32 +60,11 @@ from talkie_tui.protocol.cuckoo.models import Conversation, Device, Storage
 from talkie_tui.protocol.cuckoo.models import User as UserModel
 from talkie_tui.protocol.cuckoo.pushes import AgentStatusPush, MessagePush
 from talkie_tui.protocol.cuckoo.socket import ClientSocket
-from talkie_tui.protocol.models import Thread, User
-
-from ..base import (
-    Account,
-    AnswerOutcome,
-    Answers,
-    Attaches,
-    Attachment,
-    Backend,
-    Capabilities,
-    DecidedBy,
-    Decision,
-    KeptSignIn,
-    LiveUpdate,
-    LiveUpdates,
-    PagesBack,
-    ServerInfo,
-    Session,
-)
-from .feed import END, Feed
-from .reach import HubReach, arrange, contacts_of
-from .session import CuckooOutgoing, CuckooSession
+from talkie_tui.protocol.talkie.models import Thread, User
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
-    from talkie_tui.protocol.models import Action, DecisionResult
+    from talkie_tui.protocol.talkie.models import Action, DecisionResult
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import Listener

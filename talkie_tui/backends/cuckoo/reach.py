@@ -27,9 +27,8 @@ from talkie_tui.protocol.cuckoo.reach_models import (
 )
 
 if TYPE_CHECKING:
+    from talkie_tui.backends.cuckoo.backend import HubThread
     from talkie_tui.protocol.cuckoo.client import CuckooClient
-
-    from .backend import HubThread
 
 __all__ = [
     "MAX_NOTE_CHARS",

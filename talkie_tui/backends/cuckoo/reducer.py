@@ -44,7 +44,7 @@ from talkie_tui.protocol.cuckoo.pushes import (
     ReadPush,
     parse_push,
 )
-from talkie_tui.protocol.rest import path_segment
+from talkie_tui.protocol.net.rest import path_segment
 
 __all__ = ["CuckooConversation", "attachment_part", "conversation_from_page"]
 

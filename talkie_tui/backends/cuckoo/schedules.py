@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 
+from talkie_tui.backends.cuckoo.backend import CuckooBackend
 from talkie_tui.protocol.cuckoo import schedules as wire
 from talkie_tui.protocol.cuckoo.schedules import Cadence, Schedule, SchedulePush
 from talkie_tui.protocol.cuckoo.socket import SocketItem
-
-from .backend import CuckooBackend
 
 __all__ = ["Cadence", "ConversationSchedules", "Schedule"]
 

@@ -32,6 +32,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from talkie_tui.backends.base import Attachment, Broken, Failure, Recovered
+from talkie_tui.backends.cuckoo.feed import END, Feed, Subscription
+from talkie_tui.backends.cuckoo.reducer import CuckooConversation
 from talkie_tui.chat.conversation import Change
 from talkie_tui.chat.turns import (
     AttachmentPart,
@@ -55,9 +57,6 @@ from talkie_tui.protocol.cuckoo.pushes import (
     ReadyPush,
 )
 from talkie_tui.protocol.cuckoo.socket import SocketItem, SocketLost, SocketResumed
-
-from .feed import END, Feed, Subscription
-from .reducer import CuckooConversation
 
 __all__ = [
     "ACTIVITY_SECONDS",

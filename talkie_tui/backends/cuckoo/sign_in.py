@@ -26,12 +26,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from talkie_tui.backends.cuckoo.backend import hub_id, hub_name
 from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.cuckoo.client import CuckooClient, hub_base
 from talkie_tui.protocol.cuckoo.client import default_device_name as _default_device_name
-
-from .backend import hub_id, hub_name
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore

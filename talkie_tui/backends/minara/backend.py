@@ -18,16 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
-from talkie_tui.chat.turns import QuestionPart
-from talkie_tui.core.errors import TalkieError
-from talkie_tui.core.tokens import StaticToken, TokenSource
-from talkie_tui.i18n import _
-from talkie_tui.protocol.minara.client import MinaraClient, gateway_base
-from talkie_tui.protocol.minara.models import SessionSummary
-from talkie_tui.protocol.minara.stream import MinaraStream
-from talkie_tui.protocol.models import Thread, User
-
-from ..base import (
+from talkie_tui.backends.base import (
     Account,
     AnswerOutcome,
     Answers,
@@ -50,11 +41,19 @@ from ..base import (
     Steers,
     Transcription,
 )
-from .session import MinaraOutgoing, MinaraSession
+from talkie_tui.backends.minara.session import MinaraOutgoing, MinaraSession
+from talkie_tui.chat.turns import QuestionPart
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.tokens import StaticToken, TokenSource
+from talkie_tui.i18n import _
+from talkie_tui.protocol.minara.client import MinaraClient, gateway_base
+from talkie_tui.protocol.minara.models import SessionSummary
+from talkie_tui.protocol.minara.stream import MinaraStream
+from talkie_tui.protocol.talkie.models import Thread, User
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
-    from talkie_tui.protocol.models import Action, DecisionResult
+    from talkie_tui.protocol.talkie.models import Action, DecisionResult
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import Listener

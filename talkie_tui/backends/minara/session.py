@@ -28,6 +28,7 @@ from talkie_tui.backends.base import (
     ReasoningEffort,
     Recovered,
 )
+from talkie_tui.backends.minara.reducer import MinaraConversation, conversation_from_rows
 from talkie_tui.chat.conversation import Change
 from talkie_tui.chat.turns import AttachmentPart, NoticePart, TextPart, Turn
 from talkie_tui.core.errors import (
@@ -50,8 +51,6 @@ from talkie_tui.protocol.minara.stream import (
     StreamStale,
     Subscription,
 )
-
-from .reducer import MinaraConversation, conversation_from_rows
 
 __all__ = ["MinaraOutgoing", "MinaraSession", "MinaraUpdate"]
 

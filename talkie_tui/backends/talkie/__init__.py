@@ -16,17 +16,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from talkie_tui.protocol.client import TalkieClient
-    from talkie_tui.protocol.manifest import DiscoveredServer
-
-    from .backend import TalkieBackend, server_info
+    from talkie_tui.backends.talkie.backend import TalkieBackend, server_info
+    from talkie_tui.protocol.talkie.client import TalkieClient
+    from talkie_tui.protocol.talkie.manifest import DiscoveredServer
 
 __all__ = ["DiscoveredServer", "TalkieBackend", "TalkieClient", "server_info"]
 
 _HOMES = {
-    "DiscoveredServer": "talkie_tui.protocol.manifest",
+    "DiscoveredServer": "talkie_tui.protocol.talkie.manifest",
     "TalkieBackend": "talkie_tui.backends.talkie.backend",
-    "TalkieClient": "talkie_tui.protocol.client",
+    "TalkieClient": "talkie_tui.protocol.talkie.client",
     "server_info": "talkie_tui.backends.talkie.backend",
 }
 

@@ -6,10 +6,7 @@ import asyncio
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.protocol.client import TalkieClient
-from talkie_tui.protocol.logo import fetch_logo
-
-from ..base import (
+from talkie_tui.backends.base import (
     Account,
     Backend,
     Capabilities,
@@ -19,15 +16,17 @@ from ..base import (
     ServerInfo,
     Session,
 )
-from .session import ChatSession, TalkieOutgoing
+from talkie_tui.backends.talkie.session import TalkieOutgoing, TalkieSession
+from talkie_tui.protocol.talkie.client import TalkieClient
+from talkie_tui.protocol.talkie.logo import fetch_logo
 
 if TYPE_CHECKING:
     import httpx
 
     from talkie_tui.auth.tokens import OAuthTokens
     from talkie_tui.core.tokens import TokenSource
-    from talkie_tui.protocol.manifest import DiscoveredServer
-    from talkie_tui.protocol.models import Action, DecisionResult, Thread
+    from talkie_tui.protocol.talkie.manifest import DiscoveredServer
+    from talkie_tui.protocol.talkie.models import Action, DecisionResult, Thread
     from talkie_tui.voice.audio import AudioSink, AudioSource
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import Listener
@@ -106,9 +105,9 @@ class TalkieBackend:
         """Rest `seconds` after a read of a run's stream that waited (PacesReads)."""
         self.client.read_pause = seconds
 
-    def new_session(self, thread_id: str | None = None) -> ChatSession:
+    def new_session(self, thread_id: str | None = None) -> TalkieSession:
         """A chat session for a new thread, or for `thread_id`."""
-        return ChatSession(self.client, thread_id)
+        return TalkieSession(self.client, thread_id)
 
     async def account(self) -> Account:
         """`GET status`: the signed-in user, usage meters, and whether voice is allowed."""
@@ -183,6 +182,6 @@ def _implements_backend(backend: TalkieBackend) -> Backend:
     return backend
 
 
-def _implements_session(session: ChatSession) -> Session[TalkieOutgoing]:
+def _implements_session(session: TalkieSession) -> Session[TalkieOutgoing]:
     """Checked by mypy only: the talkie/1 chat session has every member of the interface."""
     return session

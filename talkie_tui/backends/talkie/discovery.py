@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from talkie_tui.protocol.manifest import ManifestCache, discover_address
+from talkie_tui.protocol.talkie.manifest import ManifestCache, discover_address
 
 if TYPE_CHECKING:
     from talkie_tui.core.tokens import TokenSource
-    from talkie_tui.protocol.client import TalkieClient
+    from talkie_tui.protocol.talkie.client import TalkieClient
 
 __all__ = ["connect_client"]
 
@@ -30,6 +30,6 @@ async def connect_client(
         allow_private_http=allow_private_http,
         accepted_origins=accepted_origins,
     )
-    from talkie_tui.protocol.client import TalkieClient
+    from talkie_tui.protocol.talkie.client import TalkieClient
 
     return TalkieClient(server, tokens=tokens, http=http, cache=cache, close_http=own_http)

@@ -12,7 +12,7 @@ import ag_ui.core as agui
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import CardPart, LinkPart, NoticePart, Turn
 from talkie_tui.i18n import _
-from talkie_tui.protocol.events import (
+from talkie_tui.protocol.talkie.events import (
     ActionProposed,
     CardReceived,
     DecodedEvent,
@@ -22,7 +22,7 @@ from talkie_tui.protocol.events import (
     StreamTruncated,
     UsageReported,
 )
-from talkie_tui.protocol.models import Action, DecisionResult, HistoryMessage, ThreadHistory
+from talkie_tui.protocol.talkie.models import Action, DecisionResult, HistoryMessage, ThreadHistory
 
 __all__ = ["TalkieConversation", "conversation_from_history"]
 

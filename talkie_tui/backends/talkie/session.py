@@ -9,16 +9,20 @@ from dataclasses import dataclass
 import ag_ui.core as agui
 
 from talkie_tui.backends.base import Broken, Failure, Recovered
+from talkie_tui.backends.talkie.reducer import TalkieConversation, conversation_from_history
 from talkie_tui.chat.conversation import Change
 from talkie_tui.core.errors import ForbiddenError, NotFoundError, TalkieError, UnauthorizedError
 from talkie_tui.i18n import _
-from talkie_tui.protocol.client import RunRequest, TalkieClient
-from talkie_tui.protocol.events import ActionProposed, DecodedEvent, StreamTruncated, event_to_json
-from talkie_tui.protocol.models import ThreadHistory
+from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.events import (
+    ActionProposed,
+    DecodedEvent,
+    StreamTruncated,
+    event_to_json,
+)
+from talkie_tui.protocol.talkie.models import ThreadHistory
 
-from .reducer import TalkieConversation, conversation_from_history
-
-__all__ = ["ChatSession", "SessionUpdate", "TalkieOutgoing"]
+__all__ = ["SessionUpdate", "TalkieOutgoing", "TalkieSession"]
 
 # The first look is at once: a thread that is gone (404) or not ours (403) ends the wait there.
 RECOVERY_DELAYS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 15.0)
@@ -92,7 +96,7 @@ class SessionUpdate:
         return None if isinstance(event, Recovered) else event_to_json(event)
 
 
-class ChatSession:
+class TalkieSession:
     """One thread of one server: send messages, load history, keep the conversation."""
 
     def __init__(

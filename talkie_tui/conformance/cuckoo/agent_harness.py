@@ -21,7 +21,7 @@ from typing import IO, Any
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection
 
-from ..relay import Json, Relay
+from talkie_tui.conformance.relay import Json, Relay
 
 __all__ = ["AgentProcess", "AgentRelay", "ReferenceHub"]
 

@@ -9,10 +9,16 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..report import CheckFailed, CheckSkipped
-from ..suite import Check, Registry
-from .agent_session import ACK_WAIT, ANSWER_WAIT, CONNECT_WAIT, QUIET, AgentSession
-from .hub import Party, Throwaway
+from talkie_tui.conformance.cuckoo.agent_session import (
+    ACK_WAIT,
+    ANSWER_WAIT,
+    CONNECT_WAIT,
+    QUIET,
+    AgentSession,
+)
+from talkie_tui.conformance.cuckoo.hub import Party, Throwaway
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped
+from talkie_tui.conformance.suite import Check, Registry
 
 __all__ = ["AGENT_CHECKS", "SPEC", "agent_check"]
 

@@ -16,19 +16,18 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from talkie_tui.protocol.client import make_http_client
-
-from ..local_server import serve_local
-from ..output import Reporter
-from ..suite import Check, Started, Suite, Target
-from .agent_harness import AgentProcess, AgentRelay, ReferenceHub
-from .agent_mode import AGENT_CHECKS
-from .agent_session import AgentSession
-from .hub import Hub, Party, make_throwaway
-from .webhook_checks import WEBHOOK_CHECKS
+from talkie_tui.conformance.cuckoo.agent_harness import AgentProcess, AgentRelay, ReferenceHub
+from talkie_tui.conformance.cuckoo.agent_mode import AGENT_CHECKS
+from talkie_tui.conformance.cuckoo.agent_session import AgentSession
+from talkie_tui.conformance.cuckoo.hub import Hub, Party, make_throwaway
+from talkie_tui.conformance.cuckoo.webhook_checks import WEBHOOK_CHECKS
+from talkie_tui.conformance.local_server import serve_local
+from talkie_tui.conformance.output import Reporter
+from talkie_tui.conformance.suite import Check, Started, Suite, Target
+from talkie_tui.protocol.talkie.client import make_http_client
 
 if TYPE_CHECKING:
-    from ..runner import Selection
+    from talkie_tui.conformance.runner import Selection
 
 __all__ = ["agent_checks", "agent_suite", "run_agent_conformance"]
 
@@ -126,7 +125,7 @@ async def run_agent_conformance(
     hub: str | None = None,
 ) -> int:
     """Run the agent checks on `command`; the exit status (0 when none failed)."""
-    from ..runner import run_suite
+    from talkie_tui.conformance.runner import run_suite
 
     suite = agent_suite(command, webhook=webhook, hub=hub)
     reporter = reporter or Reporter(suite.protocol, as_json=as_json, junit=junit)

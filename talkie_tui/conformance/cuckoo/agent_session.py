@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..http import fetch
-from ..polling import poll
-from ..report import CheckFailed, CheckSkipped
-from ..wire import Answer
-from .agent_harness import AgentProcess, AgentRelay
-from .hub import Hub, Throwaway
+from talkie_tui.conformance.cuckoo.agent_harness import AgentProcess, AgentRelay
+from talkie_tui.conformance.cuckoo.hub import Hub, Throwaway
+from talkie_tui.conformance.http import fetch
+from talkie_tui.conformance.polling import poll
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped
+from talkie_tui.conformance.wire import Answer
 
 __all__ = ["ACK_WAIT", "ANSWER_WAIT", "CONNECT_WAIT", "POLL", "QUIET", "AgentSession"]
 

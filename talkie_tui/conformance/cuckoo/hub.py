@@ -17,13 +17,12 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from talkie_tui.protocol.client import USER_AGENT
-
-from ..http import fetch
-from ..raw_socket import RawSocket, open_raw_socket
-from ..report import CheckFailed, show
-from ..sockets import close_code
-from ..wire import Answer
+from talkie_tui.conformance.http import fetch
+from talkie_tui.conformance.raw_socket import RawSocket, open_raw_socket
+from talkie_tui.conformance.report import CheckFailed, show
+from talkie_tui.conformance.sockets import close_code
+from talkie_tui.conformance.wire import Answer
+from talkie_tui.protocol.talkie.client import USER_AGENT
 
 __all__ = ["AgentSocket", "Hub", "Party", "Throwaway", "dev_user"]
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..http import error_object
-from ..local_server import serve_local
-from ..raw_socket import CLOSE, PING, PONG, Frame
-from ..report import CheckFailed, CheckSkipped, show
-from ..suite import Registry
-from ..wire import Answer
-from .hub import Hub, Party, Throwaway, make_throwaway, message_event
-from .receiver import Post, Receiver, webhook_signature
+from talkie_tui.conformance.cuckoo.hub import Hub, Party, Throwaway, make_throwaway, message_event
+from talkie_tui.conformance.cuckoo.receiver import Post, Receiver, webhook_signature
+from talkie_tui.conformance.http import error_object
+from talkie_tui.conformance.local_server import serve_local
+from talkie_tui.conformance.raw_socket import CLOSE, PING, PONG, Frame
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
+from talkie_tui.conformance.suite import Registry
+from talkie_tui.conformance.wire import Answer
 
 __all__ = ["CHECKS", "HubSession"]
 

@@ -8,13 +8,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from talkie_tui.config import hub_token
+from talkie_tui.conformance.cuckoo.hub import Hub, Party
+from talkie_tui.conformance.cuckoo.hub_checks import CHECKS, HubSession
+from talkie_tui.conformance.opening import first_answer, opened
+from talkie_tui.conformance.report import CheckFailed
+from talkie_tui.conformance.suite import Started, Suite, Target, Unreachable
 from talkie_tui.protocol.cuckoo.client import hub_base
-
-from ..opening import first_answer, opened
-from ..report import CheckFailed
-from ..suite import Started, Suite, Target, Unreachable
-from .hub import Hub, Party
-from .hub_checks import CHECKS, HubSession
 
 __all__ = ["SUITE"]
 

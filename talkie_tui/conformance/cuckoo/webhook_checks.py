@@ -10,12 +10,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..report import CheckFailed, CheckSkipped
-from ..suite import Check, Registry
-from ..wire import Answer
-from .agent_mode import SPEC, agent_check
-from .agent_session import AgentSession
-from .receiver import webhook_signature
+from talkie_tui.conformance.cuckoo.agent_mode import SPEC, agent_check
+from talkie_tui.conformance.cuckoo.agent_session import AgentSession
+from talkie_tui.conformance.cuckoo.receiver import webhook_signature
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped
+from talkie_tui.conformance.suite import Check, Registry
+from talkie_tui.conformance.wire import Answer
 
 __all__ = ["WEBHOOK_CHECKS"]
 

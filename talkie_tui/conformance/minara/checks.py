@@ -13,13 +13,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from ..http import error_object
-from ..report import CheckFailed, CheckSkipped, show
-from ..suite import Registry
-from ..wire import Answer
-from .folding import fold, stored_shape
-from .session import LONG, Session
-from .wire import Socket, Turn
+from talkie_tui.conformance.http import error_object
+from talkie_tui.conformance.minara.folding import fold, stored_shape
+from talkie_tui.conformance.minara.session import LONG, Session
+from talkie_tui.conformance.minara.wire import Socket, Turn
+from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
+from talkie_tui.conformance.suite import Registry
+from talkie_tui.conformance.wire import Answer
 
 __all__ = ["CHECKS"]
 

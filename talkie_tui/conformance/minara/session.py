@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from .wire import MinaraWire, Turn, follow
+from talkie_tui.conformance.minara.wire import MinaraWire, Turn, follow
 
 __all__ = ["BRIEF", "LONG", "Finished", "Session"]
 

@@ -7,12 +7,11 @@ from contextlib import asynccontextmanager
 
 from talkie_tui.backends.minara.backend import minara_base
 from talkie_tui.config import gateway_token
-
-from ..opening import first_answer, opened
-from ..suite import Started, Suite, Target, Unreachable
-from .checks import CHECKS
-from .session import Session
-from .wire import MinaraWire
+from talkie_tui.conformance.minara.checks import CHECKS
+from talkie_tui.conformance.minara.session import Session
+from talkie_tui.conformance.minara.wire import MinaraWire
+from talkie_tui.conformance.opening import first_answer, opened
+from talkie_tui.conformance.suite import Started, Suite, Target, Unreachable
 
 __all__ = ["SUITE"]
 

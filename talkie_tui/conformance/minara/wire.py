@@ -19,12 +19,11 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from talkie_tui.protocol.client import USER_AGENT
-
-from ..http import fetch
-from ..report import CheckFailed, show
-from ..sockets import close_code
-from ..wire import Answer, answer_of
+from talkie_tui.conformance.http import fetch
+from talkie_tui.conformance.report import CheckFailed, show
+from talkie_tui.conformance.sockets import close_code
+from talkie_tui.conformance.wire import Answer, answer_of
+from talkie_tui.protocol.talkie.client import USER_AGENT
 
 __all__ = ["MinaraWire", "Socket", "Turn", "read_answer"]
 

@@ -6,14 +6,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import shapes
-from .bodies import int_query
-from .chat import Draft
-from .conversations import check_id
-from .errors import invalid
-from .outbox import envelope
-from .principals import agent_of
-from .routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.cuckoo import shapes
+from talkie_tui.devserver.cuckoo.bodies import int_query
+from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import invalid
+from talkie_tui.devserver.cuckoo.outbox import envelope
+from talkie_tui.devserver.cuckoo.principals import agent_of
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
 
 EVENTS_DEFAULT = 100
 EVENTS_MAX = 100

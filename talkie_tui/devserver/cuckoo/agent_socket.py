@@ -18,16 +18,15 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from talkie_tui.core.waiting import wait_event
-
-from ..common import clock
-from ..common.json_input import JsonInputError, decode, encodable
-from . import presence
-from .chat import Draft
-from .errors import ApiError, forbidden, invalid
-from .outbox import dump
-from .principals import principal_of
-from .routing import hub_of
-from .services import Hub
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.json_input import JsonInputError, decode, encodable
+from talkie_tui.devserver.cuckoo import presence
+from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.cuckoo.errors import ApiError, forbidden, invalid
+from talkie_tui.devserver.cuckoo.outbox import dump
+from talkie_tui.devserver.cuckoo.principals import principal_of
+from talkie_tui.devserver.cuckoo.routing import hub_of
+from talkie_tui.devserver.cuckoo.services import Hub
 
 logger = logging.getLogger(__name__)
 Close = tuple[int, str]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..common.sqlite import Row
-from .database import HubDatabase
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 
 def _decode_agent(row: Row | None) -> Row | None:

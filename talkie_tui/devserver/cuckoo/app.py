@@ -12,22 +12,22 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from ..common.http import CatchInternalErrors, answer_api_error, router_errors
-from .agent_routes import AGENT_ROUTES
-from .agent_socket import agent_socket
-from .auth_routes import AUTH_ROUTES
-from .client_routes import CLIENT_ROUTES
-from .client_socket import client_socket
-from .config import HubConfig
-from .contact_routes import CONTACT_ROUTES
-from .errors import ApiError, RequestIds, error_response, internal_error
-from .hiding_routes import HIDING_ROUTES
-from .media_routes import MEDIA_ROUTES
-from .mgmt_routes import MGMT_ROUTES
-from .pairing_routes import PAIRING_ROUTES
-from .principals import HubAuth
-from .schedule_routes import SCHEDULE_ROUTES
-from .services import Hub
+from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.cuckoo.agent_routes import AGENT_ROUTES
+from talkie_tui.devserver.cuckoo.agent_socket import agent_socket
+from talkie_tui.devserver.cuckoo.auth_routes import AUTH_ROUTES
+from talkie_tui.devserver.cuckoo.client_routes import CLIENT_ROUTES
+from talkie_tui.devserver.cuckoo.client_socket import client_socket
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.contact_routes import CONTACT_ROUTES
+from talkie_tui.devserver.cuckoo.errors import ApiError, RequestIds, error_response, internal_error
+from talkie_tui.devserver.cuckoo.hiding_routes import HIDING_ROUTES
+from talkie_tui.devserver.cuckoo.media_routes import MEDIA_ROUTES
+from talkie_tui.devserver.cuckoo.mgmt_routes import MGMT_ROUTES
+from talkie_tui.devserver.cuckoo.pairing_routes import PAIRING_ROUTES
+from talkie_tui.devserver.cuckoo.principals import HubAuth
+from talkie_tui.devserver.cuckoo.schedule_routes import SCHEDULE_ROUTES
+from talkie_tui.devserver.cuckoo.services import Hub
 
 
 async def healthz(request: Request) -> JSONResponse:

@@ -10,12 +10,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..common import clock
-from . import ids, shapes
-from .bodies import one_line, opt_str, req_str
-from .errors import ApiError, invalid
-from .principals import principal_of
-from .routing import hub_of, no_content, read_json
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.cuckoo import ids, shapes
+from talkie_tui.devserver.cuckoo.bodies import one_line, opt_str, req_str
+from talkie_tui.devserver.cuckoo.errors import ApiError, invalid
+from talkie_tui.devserver.cuckoo.principals import principal_of
+from talkie_tui.devserver.cuckoo.routing import hub_of, no_content, read_json
 
 logger = logging.getLogger(__name__)
 EMAIL_CHARS = 320

@@ -7,9 +7,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..common import body_cap
-from ..common.json_input import JsonInputError, decode
-from .errors import invalid
+from talkie_tui.devserver.common import body_cap
+from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.cuckoo.errors import invalid
 
 
 async def read_capped(request: Request, cap: int, code: str = "body_too_large") -> bytes:

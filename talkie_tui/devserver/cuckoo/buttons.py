@@ -6,7 +6,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import invalid
+from talkie_tui.devserver.cuckoo.errors import invalid
 
 MAX_ROWS = 3
 MAX_PER_ROW = 3

@@ -10,14 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, shapes, signing
-from .buttons import LABEL_CHARS, id_buttons, parse_buttons, parse_quick_replies
-from .errors import conflict, invalid, not_found, rate_limited
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, shapes, signing
+from talkie_tui.devserver.cuckoo.buttons import (
+    LABEL_CHARS,
+    id_buttons,
+    parse_buttons,
+    parse_quick_replies,
+)
+from talkie_tui.devserver.cuckoo.errors import conflict, invalid, not_found, rate_limited
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 MAX_ATTACHMENTS = 10
 KEY_CHARS = 200

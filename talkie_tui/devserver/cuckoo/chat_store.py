@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..common.sqlite import Row
-from .database import HubDatabase
-from .hiding_store import visible_to
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
+from talkie_tui.devserver.cuckoo.hiding_store import visible_to
 
 MESSAGE_COLUMNS = (
     "id",

@@ -10,16 +10,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, shapes
-from .bodies import int_query, one_line, req_str
-from .chat import Draft
-from .contacts import hidden_conversations
-from .conversations import check_id
-from .errors import invalid, not_found
-from .principals import principal_of, user_of
-from .routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, shapes
+from talkie_tui.devserver.cuckoo.bodies import int_query, one_line, req_str
+from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.cuckoo.contacts import hidden_conversations
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import invalid, not_found
+from talkie_tui.devserver.cuckoo.principals import principal_of, user_of
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
 
 PAGE_DEFAULT = 50
 PAGE_MAX = 100

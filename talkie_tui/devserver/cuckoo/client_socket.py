@@ -14,10 +14,10 @@ import contextlib
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..common import clock
-from .live import SIGNED_OUT
-from .principals import principal_of, user_of
-from .routing import hub_of
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.cuckoo.live import SIGNED_OUT
+from talkie_tui.devserver.cuckoo.principals import principal_of, user_of
+from talkie_tui.devserver.cuckoo.routing import hub_of
 
 SUBPROTOCOL = "cuckoo"
 

@@ -9,14 +9,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..common import clock
-from .bodies import opt_bool, opt_str
-from .contacts import REASONS, contact_of, contacts_of
-from .conversations import check_id
-from .errors import invalid, not_found
-from .principals import user_of
-from .reach_store import CHOICES
-from .routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.cuckoo.bodies import opt_bool, opt_str
+from talkie_tui.devserver.cuckoo.contacts import REASONS, contact_of, contacts_of
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import invalid, not_found
+from talkie_tui.devserver.cuckoo.principals import user_of
+from talkie_tui.devserver.cuckoo.reach_store import CHOICES
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
 
 NOTE_CHARS = 1000
 

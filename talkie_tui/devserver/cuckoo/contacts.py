@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..common.sqlite import Row
-from .errors import forbidden, not_found
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.errors import forbidden, not_found
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 REASONS = ("spam", "impersonation", "abuse", "other")
 """Why a person reports an agent."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, presence, shapes
-from .errors import forbidden, invalid, not_found
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, presence, shapes
+from talkie_tui.devserver.cuckoo.errors import forbidden, invalid, not_found
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 
 def check_id(value: str, prefix: str, what: str) -> str:

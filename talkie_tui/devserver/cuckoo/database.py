@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..common.sqlite import Database
+from talkie_tui.devserver.common.sqlite import Database
 
 logger = logging.getLogger(__name__)
 

@@ -7,10 +7,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .conversations import check_id
-from .errors import not_found
-from .principals import user_of
-from .routing import hub_of, no_content, read_json
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import not_found
+from talkie_tui.devserver.cuckoo.principals import user_of
+from talkie_tui.devserver.cuckoo.routing import hub_of, no_content, read_json
 
 CONVERSATION = "/v1/client/conversations/{conversation_id}"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .database import HubDatabase
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 HIDING_SCHEMA = """
 CREATE TABLE IF NOT EXISTS hidden_messages (

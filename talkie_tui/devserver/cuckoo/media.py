@@ -8,7 +8,7 @@ import contextlib
 import io
 from pathlib import Path
 
-from .config import HubConfig
+from talkie_tui.devserver.cuckoo.config import HubConfig
 
 THUMB_PIXELS = 480
 NAME_CHARS = 255

@@ -7,17 +7,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..common import clock
-from ..common.multipart import file_field, parse_parts
-from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
-from ..common.sniff import sniff
-from ..common.sqlite import Row
-from . import ids, media, shapes
-from .bodies import read_capped
-from .errors import invalid, not_found, rate_limited
-from .open_file import OpenFileResponse, open_or_none
-from .principals import principal_of
-from .routing import created, hub_of
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.multipart import file_field, parse_parts
+from talkie_tui.devserver.common.served_files import DISPOSITION, DOWNLOAD_HEADERS
+from talkie_tui.devserver.common.sniff import sniff
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, media, shapes
+from talkie_tui.devserver.cuckoo.bodies import read_capped
+from talkie_tui.devserver.cuckoo.errors import invalid, not_found, rate_limited
+from talkie_tui.devserver.cuckoo.open_file import OpenFileResponse, open_or_none
+from talkie_tui.devserver.cuckoo.principals import principal_of
+from talkie_tui.devserver.cuckoo.routing import created, hub_of
 
 
 def _bad_form(message: str) -> Exception:

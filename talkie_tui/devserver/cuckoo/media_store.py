@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..common.sqlite import Row
-from .database import HubDatabase
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 LIVE = "deleted_at IS NULL"
 

@@ -12,15 +12,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, presence, shapes
-from .addresses import url_problem
-from .bodies import one_line, opt_bool, opt_str, req_str
-from .conversations import check_id
-from .errors import conflict, invalid, not_found
-from .principals import user_of
-from .routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, presence, shapes
+from talkie_tui.devserver.cuckoo.addresses import url_problem
+from talkie_tui.devserver.cuckoo.bodies import one_line, opt_bool, opt_str, req_str
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import conflict, invalid, not_found
+from talkie_tui.devserver.cuckoo.principals import user_of
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
 
 HANDLE = re.compile(r"[a-z0-9][a-z0-9_-]{2,31}")
 DISPLAY_NAME_CHARS = 80

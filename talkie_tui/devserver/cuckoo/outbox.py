@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, presence
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, presence
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 
 # Compact JSON of events' data kept from `emit` until first pushed (at most this many).

@@ -10,16 +10,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import shapes
-from .bodies import opt_bool
-from .contacts import add_agent, public_agent
-from .conversations import check_id
-from .errors import invalid, not_found
-from .mgmt_routes import owned_agent
-from .principals import user_of
-from .routing import hub_of, read_json
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import shapes
+from talkie_tui.devserver.cuckoo.bodies import opt_bool
+from talkie_tui.devserver.cuckoo.contacts import add_agent, public_agent
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import invalid, not_found
+from talkie_tui.devserver.cuckoo.mgmt_routes import owned_agent
+from talkie_tui.devserver.cuckoo.principals import user_of
+from talkie_tui.devserver.cuckoo.routing import hub_of, read_json
 
 
 def _live_code(request: Request) -> Row:

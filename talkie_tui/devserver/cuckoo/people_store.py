@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..common.sqlite import Row
-from .database import HubDatabase
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 
 class PeopleStore(HubDatabase):

@@ -14,13 +14,13 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..common import clock
-from ..common.http import bearer_token
-from . import ids
-from .errors import ApiError
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.http import bearer_token
+from talkie_tui.devserver.cuckoo import ids
+from talkie_tui.devserver.cuckoo.errors import ApiError
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 DEV_HEADER = "x-dev-user"
 

@@ -7,8 +7,8 @@ chose about it, so an agent reached before any choice has no row and the default
 
 from __future__ import annotations
 
-from ..common.sqlite import Row
-from .database import HubDatabase
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 REACH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS listings (

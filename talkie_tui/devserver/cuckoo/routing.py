@@ -8,8 +8,8 @@ from typing import Any
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
-from .bodies import json_body
-from .services import Hub
+from talkie_tui.devserver.cuckoo.bodies import json_body
+from talkie_tui.devserver.cuckoo.services import Hub
 
 
 def hub_of(connection: HTTPConnection) -> Hub:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ..common import server
-from .app import create_app, stop_streams
-from .config import HubConfig
+from talkie_tui.devserver.common import server
+from talkie_tui.devserver.cuckoo.app import create_app, stop_streams
+from talkie_tui.devserver.cuckoo.config import HubConfig
 
 
 def socket_options(config: HubConfig) -> dict[str, Any]:

@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .principals import agent_of, user_of
-from .routing import created, hub_of, no_content, read_json
-from .schedules import schedule_json
+from talkie_tui.devserver.cuckoo.principals import agent_of, user_of
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.cuckoo.schedules import schedule_json
 
 CLIENT = "/v1/client/conversations/{conversation_id}/schedules"
 AGENT = "/v1/agent/conversations/{conversation_id}/schedules"

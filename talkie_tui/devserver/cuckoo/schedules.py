@@ -17,15 +17,15 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..common import clock
-from ..common.sqlite import Row
-from . import ids, shapes
-from .bodies import one_line
-from .conversations import check_id
-from .errors import ApiError, conflict, forbidden, invalid, not_found
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo import ids, shapes
+from talkie_tui.devserver.cuckoo.bodies import one_line
+from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.errors import ApiError, conflict, forbidden, invalid, not_found
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 MAX_PER_CHAT = 10
 INSTRUCTION_CHARS = 500

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..common.sqlite import Row
-from .database import HubDatabase
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.database import HubDatabase
 
 SCHEDULES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS schedules (

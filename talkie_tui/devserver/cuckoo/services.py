@@ -6,18 +6,18 @@ import asyncio
 import contextlib
 import logging
 
-from ..common import clock
-from . import signing, sweeper
-from .chat import Chat
-from .config import HubConfig
-from .conversations import Conversations
-from .live import AgentLinks, ClientFeeds
-from .media import MediaFiles
-from .outbox import Outbox
-from .rates import RateLimiter
-from .schedules import Schedules
-from .storage import Storage
-from .webhooks import WebhookSender
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.cuckoo import signing, sweeper
+from talkie_tui.devserver.cuckoo.chat import Chat
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.conversations import Conversations
+from talkie_tui.devserver.cuckoo.live import AgentLinks, ClientFeeds
+from talkie_tui.devserver.cuckoo.media import MediaFiles
+from talkie_tui.devserver.cuckoo.outbox import Outbox
+from talkie_tui.devserver.cuckoo.rates import RateLimiter
+from talkie_tui.devserver.cuckoo.schedules import Schedules
+from talkie_tui.devserver.cuckoo.storage import Storage
+from talkie_tui.devserver.cuckoo.webhooks import WebhookSender
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common.sqlite import Row
+from talkie_tui.devserver.common.sqlite import Row
 
 PREVIEW_CHARS = 100
 

@@ -14,7 +14,7 @@ import json
 import secrets
 from typing import Any
 
-from ..common.sqlite import Row
+from talkie_tui.devserver.common.sqlite import Row
 
 # `json.dumps(…, ensure_ascii=False, separators=(",", ":"))`, made once rather than per call.
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

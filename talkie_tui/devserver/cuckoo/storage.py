@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .agent_store import AgentStore
-from .chat_store import ChatStore
-from .hiding_store import HidingStore
-from .media_store import MediaStore
-from .outbox_store import OutboxStore
-from .people_store import PeopleStore
-from .reach_store import REACH_SCHEMA, ReachStore
-from .schedules_store import SchedulesStore
-from .tables import SCHEMA
+from talkie_tui.devserver.cuckoo.agent_store import AgentStore
+from talkie_tui.devserver.cuckoo.chat_store import ChatStore
+from talkie_tui.devserver.cuckoo.hiding_store import HidingStore
+from talkie_tui.devserver.cuckoo.media_store import MediaStore
+from talkie_tui.devserver.cuckoo.outbox_store import OutboxStore
+from talkie_tui.devserver.cuckoo.people_store import PeopleStore
+from talkie_tui.devserver.cuckoo.reach_store import REACH_SCHEMA, ReachStore
+from talkie_tui.devserver.cuckoo.schedules_store import SchedulesStore
+from talkie_tui.devserver.cuckoo.tables import SCHEMA
 
 
 class Storage(

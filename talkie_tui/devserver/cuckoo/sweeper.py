@@ -8,10 +8,10 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..common import clock
+from talkie_tui.devserver.common import clock
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 logger = logging.getLogger(__name__)
 

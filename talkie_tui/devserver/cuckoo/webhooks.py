@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 import httpx
 
 from talkie_tui.core.waiting import wait_event
-
-from ..common import clock
-from ..common.sqlite import Row
-from .addresses import resolved_problem
-from .outbox import envelope
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.cuckoo.addresses import resolved_problem
+from talkie_tui.devserver.cuckoo.outbox import envelope
 
 if TYPE_CHECKING:
-    from .services import Hub
+    from talkie_tui.devserver.cuckoo.services import Hub
 
 logger = logging.getLogger(__name__)
 USER_AGENT = "cuckoo-hub/1"

@@ -10,15 +10,15 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, WebSocketRoute
 
-from ..common.http import CatchInternalErrors, answer_api_error, router_errors
-from .auth import BearerAuth
-from .config import GatewayConfig
-from .errors import ApiError, error_response, internal_error
-from .file_routes import FILE_ROUTES
-from .routes import ROUTES
-from .services import Services
-from .socket import stream
-from .test_routes import TEST_ROUTES
+from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.minara.auth import BearerAuth
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.errors import ApiError, error_response, internal_error
+from talkie_tui.devserver.minara.file_routes import FILE_ROUTES
+from talkie_tui.devserver.minara.routes import ROUTES
+from talkie_tui.devserver.minara.services import Services
+from talkie_tui.devserver.minara.socket import stream
+from talkie_tui.devserver.minara.test_routes import TEST_ROUTES
 
 
 def create_app(config: GatewayConfig) -> Starlette:

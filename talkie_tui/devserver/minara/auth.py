@@ -10,8 +10,8 @@ import hmac
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..common.http import bearer_token
-from .errors import error_response
+from talkie_tui.devserver.common.http import bearer_token
+from talkie_tui.devserver.minara.errors import error_response
 
 OPEN_PATHS = frozenset({"/healthz", "/v1/healthz"})
 

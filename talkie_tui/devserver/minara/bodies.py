@@ -7,9 +7,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..common.body_cap import JSON_BODY_CAP, read_capped
-from ..common.json_input import JsonInputError, decode
-from .errors import ApiError, invalid_request
+from talkie_tui.devserver.common.body_cap import JSON_BODY_CAP, read_capped
+from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request
 
 
 def _too_large() -> ApiError:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 
-from . import demo_data as data
-from .credentials import endpoint_for
-from .turn_context import TurnContext
+from talkie_tui.devserver.minara import demo_data as data
+from talkie_tui.devserver.minara.credentials import endpoint_for
+from talkie_tui.devserver.minara.turn_context import TurnContext
 
 Handler = Callable[[TurnContext, str], Awaitable[None]]
 

@@ -9,13 +9,19 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
-from ..common import body_cap
-from ..common.served_files import DISPOSITION, DOWNLOAD_HEADERS
-from .config import MIB
-from .errors import ApiError, invalid_request, not_found
-from .files import ATTACHMENT_KINDS, decided_type, kind_of, media_type_of, size_limit_error
-from .multipart import file_field, parse_parts
-from .services import Services
+from talkie_tui.devserver.common import body_cap
+from talkie_tui.devserver.common.served_files import DISPOSITION, DOWNLOAD_HEADERS
+from talkie_tui.devserver.minara.config import MIB
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.minara.files import (
+    ATTACHMENT_KINDS,
+    decided_type,
+    kind_of,
+    media_type_of,
+    size_limit_error,
+)
+from talkie_tui.devserver.minara.multipart import file_field, parse_parts
+from talkie_tui.devserver.minara.services import Services
 
 # Room for the multipart framing around a file at the size limit.
 FORM_OVERHEAD = 64 * 1024

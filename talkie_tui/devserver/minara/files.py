@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..common import clock
-from ..common import sniff as sniffing
-from ..common.sniff import sniff
-from ..common.sqlite import Row
-from .config import MIB, GatewayConfig
-from .errors import ApiError
-from .storage import Storage
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common import sniff as sniffing
+from talkie_tui.devserver.common.sniff import sniff
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.minara.config import MIB, GatewayConfig
+from talkie_tui.devserver.minara.errors import ApiError
+from talkie_tui.devserver.minara.storage import Storage
 
 ATTACHMENT_KINDS = ("image", "pdf", "spreadsheet", "text", "office")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")

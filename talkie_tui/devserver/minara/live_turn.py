@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from talkie_tui.core.waiting import wait_event
-
-from .channels import Event
+from talkie_tui.devserver.minara.channels import Event
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ApiError
+from talkie_tui.devserver.minara.errors import ApiError
 
 MODELS: list[dict[str, Any]] = [
     {"id": "minara-fast", "label": "Minara Fast"},

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..common import multipart
-from ..common.multipart import Part
-from .errors import invalid_request
+from talkie_tui.devserver.common import multipart
+from talkie_tui.devserver.common.multipart import Part
+from talkie_tui.devserver.minara.errors import invalid_request
 
 __all__ = ["Part", "boundary_of", "file_field", "parse_parts"]
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .credentials import Credentials, name_of
-from .errors import ApiError, invalid_request
+from talkie_tui.devserver.minara.credentials import Credentials, name_of
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request
 
 KINDS = ("select", "confirm", "input", "secret")
 SECRET_LABELS = ("provided", "declined")

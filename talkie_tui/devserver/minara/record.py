@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .channels import Event
+from talkie_tui.devserver.minara.channels import Event
 
 QUESTION_FIELDS = ("id", "kind", "questions", "asked_by", "expires_at", "writeEndpoint")
 

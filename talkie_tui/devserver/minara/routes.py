@@ -9,17 +9,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..common import clock, sse
-from ..common.ids import new_id
-from ..common.sqlite import Row
-from .bodies import json_object, parse_json_body, read_body
-from .credentials import MAX_VALUE_CHARS, NAME
-from .errors import ApiError, invalid_request, not_found
-from .live_turn import LiveTurn, TurnRequestInfo
-from .models import available_models
-from .services import Services
-from .turn_request import TurnBody, parse_turn_body, resolve_attachments
-from .turns import PROTOCOL_VERSION
+from talkie_tui.devserver.common import clock, sse
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.minara.bodies import json_object, parse_json_body, read_body
+from talkie_tui.devserver.minara.credentials import MAX_VALUE_CHARS, NAME
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.minara.live_turn import LiveTurn, TurnRequestInfo
+from talkie_tui.devserver.minara.models import available_models
+from talkie_tui.devserver.minara.services import Services
+from talkie_tui.devserver.minara.turn_request import TurnBody, parse_turn_body, resolve_attachments
+from talkie_tui.devserver.minara.turns import PROTOCOL_VERSION
 
 SESSIONS_LIMIT = 50
 SESSIONS_MAX = 200

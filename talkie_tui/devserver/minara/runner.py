@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from ..common import server
-from .app import create_app, stop_streams
-from .config import GatewayConfig
+from talkie_tui.devserver.common import server
+from talkie_tui.devserver.minara.app import create_app, stop_streams
+from talkie_tui.devserver.minara.config import GatewayConfig
 
 
 def serve_in_thread(config: GatewayConfig) -> AbstractContextManager[str]:

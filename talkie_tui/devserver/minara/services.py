@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .channels import Channels
-from .config import GatewayConfig
-from .credentials import Credentials
-from .files import FileStore
-from .questions import QuestionBoard
-from .socket import SocketRegistry
-from .storage import Storage
-from .turns import TurnManager
-from .voice import Transcriber
+from talkie_tui.devserver.minara.channels import Channels
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.credentials import Credentials
+from talkie_tui.devserver.minara.files import FileStore
+from talkie_tui.devserver.minara.questions import QuestionBoard
+from talkie_tui.devserver.minara.socket import SocketRegistry
+from talkie_tui.devserver.minara.storage import Storage
+from talkie_tui.devserver.minara.turns import TurnManager
+from talkie_tui.devserver.minara.voice import Transcriber
 
 
 @dataclass

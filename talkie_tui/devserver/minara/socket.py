@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..common.http import bearer_token
-from ..common.json_input import JsonInputError, decode
-from .auth import token_matches
-from .channels import Channel, Event
+from talkie_tui.devserver.common.http import bearer_token
+from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.minara.auth import token_matches
+from talkie_tui.devserver.minara.channels import Channel, Event
 
 if TYPE_CHECKING:
-    from .services import Services
+    from talkie_tui.devserver.minara.services import Services
 
 logger = logging.getLogger(__name__)
 

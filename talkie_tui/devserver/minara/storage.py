@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from ..common.sqlite import Database, Row
+from talkie_tui.devserver.common.sqlite import Database, Row
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS sessions (

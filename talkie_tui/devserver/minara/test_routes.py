@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .bodies import parse_json_body, read_body
-from .credentials import NAME
-from .errors import ApiError, invalid_request, not_found
-from .services import Services
+from talkie_tui.devserver.minara.bodies import parse_json_body, read_body
+from talkie_tui.devserver.minara.credentials import NAME
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.minara.services import Services
 
 
 def _services(request: Request) -> Services:

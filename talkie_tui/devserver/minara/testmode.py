@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common.long_answer import long_answer, parse_request, tokens_of
-from .credentials import endpoint_for
-from .turn_context import Agent, TurnContext
+from talkie_tui.devserver.common.long_answer import long_answer, parse_request, tokens_of
+from talkie_tui.devserver.minara.credentials import endpoint_for
+from talkie_tui.devserver.minara.turn_context import Agent, TurnContext
 
 PREFIX = "minara-test:"
 ECHO = f"{PREFIX}echo"

@@ -13,13 +13,12 @@ from contextlib import asynccontextmanager
 from typing import Any, NoReturn
 
 from talkie_tui.core.waiting import wait_event
-
-from ..common import clock
-from ..common.ids import new_id
-from ..common.pacing import paced
-from .config import GatewayConfig
-from .live_turn import LiveTurn
-from .questions import Answer, QuestionBoard
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.pacing import paced
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.live_turn import LiveTurn
+from talkie_tui.devserver.minara.questions import Answer, QuestionBoard
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 

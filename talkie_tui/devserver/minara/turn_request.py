@@ -6,12 +6,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..common.http import describe_validation_error
-from .bodies import parse_json_body
-from .config import GatewayConfig
-from .errors import ApiError, invalid_request
-from .files import ATTACHMENT_KINDS, FileStore, size_limit_error
-from .models import check_choice
+from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.minara.bodies import parse_json_body
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.errors import ApiError, invalid_request
+from talkie_tui.devserver.minara.files import ATTACHMENT_KINDS, FileStore, size_limit_error
+from talkie_tui.devserver.minara.models import check_choice
 
 
 class AttachmentRef(BaseModel):

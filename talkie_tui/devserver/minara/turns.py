@@ -12,16 +12,22 @@ import logging
 import threading
 from typing import Any
 
-from ..common import clock
-from ..common.ids import new_id
-from . import demo_agent, testmode
-from .channels import Channel, Channels, Event
-from .config import GatewayConfig
-from .live_turn import LiveTurn, TurnRequestInfo
-from .questions import QuestionBoard
-from .record import TurnRecord
-from .storage import Storage
-from .turn_context import Agent, AgentFailed, Emit, TurnContext, TurnInterrupted
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.minara import demo_agent, testmode
+from talkie_tui.devserver.minara.channels import Channel, Channels, Event
+from talkie_tui.devserver.minara.config import GatewayConfig
+from talkie_tui.devserver.minara.live_turn import LiveTurn, TurnRequestInfo
+from talkie_tui.devserver.minara.questions import QuestionBoard
+from talkie_tui.devserver.minara.record import TurnRecord
+from talkie_tui.devserver.minara.storage import Storage
+from talkie_tui.devserver.minara.turn_context import (
+    Agent,
+    AgentFailed,
+    Emit,
+    TurnContext,
+    TurnInterrupted,
+)
 
 logger = logging.getLogger(__name__)
 

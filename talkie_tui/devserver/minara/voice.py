@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from .errors import ApiError
+from talkie_tui.devserver.minara.errors import ApiError
 
 SCRIPT = (
     "show me my portfolio",
@@ -42,7 +42,12 @@ class Transcriber:
     @staticmethod
     def _has_speech(wav: bytes) -> bool:
         # Imported here: numpy (and the provider's audio module) only when a recording arrives.
-        from ..talkie.fake_voice.audio import SpeechDetector, parse_wav, rms, rms_threshold
+        from talkie_tui.devserver.talkie.fake_voice.audio import (
+            SpeechDetector,
+            parse_wav,
+            rms,
+            rms_threshold,
+        )
 
         try:
             rate, samples = parse_wav(wav)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..common import clock
-from .storage import Storage
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.talkie.storage import Storage
 
 DEV_USER: dict[str, str] = {
     "id": "u1",

@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from ag_ui.core import CustomEvent
 
-from ..common import clock
-from ..common.ids import new_id
-from ..common.sqlite import Row
-from . import cards
-from .config import ServerConfig
-from .errors import ApiError, not_found
-from .storage import Storage
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.talkie import cards
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.errors import ApiError, not_found
+from talkie_tui.devserver.talkie.storage import Storage
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 
-from ..common.http import CatchInternalErrors, answer_api_error, router_errors
-from .auth import BearerAuth, OAuthIntrospection
-from .config import ServerConfig
-from .errors import ApiError, error_response, internal_error
-from .routes import ROUTES
-from .services import Services
-from .voice_routes import VOICE_ROUTES
+from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.talkie.auth import BearerAuth, OAuthIntrospection
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.errors import ApiError, error_response, internal_error
+from talkie_tui.devserver.talkie.routes import ROUTES
+from talkie_tui.devserver.talkie.services import Services
+from talkie_tui.devserver.talkie.voice_routes import VOICE_ROUTES
 
 
 def create_app(config: ServerConfig) -> Starlette:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from . import demo_data
+from talkie_tui.devserver.talkie import demo_data
 
 ACCENT = "#0b7a75"
 

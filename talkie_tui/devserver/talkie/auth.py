@@ -20,9 +20,9 @@ import httpx
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..common.http import bearer_token
-from .config import ServerConfig
-from .errors import error_response
+from talkie_tui.devserver.common.http import bearer_token
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.errors import error_response
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..common.ids import new_id
+from talkie_tui.devserver.common.ids import new_id
 
 Card = dict[str, Any]
 Block = dict[str, Any]

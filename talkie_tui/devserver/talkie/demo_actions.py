@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cards
-from .actions import ActionKind, ActionResult
-from .assets import sample_files
-from .demo_data import company, contact, pick
+from talkie_tui.devserver.talkie import cards
+from talkie_tui.devserver.talkie.actions import ActionKind, ActionResult
+from talkie_tui.devserver.talkie.assets import sample_files
+from talkie_tui.devserver.talkie.demo_data import company, contact, pick
 
 
 def _result(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .demo_answers import (
+from talkie_tui.devserver.talkie.demo_answers import (
     Handler,
     add_note_answer,
     delete_contact_answer,
@@ -23,8 +23,8 @@ from .demo_answers import (
     thanks_answer,
     unknown_answer,
 )
-from .demo_request import Request, mentions, parse
-from .run_context import RunContext
+from talkie_tui.devserver.talkie.demo_request import Request, mentions, parse
+from talkie_tui.devserver.talkie.run_context import RunContext
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 
-from ..common import clock
-from . import cards
-from .accounts import DEV_USER
-from .assets import sample_files
-from .demo_data import (
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.talkie import cards
+from talkie_tui.devserver.talkie.accounts import DEV_USER
+from talkie_tui.devserver.talkie.assets import sample_files
+from talkie_tui.devserver.talkie.demo_data import (
     COMPANIES,
     CONTACTS,
     DEALS,
@@ -31,8 +31,8 @@ from .demo_data import (
     offer_for_company,
     pick,
 )
-from .demo_request import Request
-from .run_context import RunContext
+from talkie_tui.devserver.talkie.demo_request import Request
+from talkie_tui.devserver.talkie.run_context import RunContext
 
 # An answer: what the agent does for one request it understood.
 Handler = Callable[[RunContext, Request], Awaitable[None]]

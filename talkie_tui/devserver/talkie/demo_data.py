@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Tone
+from talkie_tui.devserver.talkie.cards import Tone
 
 # (English, Czech)
 Text = tuple[str, str]

@@ -9,7 +9,15 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from .demo_data import COMPANIES, CONTACTS, OFFERS, Company, Contact, Offer, company
+from talkie_tui.devserver.talkie.demo_data import (
+    COMPANIES,
+    CONTACTS,
+    OFFERS,
+    Company,
+    Contact,
+    Offer,
+    company,
+)
 
 __all__ = ["Request", "looks_czech", "mentions", "normalize", "parse"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .assets import ACCENT
-from .config import ServerConfig
+from talkie_tui.devserver.talkie.assets import ACCENT
+from talkie_tui.devserver.talkie.config import ServerConfig
 
 LOGO_PATH = "/talkie/logo.png"
 CARD_BLOCKS = ["heading", "text", "fields", "list", "link", "file", "badge"]

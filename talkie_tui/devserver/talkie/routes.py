@@ -10,16 +10,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..common import clock, sse
-from ..common.http import describe_validation_error
-from ..common.sqlite import Row
-from .accounts import DEV_USER, usage_items
-from .answer_events import answer_events
-from .assets import logo_png, sample_files
-from .auth import USER_STATE_KEY
-from .errors import invalid_request, not_found
-from .manifest import LOGO_PATH, build_manifest
-from .run_input import (
+from talkie_tui.devserver.common import clock, sse
+from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.talkie.accounts import DEV_USER, usage_items
+from talkie_tui.devserver.talkie.answer_events import answer_events
+from talkie_tui.devserver.talkie.assets import logo_png, sample_files
+from talkie_tui.devserver.talkie.auth import USER_STATE_KEY
+from talkie_tui.devserver.talkie.errors import invalid_request, not_found
+from talkie_tui.devserver.talkie.manifest import LOGO_PATH, build_manifest
+from talkie_tui.devserver.talkie.run_input import (
     RunRequest,
     UserInput,
     parse_json_body,
@@ -27,9 +27,9 @@ from .run_input import (
     read_body,
     thread_title,
 )
-from .runs import INTERRUPTED, RETRYABLE_STATUSES, RunLog
-from .services import Services
-from .storage import Storage
+from talkie_tui.devserver.talkie.runs import INTERRUPTED, RETRYABLE_STATUSES, RunLog
+from talkie_tui.devserver.talkie.services import Services
+from talkie_tui.devserver.talkie.storage import Storage
 
 THREADS_LIMIT = 50
 

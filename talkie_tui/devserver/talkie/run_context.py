@@ -25,13 +25,12 @@ from ag_ui.core import (
 )
 
 from talkie_tui.core.waiting import wait_event
-
-from ..common.clock import epoch_ms
-from ..common.ids import new_id
-from ..common.pacing import paced
-from . import cards
-from .actions import ActionService
-from .config import ServerConfig
+from talkie_tui.devserver.common.clock import epoch_ms
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.pacing import paced
+from talkie_tui.devserver.talkie import cards
+from talkie_tui.devserver.talkie.actions import ActionService
+from talkie_tui.devserver.talkie.config import ServerConfig
 
 # Pieces of text that keep every character: runs of non-space followed by their spacing,
 # or leading spacing on its own.

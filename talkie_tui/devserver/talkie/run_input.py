@@ -11,10 +11,10 @@ from ag_ui.core import RunAgentInput, TextPart, UserMessage
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from ..common.body_cap import read_capped
-from ..common.http import describe_validation_error
-from ..common.json_input import JsonInputError, decode
-from .errors import ApiError, invalid_request
+from talkie_tui.devserver.common.body_cap import read_capped
+from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.talkie.errors import ApiError, invalid_request
 
 TITLE_CHARS = 60
 MAX_BODY_BYTES = 2_000_000

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from ..common import server
-from .app import create_app, stop_streams
-from .config import ServerConfig
+from talkie_tui.devserver.common import server
+from talkie_tui.devserver.talkie.app import create_app, stop_streams
+from talkie_tui.devserver.talkie.config import ServerConfig
 
 
 def serve_in_thread(config: ServerConfig) -> AbstractContextManager[str]:

@@ -23,14 +23,13 @@ from ag_ui.core import (
 )
 
 from talkie_tui.core.waiting import wait_event
-
-from ..common import clock
-from . import demo_agent, testmode
-from .accounts import estimate_tokens, usage_items
-from .actions import ActionService
-from .config import ServerConfig
-from .run_context import Agent, AgentError, RunCancelled, RunContext
-from .storage import Storage
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.talkie import demo_agent, testmode
+from talkie_tui.devserver.talkie.accounts import estimate_tokens, usage_items
+from talkie_tui.devserver.talkie.actions import ActionService
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.run_context import Agent, AgentError, RunCancelled, RunContext
+from talkie_tui.devserver.talkie.storage import Storage
 
 logger = logging.getLogger(__name__)
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import demo_actions, testmode
-from .actions import ActionService
-from .config import ServerConfig
-from .runs import RunManager
-from .storage import Storage
-from .voice import VoiceService
+from talkie_tui.devserver.talkie import demo_actions, testmode
+from talkie_tui.devserver.talkie.actions import ActionService
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.runs import RunManager
+from talkie_tui.devserver.talkie.storage import Storage
+from talkie_tui.devserver.talkie.voice import VoiceService
 
 if TYPE_CHECKING:
-    from .fake_voice.provider import FakeRealtimeProvider
+    from talkie_tui.devserver.talkie.fake_voice.provider import FakeRealtimeProvider
 
 
 @dataclass
@@ -45,8 +45,8 @@ class Services:
         if self.voice is None:
             return
         # Imported only here: aiortc, PyAV and numpy are heavy and needed only for voice.
-        from .fake_voice.provider import FakeRealtimeProvider
-        from .fake_voice.script import load_script_file
+        from talkie_tui.devserver.talkie.fake_voice.provider import FakeRealtimeProvider
+        from talkie_tui.devserver.talkie.fake_voice.script import load_script_file
 
         script_path = self.config.fake_voice_script
         script = load_script_file(script_path) if script_path is not None else None

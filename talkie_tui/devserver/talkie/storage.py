@@ -6,7 +6,7 @@ import json
 import secrets
 from typing import Any
 
-from ..common.sqlite import Database, Row
+from talkie_tui.devserver.common.sqlite import Database, Row
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (

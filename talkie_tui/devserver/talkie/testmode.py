@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common.long_answer import MAX_TOKENS, long_answer, parse_request, tokens_of
-from . import cards
-from .actions import ActionKind, ActionResult
-from .run_context import Agent, RunContext, split_text
+from talkie_tui.devserver.common.long_answer import (
+    MAX_TOKENS,
+    long_answer,
+    parse_request,
+    tokens_of,
+)
+from talkie_tui.devserver.talkie import cards
+from talkie_tui.devserver.talkie.actions import ActionKind, ActionResult
+from talkie_tui.devserver.talkie.run_context import Agent, RunContext, split_text
 
 PREFIX = "talkie-test:"
 ECHO = f"{PREFIX}echo"

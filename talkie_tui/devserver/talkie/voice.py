@@ -13,16 +13,16 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..common import clock
-from ..common.ids import new_id
-from ..common.sqlite import Row
-from . import voice_tools
-from .accounts import VOICE_MINUTES_PER_DAY
-from .actions import ActionService
-from .config import ServerConfig
-from .errors import ApiError, invalid_request, not_found
-from .run_input import thread_title
-from .storage import Storage
+from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.sqlite import Row
+from talkie_tui.devserver.talkie import voice_tools
+from talkie_tui.devserver.talkie.accounts import VOICE_MINUTES_PER_DAY
+from talkie_tui.devserver.talkie.actions import ActionService
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.talkie.run_input import thread_title
+from talkie_tui.devserver.talkie.storage import Storage
 
 logger = logging.getLogger(__name__)
 

@@ -11,12 +11,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..common.http import describe_validation_error
-from .errors import ApiError, invalid_request, not_found
-from .manifest import VOICE_ENDPOINTS
-from .routes import _services, _user_id
-from .run_input import parse_json_body, read_body
-from .voice import VoiceService
+from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.talkie.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.talkie.manifest import VOICE_ENDPOINTS
+from talkie_tui.devserver.talkie.routes import _services, _user_id
+from talkie_tui.devserver.talkie.run_input import parse_json_body, read_body
+from talkie_tui.devserver.talkie.voice import VoiceService
 
 TEST_PREFIX = "/api/talkie/_test"
 

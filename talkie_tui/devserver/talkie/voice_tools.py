@@ -16,10 +16,10 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, ToolCallEndEvent
 
-from . import demo_answers, demo_request
-from .actions import ActionService
-from .config import ServerConfig
-from .run_context import RunContext
+from talkie_tui.devserver.talkie import demo_answers, demo_request
+from talkie_tui.devserver.talkie.actions import ActionService
+from talkie_tui.devserver.talkie.config import ServerConfig
+from talkie_tui.devserver.talkie.run_context import RunContext
 
 logger = logging.getLogger(__name__)
 

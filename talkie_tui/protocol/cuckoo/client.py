@@ -25,14 +25,9 @@ from talkie_tui.core.errors import ServerError, TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.i18n import _
-from talkie_tui.protocol.addresses import check_secure, service_url
-from talkie_tui.protocol.failures import network_errors
-from talkie_tui.protocol.rest import MAX_ANSWER_BYTES, RestClient, path_segment, read_limited
-from talkie_tui.protocol.upload_body import FileBody, Progress
-
-from .errors import error_for
-from .files import ProbedUpload, check_count, probe_upload
-from .models import (
+from talkie_tui.protocol.cuckoo.errors import error_for
+from talkie_tui.protocol.cuckoo.files import ProbedUpload, check_count, probe_upload
+from talkie_tui.protocol.cuckoo.models import (
     Conversation,
     Device,
     Media,
@@ -42,6 +37,10 @@ from .models import (
     Storage,
     User,
 )
+from talkie_tui.protocol.net.addresses import check_secure, service_url
+from talkie_tui.protocol.net.failures import network_errors
+from talkie_tui.protocol.net.rest import MAX_ANSWER_BYTES, RestClient, path_segment, read_limited
+from talkie_tui.protocol.net.upload_body import FileBody, Progress
 
 __all__ = [
     "MAX_DEVICE_NAME",

@@ -12,10 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from talkie_tui.protocol.rest import path_segment
-
-from .client import CuckooClient
-from .reach_models import (
+from talkie_tui.protocol.cuckoo.client import CuckooClient
+from talkie_tui.protocol.cuckoo.reach_models import (
     REPORT_REASONS,
     CatalogueEntry,
     Contact,
@@ -24,6 +22,7 @@ from .reach_models import (
     Report,
     ReportReason,
 )
+from talkie_tui.protocol.net.rest import path_segment
 
 __all__ = ["MAX_NOTE_CHARS", "ReachClient", "clean_code"]
 

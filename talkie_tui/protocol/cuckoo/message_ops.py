@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from talkie_tui.protocol.rest import path_segment
-
-from .models import User
+from talkie_tui.protocol.cuckoo.models import User
+from talkie_tui.protocol.net.rest import path_segment
 
 if TYPE_CHECKING:
-    from .client import CuckooClient
+    from talkie_tui.protocol.cuckoo.client import CuckooClient
 
 __all__ = ["MAX_DISPLAY_NAME", "hide_message", "rename"]
 

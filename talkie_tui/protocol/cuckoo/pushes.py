@@ -14,9 +14,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from talkie_tui.core.sanitize import SafeStr
-
-from .models import CuckooModel, Message, Time
-from .schedules import SchedulePush
+from talkie_tui.protocol.cuckoo.models import CuckooModel, Message, Time
+from talkie_tui.protocol.cuckoo.schedules import SchedulePush
 
 __all__ = [
     "ActivityPush",

@@ -13,8 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field
 
 from talkie_tui.core.sanitize import SafeStr
-
-from .models import Conversation, CuckooModel, Time, strings
+from talkie_tui.protocol.cuckoo.models import Conversation, CuckooModel, Time, strings
 
 __all__ = [
     "REPORT_REASONS",

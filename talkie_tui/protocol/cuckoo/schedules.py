@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from talkie_tui.core.sanitize import SafeStr
-from talkie_tui.protocol.rest import path_segment
-
-from .models import CuckooModel, Time
+from talkie_tui.protocol.cuckoo.models import CuckooModel, Time
+from talkie_tui.protocol.net.rest import path_segment
 
 if TYPE_CHECKING:
-    from .client import CuckooClient
+    from talkie_tui.protocol.cuckoo.client import CuckooClient
 
 __all__ = [
     "DAYS",

@@ -38,11 +38,10 @@ from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
-from talkie_tui.protocol.addresses import check_socket_url
-from talkie_tui.protocol.http import USER_AGENT
-from talkie_tui.protocol.trust import ssl_context
-
-from .pushes import Push, parse_push
+from talkie_tui.protocol.cuckoo.pushes import Push, parse_push
+from talkie_tui.protocol.net.addresses import check_socket_url
+from talkie_tui.protocol.net.http import USER_AGENT
+from talkie_tui.protocol.net.trust import ssl_context
 
 __all__ = [
     "RECONNECT_DELAYS",

@@ -25,20 +25,9 @@ from talkie_tui.core.errors import EventTooLarge, ServerError, TalkieError, Tran
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host, origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.addresses import check_secure
-from talkie_tui.protocol.failures import describe_transport_error, network_errors
-from talkie_tui.protocol.rest import (
-    DEFAULT_TIMEOUT,
-    MAX_ANSWER_BYTES,
-    RestClient,
-    path_segment,
-    read_limited,
-)
-from talkie_tui.protocol.sse import iter_event_data
-
-from .errors import EndpointRefused, error_for
-from .files import MultipartFile, ProbedFile, check_count, probe_file
-from .models import (
+from talkie_tui.protocol.minara.errors import EndpointRefused, error_for
+from talkie_tui.protocol.minara.files import MultipartFile, ProbedFile, check_count, probe_file
+from talkie_tui.protocol.minara.models import (
     AvailableModels,
     SearchResult,
     SessionDetail,
@@ -48,6 +37,16 @@ from .models import (
     TurnRequest,
     UploadedFile,
 )
+from talkie_tui.protocol.net.addresses import check_secure
+from talkie_tui.protocol.net.failures import describe_transport_error, network_errors
+from talkie_tui.protocol.net.rest import (
+    DEFAULT_TIMEOUT,
+    MAX_ANSWER_BYTES,
+    RestClient,
+    path_segment,
+    read_limited,
+)
+from talkie_tui.protocol.net.sse import iter_event_data
 
 __all__ = [
     "DEFAULT_TIMEOUT",

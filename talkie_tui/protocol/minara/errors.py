@@ -14,7 +14,7 @@ import httpx
 from talkie_tui.core.errors import ServerError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.errors import error_from_response
+from talkie_tui.protocol.talkie.errors import error_from_response
 
 __all__ = ["EndpointRefused", "error_for", "has_envelope"]
 

@@ -26,7 +26,7 @@ from talkie_tui.core.attachments import (
 )
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.protocol.upload_body import FileBody, Progress
+from talkie_tui.protocol.net.upload_body import FileBody, Progress
 
 __all__ = [
     "MAX_ATTACHMENTS",

@@ -47,12 +47,7 @@ from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
-from talkie_tui.protocol.addresses import check_socket_url
-from talkie_tui.protocol.http import USER_AGENT
-from talkie_tui.protocol.pacing import rest_after
-from talkie_tui.protocol.trust import ssl_context
-
-from .frames import (
+from talkie_tui.protocol.minara.frames import (
     MAX_FRAME_BYTES,
     ErrorFrame,
     EventFrame,
@@ -66,6 +61,10 @@ from .frames import (
     build_frame,
     parse_frame,
 )
+from talkie_tui.protocol.net.addresses import check_socket_url
+from talkie_tui.protocol.net.http import USER_AGENT
+from talkie_tui.protocol.net.pacing import rest_after
+from talkie_tui.protocol.net.trust import ssl_context
 
 __all__ = [
     "RECONNECT_DELAYS",

@@ -15,8 +15,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["AttachPromptScreen", "PathSuggester", "complete_path"]
 

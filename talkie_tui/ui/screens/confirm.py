@@ -12,8 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["ConfirmScreen"]
 

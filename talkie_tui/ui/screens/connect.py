@@ -44,10 +44,10 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.localized import LocalizedBindings
-from talkie_tui.ui.notify import notify_plain
 from talkie_tui.ui.screens.confirm import ConfirmScreen
-from talkie_tui.ui.sign_in_offer import dev_tokens_refused, offer_of
+from talkie_tui.ui.signin.sign_in_offer import dev_tokens_refused, offer_of
+from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
@@ -55,8 +55,8 @@ from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 # picker and a session of one protocol import no other's wire (issue 24).
 if TYPE_CHECKING:
     from talkie_tui.backends.talkie import DiscoveredServer, TalkieClient
-    from talkie_tui.ui.gateway_sign_in import GatewayConnect
-    from talkie_tui.ui.hub_signing import HubConnect
+    from talkie_tui.ui.signin.gateway_sign_in import GatewayConnect
+    from talkie_tui.ui.signin.hub_signing import HubConnect
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
@@ -428,7 +428,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
                 _("The gateway at {address} asks for its token…").format(address=address),
                 kind="busy",
             )
-            from talkie_tui.ui.gateway_sign_in import GatewaySignIn, gateway_identity
+            from talkie_tui.ui.signin.gateway_sign_in import GatewaySignIn, gateway_identity
 
             self._remember_gateway(gateway_identity(address, self.allow_private_http), address)
             signing = GatewaySignIn(
@@ -469,7 +469,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
             busy=True,
         )
         from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
-        from talkie_tui.ui.hub_signing import HubSignIn, connect_hub
+        from talkie_tui.ui.signin.hub_signing import HubSignIn, connect_hub
 
         connect = self._connect_hub or connect_hub
         tokens = StaticToken(self.hub_token) if self.hub_token else None
@@ -552,7 +552,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         if offer == "dev_token_off":
             self._set_status("✗ " + dev_tokens_refused(server), kind="error")
             return False
-        from talkie_tui.ui.signing import Signer  # the sign-in flow, only when it may run
+        from talkie_tui.ui.signin.signing import Signer  # the sign-in flow, only when it may run
 
         signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
         if offer == "oauth":

@@ -28,10 +28,9 @@ from talkie_tui.backends.base import Devices, SignedInDevice, StorageUse
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
-
-from ..localized import LocalizedBindings
-from ..widgets.card import human_size
-from .confirm import ConfirmScreen
+from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.widgets.card import human_size
 
 __all__ = ["DevicesScreen", "as_device", "as_storage", "last_used_words", "storage_words"]
 

@@ -29,9 +29,8 @@ from textual.widgets import Button, Input, Static
 from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
-from ..widgets.action_card import format_remaining
+from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.widgets.action_card import format_remaining
 
 __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
 

@@ -22,8 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["HelpGroup", "HelpScreen", "collect_help", "describe_key"]
 
@@ -178,7 +177,7 @@ def _once_each(groups: Iterable[HelpGroup]) -> list[HelpGroup]:
 
 
 def _voice_note() -> str:
-    from ..voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
+    from talkie_tui.ui.chat.voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
 
     call, mode, interrupt = (describe_key(k) for k in (CALL_KEY, MODE_KEY, BARGE_IN_KEY))
     talk, *other = (describe_key(k) for k in TALK_KEYS.split(","))

@@ -15,8 +15,7 @@ from textual.widgets.option_list import Option
 
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import ModelChoice, ModelList, ReasoningEffort

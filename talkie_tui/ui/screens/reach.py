@@ -32,9 +32,8 @@ from talkie_tui.backends.cuckoo.reach import (
 )
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
-from ..widgets.thread_list import one_line
+from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.widgets.thread_list import one_line
 
 __all__ = [
     "ArchivedScreen",

@@ -24,10 +24,9 @@ from textual.widgets.option_list import Option
 from talkie_tui.backends.cuckoo.schedules import Cadence, ConversationSchedules, Schedule
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
-from ..schedule_words import CadenceError, local_zone, parse_cadence, schedule_line
-from .confirm import ConfirmScreen
+from talkie_tui.ui.chat.schedule_words import CadenceError, local_zone, parse_cadence, schedule_line
+from talkie_tui.ui.screens.confirm import ConfirmScreen
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["NewScheduleScreen", "SchedulesScreen"]
 

@@ -32,9 +32,8 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.i18n import N_, _, ngettext
-
-from ..localized import LocalizedBindings
-from ..notify import notify_plain
+from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.notify import notify_plain
 
 __all__ = ["SignInFlow", "SignInScreen"]
 

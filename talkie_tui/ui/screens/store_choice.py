@@ -14,8 +14,7 @@ from textual.widgets import Button, Static
 
 from talkie_tui.config import config_dir, settings_path
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["StoreChoiceScreen"]
 

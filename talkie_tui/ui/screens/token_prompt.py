@@ -19,8 +19,7 @@ from textual.widgets import Input, Static
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-
-from ..localized import LocalizedBindings
+from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["TokenCheck", "TokenScreen"]
 

@@ -19,8 +19,7 @@ from textual.widget import Widget
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, pgettext
-
-from .card import human_size
+from talkie_tui.ui.widgets.card import human_size
 
 __all__ = ["ICONS", "OTHER_ICON", "AttachmentView", "attachment_line"]
 

@@ -21,8 +21,7 @@ from textual.widgets import Button, Static
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-
-from .attachment import attachment_line
+from talkie_tui.ui.widgets.attachment import attachment_line
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Attachment

@@ -35,10 +35,9 @@ from talkie_tui.chat.turns import ButtonsPart, MessageButton, QuickRepliesPart, 
 from talkie_tui.core.button_deadlines import deadline_of, lapsed
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-
-from ..messages import QuickReplyChosen, TapRequested
-from .decision import DecisionView, Standing
-from .guard import Clock
+from talkie_tui.ui.messages import QuickReplyChosen, TapRequested
+from talkie_tui.ui.widgets.decision import DecisionView, Standing
+from talkie_tui.ui.widgets.guard import Clock
 
 __all__ = [
     "COPIED_SCHEMES",

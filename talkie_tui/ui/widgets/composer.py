@@ -10,9 +10,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from talkie_tui.i18n import _, ngettext, pgettext
-
-from ..attachments import pasted_path
-from ..notify import notify_plain
+from talkie_tui.ui.chat.attaching import pasted_path
+from talkie_tui.ui.support.notify import notify_plain
 
 __all__ = ["Composer"]
 

@@ -33,8 +33,7 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from talkie_tui.i18n import N_, _
-
-from .guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
+from talkie_tui.ui.widgets.guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock, InputGuard
 
 __all__ = ["OPEN_HINT", "DecisionView", "SecondStep", "Standing"]
 

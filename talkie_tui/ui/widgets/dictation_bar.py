@@ -8,8 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from talkie_tui.i18n import _
-
-from .voice_bar import format_clock, meter
+from talkie_tui.ui.widgets.voice_bar import format_clock, meter
 
 __all__ = ["DictationBar", "DictationState"]
 

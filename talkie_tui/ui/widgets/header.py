@@ -20,8 +20,7 @@ from textual.widgets import Static
 from talkie_tui.chat.vocabulary import UsageMeter, User
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
-
-from .logo import LogoView
+from talkie_tui.ui.widgets.logo import LogoView
 
 __all__ = ["ConnectionState", "TalkieHeader", "UsageLine", "fit_meters", "format_meter"]
 

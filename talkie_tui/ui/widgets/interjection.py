@@ -10,8 +10,7 @@ from textual.widgets import Static
 from talkie_tui.chat.turns import InterjectionPart
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-
-from .markdown_view import MarkdownView
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
 
 __all__ = ["InterjectionView"]
 

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widget import Widget
 
-from talkie_tui.ui.logo import render_half_blocks
+from talkie_tui.ui.support.logo_drawing import render_half_blocks
 
 __all__ = ["LogoView"]
 

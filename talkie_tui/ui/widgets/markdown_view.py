@@ -23,8 +23,9 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from talkie_tui.ui.compositor import RepaintedByLayout
-from talkie_tui.ui.markdown import (
+from talkie_tui.ui.messages import OpenLinkRequested
+from talkie_tui.ui.support.compositor import RepaintedByLayout
+from talkie_tui.ui.support.markdown import (
     DEFAULT_STYLES,
     LINK_LABEL_KEY,
     LINK_URL_KEY,
@@ -36,7 +37,6 @@ from talkie_tui.ui.markdown import (
     render_segments,
     stack_blocks,
 )
-from talkie_tui.ui.messages import OpenLinkRequested
 
 __all__ = ["FRAME_INTERVAL", "MarkdownPalette", "MarkdownView"]
 

@@ -19,8 +19,7 @@ from textual.widget import Widget
 
 from talkie_tui.chat.turns import Turn
 from talkie_tui.i18n import N_
-
-from ..messages import ReplyRequested
+from talkie_tui.ui.messages import ReplyRequested
 
 __all__ = ["MessageCursor"]
 

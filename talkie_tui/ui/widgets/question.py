@@ -32,10 +32,9 @@ from talkie_tui.chat.block_text import question_outcome
 from talkie_tui.chat.turns import Question, QuestionOption, QuestionPart
 from talkie_tui.i18n import N_, _, pgettext
 from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
-
-from .action_card import format_remaining
-from .decision import DecisionView, Standing
-from .guard import Clock
+from talkie_tui.ui.widgets.action_card import format_remaining
+from talkie_tui.ui.widgets.decision import DecisionView, Standing
+from talkie_tui.ui.widgets.guard import Clock
 
 __all__ = ["OUTCOMES", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
 

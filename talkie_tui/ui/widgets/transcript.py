@@ -34,22 +34,21 @@ from talkie_tui.chat.turns import (
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
-
-from ..compositor import RepaintedByLayout
-from .action_card import ActionCard
-from .attachment import AttachmentView
-from .buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
-from .card import CardView
-from .interjection import InterjectionView
-from .link import LinkView
-from .markdown_view import MarkdownView
-from .message_cursor import MessageCursor
-from .notice import NoticeView
-from .question import QuestionView
-from .todos import TodoView
-from .tool_status import ToolStatus
-from .ui_block import UiBlockView
-from .welcome import Welcome, WelcomePanel
+from talkie_tui.ui.support.compositor import RepaintedByLayout
+from talkie_tui.ui.widgets.action_card import ActionCard
+from talkie_tui.ui.widgets.attachment import AttachmentView
+from talkie_tui.ui.widgets.buttons import ButtonsView, QuickRepliesView, ReplyQuoteView
+from talkie_tui.ui.widgets.card import CardView
+from talkie_tui.ui.widgets.interjection import InterjectionView
+from talkie_tui.ui.widgets.link import LinkView
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
+from talkie_tui.ui.widgets.message_cursor import MessageCursor
+from talkie_tui.ui.widgets.notice import NoticeView
+from talkie_tui.ui.widgets.question import QuestionView
+from talkie_tui.ui.widgets.todos import TodoView
+from talkie_tui.ui.widgets.tool_status import ToolStatus
+from talkie_tui.ui.widgets.ui_block import UiBlockView
+from talkie_tui.ui.widgets.welcome import Welcome, WelcomePanel
 
 __all__ = ["Transcript", "TurnView"]
 

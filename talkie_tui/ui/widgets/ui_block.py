@@ -17,11 +17,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from talkie_tui.chat.turns import UiBlockPart
-
-from .chart import ChartView
-from .columns import KvBlockView, TableBlockView
-from .link import LinkRow
-from .markdown_view import MarkdownView
+from talkie_tui.ui.widgets.chart import ChartView
+from talkie_tui.ui.widgets.columns import KvBlockView, TableBlockView
+from talkie_tui.ui.widgets.link import LinkRow
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
 
 __all__ = ["KINDS", "UiBlockView", "block_widget"]
 

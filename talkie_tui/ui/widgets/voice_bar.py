@@ -15,10 +15,9 @@ from textual.style import Style
 from textual.widget import Widget
 
 from talkie_tui.i18n import N_, _, ngettext
-
-from ..screens.help import describe_key
-from ..voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
-from .tool_status import SPINNER_FRAMES
+from talkie_tui.ui.chat.voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
+from talkie_tui.ui.screens.help import describe_key
+from talkie_tui.ui.widgets.tool_status import SPINNER_FRAMES
 
 if TYPE_CHECKING:
     from talkie_tui.voice.call_updates import CallStatus

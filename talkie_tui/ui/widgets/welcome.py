@@ -19,9 +19,8 @@ from textual.widgets import Static
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-
-from ..screens.help import describe_key
-from ..voice import CALL_KEY
+from talkie_tui.ui.chat.voice import CALL_KEY
+from talkie_tui.ui.screens.help import describe_key
 
 __all__ = ["Welcome", "WelcomePanel"]
 

@@ -14,9 +14,8 @@ import pytest
 from talkie_tui.backends.cuckoo import session as cuckoo_session
 from talkie_tui.backends.cuckoo.session import CuckooSession, CuckooUpdate
 from talkie_tui.chat.turns import ButtonsPart
+from tests.backends.cuckoo.conftest import FAST_SESSION, Hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend
-
-from .conftest import FAST_SESSION, Hub, on_message
 
 pytestmark = pytest.mark.slow
 

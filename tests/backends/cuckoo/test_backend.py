@@ -28,10 +28,9 @@ from talkie_tui.backends.cuckoo.backend import (
 from talkie_tui.backends.cuckoo.session import CuckooSession
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.core.errors import TalkieError, UnauthorizedError
+from tests.backends.cuckoo.conftest import Hub
 from tests.cuckoo_peer.agent import echo
 from tests.stub_server import StubServer
-
-from .conftest import Hub
 
 pytestmark = pytest.mark.slow
 

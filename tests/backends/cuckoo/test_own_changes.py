@@ -12,8 +12,7 @@ import pytest
 from talkie_tui.backends.cuckoo import account
 from talkie_tui.backends.cuckoo.schedules import Cadence, ConversationSchedules
 from talkie_tui.core.errors import ConflictError, ServerError
-
-from .conftest import Hub
+from tests.backends.cuckoo.conftest import Hub
 
 pytestmark = pytest.mark.slow
 

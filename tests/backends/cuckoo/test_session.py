@@ -13,9 +13,8 @@ import pytest
 
 from talkie_tui.backends.cuckoo.session import TRIMMED_ID, CuckooSession, CuckooUpdate
 from talkie_tui.chat.turns import ButtonsPart, NoticePart, QuickRepliesPart, ReplyPart, TextPart
+from tests.backends.cuckoo.conftest import Hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend, echo
-
-from .conftest import Hub, on_message
 
 pytestmark = pytest.mark.slow
 
@@ -292,7 +291,7 @@ async def test_paging_back_to_the_first_message(hub: Hub) -> None:
 
 
 async def test_history_cut_by_retention_says_so(cuckoo_hub: Any) -> None:
-    from .conftest import FAST_HUB
+    from tests.backends.cuckoo.conftest import FAST_HUB
 
     codes: dict[str, str] = {}
     url = cuckoo_hub(

@@ -8,9 +8,8 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from tests.devserver.minara.wire import Socket, start_turn
 from tests.helpers import AUTH, TEST_TOKEN
-
-from .wire import Socket, start_turn
 
 ROUTES = [
     ("GET", "/v1/sessions"),

@@ -9,9 +9,15 @@ import httpx
 import pytest
 
 from talkie_tui.devserver.minara.demo_agent import HELP
+from tests.devserver.minara.wire import (
+    Socket,
+    run_turn,
+    start_turn,
+    text_of,
+    types_of,
+    wait_until_idle,
+)
 from tests.helpers import AUTH, TEST_TOKEN
-
-from .wire import Socket, run_turn, start_turn, text_of, types_of, wait_until_idle
 
 
 @pytest.fixture

@@ -11,9 +11,15 @@ import numpy as np
 import pytest
 
 from talkie_tui.devserver.minara.voice import SCRIPT
+from tests.devserver.minara.wire import (
+    run_turn,
+    session_detail,
+    start_turn,
+    text_of,
+    wait_until_idle,
+    wav,
+)
 from tests.helpers import AUTH, TEST_TOKEN
-
-from .wire import run_turn, session_detail, start_turn, text_of, wait_until_idle, wav
 
 MIB = 1024 * 1024
 

@@ -9,8 +9,7 @@ import pytest
 
 from talkie_tui.devserver.common.clock import parse_iso
 from talkie_tui.devserver.common.long_answer import MAX_TOKENS, end_line, long_answer
-
-from .wire import run_turn, session_detail, text_of, types_of
+from tests.devserver.minara.wire import run_turn, session_detail, text_of, types_of
 
 
 def _deltas(events: list[tuple[int, dict]]) -> list[str]:

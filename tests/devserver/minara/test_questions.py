@@ -11,9 +11,8 @@ import httpx
 import pytest
 
 from talkie_tui.devserver.minara import turn_context
+from tests.devserver.minara.wire import Socket, start_turn, text_of, types_of, wait_until_idle
 from tests.helpers import AUTH
-
-from .wire import Socket, start_turn, text_of, types_of, wait_until_idle
 
 
 def _ask(http: httpx.Client, url: str, socket: Socket, message: str) -> tuple[str, dict]:

@@ -17,10 +17,16 @@ from talkie_tui.cli import build_parser
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from talkie_tui.devserver.minara.storage import Storage
+from tests.devserver.minara.wire import (
+    Socket,
+    run_turn,
+    session_detail,
+    start_turn,
+    text_of,
+    ws_url,
+)
 from tests.devserver.processes import server_process
 from tests.helpers import TEST_TOKEN
-
-from .wire import Socket, run_turn, session_detail, start_turn, text_of, ws_url
 
 
 def test_serve_in_thread_leaves_nothing_behind(tmp_path: Path) -> None:

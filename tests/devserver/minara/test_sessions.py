@@ -9,9 +9,15 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.devserver.minara.wire import (
+    Socket,
+    run_turn,
+    session_detail,
+    start_turn,
+    text_of,
+    wait_until_idle,
+)
 from tests.helpers import AUTH, TEST_TOKEN
-
-from .wire import Socket, run_turn, session_detail, start_turn, text_of, wait_until_idle
 
 
 def _fold(events: list[tuple[int, dict]]) -> list[dict[str, Any]]:

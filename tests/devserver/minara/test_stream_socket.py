@@ -11,9 +11,8 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from tests.devserver.minara.wire import Socket, run_turn, start_turn, types_of, wait_until_idle
 from tests.helpers import AUTH, TEST_TOKEN
-
-from .wire import Socket, run_turn, start_turn, types_of, wait_until_idle
 
 
 def test_subscribed_then_every_event_of_the_turn_in_seq_order(

@@ -9,9 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from tests.helpers import AUTH, TEST_TOKEN, iter_sse
-
-from .wire import (
+from tests.devserver.minara.wire import (
     Socket,
     run_turn,
     session_detail,
@@ -20,6 +18,7 @@ from .wire import (
     types_of,
     wait_until_idle,
 )
+from tests.helpers import AUTH, TEST_TOKEN, iter_sse
 
 
 def _datas(events: list[tuple[int, dict]], kind: str) -> list[dict]:

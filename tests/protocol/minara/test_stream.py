@@ -23,9 +23,8 @@ from talkie_tui.protocol.minara.stream import (
     StreamStale,
     Subscription,
 )
-from talkie_tui.protocol.pacing import WAITED_SECONDS, rest_after
-
-from .socket_peer import SocketPeer, event_frame
+from talkie_tui.protocol.net.pacing import WAITED_SECONDS, rest_after
+from tests.protocol.minara.socket_peer import SocketPeer, event_frame
 
 KEY = "s1"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from talkie_tui.protocol.models import Action
+from talkie_tui.protocol.talkie.models import Action
 
 NOW = datetime(2026, 10, 22, 10, 0, 0, tzinfo=UTC)
 

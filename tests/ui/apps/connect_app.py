@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 import talkie_tui.ui
 from talkie_tui.config import KnownServers
-from talkie_tui.protocol.client import TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.ui.screens.connect import ConnectScreen
 
 STYLES = Path(talkie_tui.ui.__file__).parent / "styles"

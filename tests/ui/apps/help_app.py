@@ -10,8 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from talkie_tui.ui.commands import TalkieCommands
 from talkie_tui.ui.screens.help import HelpScreen
+from talkie_tui.ui.support.palette import TalkieCommands
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from tests.ui.apps.connect_app import stylesheets
 from tests.ui.apps.thread_list_app import NOW, sample_threads

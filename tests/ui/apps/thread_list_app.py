@@ -9,7 +9,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from talkie_tui.protocol.models import Thread
+from talkie_tui.protocol.talkie.models import Thread
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from tests.ui.apps.connect_app import stylesheets
 

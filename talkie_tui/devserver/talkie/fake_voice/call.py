@@ -19,13 +19,17 @@ import av
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
+from talkie_tui.devserver.talkie.fake_voice.audio import (
+    OutputTrack,
+    SpeechDetector,
+    rms,
+    rms_threshold,
+)
+from talkie_tui.devserver.talkie.fake_voice.conversation import Conversation, new_id
+from talkie_tui.devserver.talkie.fake_voice.responses import Responder
+from talkie_tui.devserver.talkie.fake_voice.script import Script
+from talkie_tui.devserver.talkie.voice import VoiceGrant
 from talkie_tui.voice.ice import loopback_ice, rtc_configuration
-
-from ..voice import VoiceGrant
-from .audio import OutputTrack, SpeechDetector, rms, rms_threshold
-from .conversation import Conversation, new_id
-from .responses import Responder
-from .script import Script
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from .script import Line
+from talkie_tui.devserver.talkie.fake_voice.script import Line
 
 __all__ = ["Conversation", "ToolCall", "new_id"]
 

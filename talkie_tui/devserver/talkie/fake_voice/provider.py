@@ -24,12 +24,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from talkie_tui.devserver.common.http import bearer_token
+from talkie_tui.devserver.talkie.fake_voice.call import FakeCall
+from talkie_tui.devserver.talkie.fake_voice.script import (
+    Line,
+    Script,
+    ScriptError,
+    default_lines,
+    parse_lines,
+)
+from talkie_tui.devserver.talkie.voice import VoiceGrant
 from talkie_tui.voice.ice import LOOPBACK
-
-from ...common.http import bearer_token
-from ..voice import VoiceGrant
-from .call import FakeCall
-from .script import Line, Script, ScriptError, default_lines, parse_lines
 
 logger = logging.getLogger(__name__)
 

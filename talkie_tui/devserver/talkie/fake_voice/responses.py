@@ -16,10 +16,15 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..voice import VoiceGrant
-from .audio import SAMPLE_RATE, OutputTrack, Playback, synthesize
-from .conversation import Conversation, ToolCall, new_id
-from .script import Line
+from talkie_tui.devserver.talkie.fake_voice.audio import (
+    SAMPLE_RATE,
+    OutputTrack,
+    Playback,
+    synthesize,
+)
+from talkie_tui.devserver.talkie.fake_voice.conversation import Conversation, ToolCall, new_id
+from talkie_tui.devserver.talkie.fake_voice.script import Line
+from talkie_tui.devserver.talkie.voice import VoiceGrant
 
 __all__ = ["Responder", "speakable", "words_of"]
 

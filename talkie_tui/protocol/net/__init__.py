@@ -1,0 +1,1 @@
+"""The network code every protocol shares: HTTP clients, proxies, trust, SSE framing, failures."""

@@ -1,0 +1,1 @@
+"""The chat screen and the controllers it wires, one feature each."""

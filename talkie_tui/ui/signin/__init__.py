@@ -1,0 +1,1 @@
+"""Signing in from the TUI: the screens that ask the person."""

@@ -1,0 +1,1 @@
+"""The TUI's infrastructure: palette, painting, crashes, links, notifications, Markdown."""
