@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from talkie_tui.protocol.talkie.models import Action, Card, OpenLink
+from talkie_tui.protocol.talkie.cards import Card
+from talkie_tui.protocol.talkie.models import Action, OpenLink
 
 __all__ = [
     "ActionPart",

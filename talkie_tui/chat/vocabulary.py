@@ -11,23 +11,25 @@ never from `protocol/` (an import-linter contract says so).
 
 from __future__ import annotations
 
-from talkie_tui.protocol.talkie.models import (
-    Action,
-    ActionStatus,
+from talkie_tui.protocol.talkie.cards import (
     BadgeBlock,
     Block,
     Card,
-    ConfirmPolicy,
-    DecisionResult,
     FieldsBlock,
     FileBlock,
     HeadingBlock,
     LinkBlock,
     ListBlock,
-    OpenLink,
     TextBlock,
-    Thread,
     UnknownBlock,
+)
+from talkie_tui.protocol.talkie.models import (
+    Action,
+    ActionStatus,
+    ConfirmPolicy,
+    DecisionResult,
+    OpenLink,
+    Thread,
     UsageMeter,
     User,
 )

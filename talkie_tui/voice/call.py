@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.talkie.client import TalkieClient
-from talkie_tui.protocol.talkie.models import Action, VoiceSession
+from talkie_tui.protocol.talkie.models import Action
+from talkie_tui.protocol.talkie.voice_models import VoiceSession
 from talkie_tui.voice.audio import AudioSink, AudioSource
 from talkie_tui.voice.call_updates import (
     AssistantSaid,

@@ -35,7 +35,7 @@ from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.net.failures import describe_transport_error
 from talkie_tui.protocol.net.http import make_http_client
-from talkie_tui.protocol.talkie.models import VoiceSession
+from talkie_tui.protocol.talkie.voice_models import VoiceSession
 from talkie_tui.voice.audio import AudioSink, AudioSource
 from talkie_tui.voice.ice import loopback_ice, rtc_configuration
 from talkie_tui.voice.realtime import (

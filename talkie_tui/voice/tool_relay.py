@@ -16,7 +16,8 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import ActionProposed, EventDecoder
-from talkie_tui.protocol.talkie.models import Action, VoiceSession
+from talkie_tui.protocol.talkie.models import Action
+from talkie_tui.protocol.talkie.voice_models import VoiceSession
 from talkie_tui.voice.call_updates import CallUpdate, ToolFinished, ToolStarted
 from talkie_tui.voice.realtime import FunctionCall
 

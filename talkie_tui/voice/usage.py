@@ -16,7 +16,7 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.protocol.talkie.client import TalkieClient
-from talkie_tui.protocol.talkie.models import VoiceSession
+from talkie_tui.protocol.talkie.voice_models import VoiceSession
 from talkie_tui.voice.call_updates import Notice
 
 __all__ = ["USAGE_INTERVAL", "UsageReporter"]

@@ -17,8 +17,9 @@ from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversatio
 from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.turns import AttachmentPart, QuestionPart
 from talkie_tui.core.tokens import StaticToken
+from talkie_tui.protocol.talkie.cards import Card
 from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived, LinkSuggested
-from talkie_tui.protocol.talkie.models import Action, Card, OpenLink
+from talkie_tui.protocol.talkie.models import Action, OpenLink
 from tests.helpers import AUTH, TEST_TOKEN
 
 

@@ -17,9 +17,11 @@ from talkie_tui.chat.turns import (
     ToolPart,
     Turn,
 )
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.cards import Card
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived, StreamTruncated
-from talkie_tui.protocol.talkie.models import Action, Card, DecisionResult
+from talkie_tui.protocol.talkie.models import Action, DecisionResult
+from talkie_tui.protocol.talkie.run_request import RunRequest
 
 ACTION = {"id": "a_1", "summary": "Send", "status": "pending", "paramsHash": "sha256:x"}
 

@@ -16,8 +16,9 @@ from talkie_tui.backends.base import Recovered
 from talkie_tui.backends.talkie.session import RECOVERY_DELAYS, SessionUpdate, TalkieSession
 from talkie_tui.chat.turns import NoticePart
 from talkie_tui.core.errors import ServerError, TooLargeError
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import StreamTruncated
+from talkie_tui.protocol.talkie.run_request import RunRequest
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import (
     ENDPOINTS,

@@ -19,7 +19,8 @@ from talkie_tui.chat.turns import CardPart
 from talkie_tui.cli import build_parser, main
 from talkie_tui.commands.ask import ask
 from talkie_tui.commands.threads import list_threads
-from talkie_tui.protocol.talkie.models import Action, Card, Thread
+from talkie_tui.protocol.talkie.cards import Card
+from talkie_tui.protocol.talkie.models import Action, Thread
 
 CARD = Card.model_validate({"title": "Alfa s.r.o.", "fallbackText": "Alfa s.r.o. – Praha"})
 ACTION = Action(

@@ -10,8 +10,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import DecodedEvent
+from talkie_tui.protocol.talkie.run_request import RunRequest
 from tests.stub_server import Streamer, sse_response, talkie_app
 
 __all__ = ["STREAMS", "kinds", "play", "replay_app"]

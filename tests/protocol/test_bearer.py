@@ -26,10 +26,12 @@ from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.net.bearer import BearerAuth
 from talkie_tui.protocol.net.failures import describe_transport_error, network_errors
 from talkie_tui.protocol.net.http import make_http_client
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.logo import fetch_logo
 from talkie_tui.protocol.talkie.manifest import MANIFEST_PATH
-from talkie_tui.protocol.talkie.models import Action, VoiceSession
+from talkie_tui.protocol.talkie.models import Action
+from talkie_tui.protocol.talkie.run_request import RunRequest
+from talkie_tui.protocol.talkie.voice_models import VoiceSession
 from tests.protocol.conftest import Connect, Serve
 from tests.protocol.test_client import ACTION, RotatingTokens, finished_run
 from tests.stub_server import (

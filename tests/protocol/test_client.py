@@ -24,10 +24,11 @@ from talkie_tui.core.errors import (
     UnauthorizedError,
 )
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient, new_id
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import StreamTruncated
 from talkie_tui.protocol.talkie.manifest import MANIFEST_PATH, ForeignEndpointError
 from talkie_tui.protocol.talkie.models import Action
+from talkie_tui.protocol.talkie.run_request import RunRequest, new_id
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect, Serve
 from tests.protocol.replay import kinds

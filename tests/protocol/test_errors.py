@@ -23,8 +23,8 @@ from talkie_tui.core.errors import (
     TransportError,
     UnauthorizedError,
 )
-from talkie_tui.protocol.talkie.client import RunRequest
 from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.run_request import RunRequest
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import envelope, talkie_app
 

@@ -15,6 +15,16 @@ import httpx
 import pytest
 
 from talkie_tui.core.errors import EventTooLarge
+from talkie_tui.protocol.talkie.cards import (
+    BadgeBlock,
+    FieldsBlock,
+    FileBlock,
+    HeadingBlock,
+    LinkBlock,
+    ListBlock,
+    TextBlock,
+    UnknownBlock,
+)
 from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import (
     ActionProposed,
@@ -27,16 +37,6 @@ from talkie_tui.protocol.talkie.events import (
     UsageReported,
     event_to_json,
     iter_event_data,
-)
-from talkie_tui.protocol.talkie.models import (
-    BadgeBlock,
-    FieldsBlock,
-    FileBlock,
-    HeadingBlock,
-    LinkBlock,
-    ListBlock,
-    TextBlock,
-    UnknownBlock,
 )
 from tests.protocol.replay import kinds, play
 

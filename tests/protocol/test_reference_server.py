@@ -17,9 +17,10 @@ from talkie_tui.core.errors import (
     StaleError,
     UnauthorizedError,
 )
-from talkie_tui.protocol.talkie.client import RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived, DecodedEvent
 from talkie_tui.protocol.talkie.models import Action
+from talkie_tui.protocol.talkie.run_request import RunRequest
 from tests.helpers import TEST_TOKEN
 from tests.protocol.conftest import Connect
 from tests.protocol.replay import kinds

@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.talkie.models import VoiceSession, VoiceToolResult
+from talkie_tui.protocol.talkie.voice_models import VoiceSession, VoiceToolResult
 from talkie_tui.voice.call import VoiceCall
 from talkie_tui.voice.call_updates import CallUpdate, ToolFinished, ToolStarted
 from talkie_tui.voice.memory_audio import RecordingSpeaker, ScriptedMicrophone

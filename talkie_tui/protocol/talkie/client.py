@@ -2,13 +2,11 @@
 
 Every request leaves through `_send`: the bearer by `BearerAuth` (issuer origin only, one
 refresh on 401), no redirect followed, network failures as TransportError, a refused answer
-read no further than 64 kB.
-"""
+read no further than 64 kB."""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Literal, TypeVar
@@ -19,7 +17,6 @@ from pydantic import BaseModel, ValidationError
 
 from talkie_tui.core.errors import (
     EventTooLarge,
-    ServerError,
     TalkieError,
     TooLargeError,
     TransportError,
@@ -31,7 +28,7 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.net.bearer import BearerAuth
 from talkie_tui.protocol.net.failures import describe_transport_error, network_errors
 from talkie_tui.protocol.net.http import make_http_client, read_capped
-from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.answers import checked_stream, error_for, json_of, parse_model
 from talkie_tui.protocol.talkie.events import (
     MAX_EVENT_CHARS,
     DecodedEvent,
@@ -45,16 +42,9 @@ from talkie_tui.protocol.talkie.manifest import (
     check_signaling_url,
     discover_address,
 )
-from talkie_tui.protocol.talkie.models import (
-    Action,
-    DecisionResult,
-    Status,
-    Thread,
-    ThreadHistory,
-    VoiceSession,
-    VoiceToolResult,
-    VoiceUsage,
-)
+from talkie_tui.protocol.talkie.models import Action, DecisionResult, Status, Thread, ThreadHistory
+from talkie_tui.protocol.talkie.run_request import RunRequest, new_id
+from talkie_tui.protocol.talkie.voice_models import VoiceSession, VoiceToolResult, VoiceUsage
 
 __all__ = [
     "BearerAuth",
@@ -64,60 +54,15 @@ __all__ = [
     "new_id",
 ]
 
+
 _M = TypeVar("_M", bound=BaseModel)
 USER_AGENT = "talkie-tui/0.1 (talkie/1)"
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
 # The server pings every 15 s; four missed pings mean the stream is gone.
 STREAM_TIMEOUT = httpx.Timeout(30.0, connect=10.0, read=60.0)
 SEND_ATTEMPTS = 3
-
-
-def new_id(prefix: str) -> str:
-    """A fresh client-side id such as `m_3f2a…` (threads, runs, messages)."""
-    return f"{prefix}_{uuid.uuid4().hex}"
-
-
-class RunRequest:
-    """One user message on its way to the server; retries reuse its ids (§5 idempotency)."""
-
-    def __init__(
-        self,
-        text: str,
-        *,
-        thread_id: str | None = None,
-        message_id: str | None = None,
-        run_id: str | None = None,
-        channel: str = "chat",
-    ) -> None:
-        self.text = text
-        self.thread_id = thread_id or new_id("t")
-        self.message_id = message_id or new_id("m")
-        self.run_id = run_id or new_id("r")
-        self.channel = channel
-        self.finished = False
-        self.error: agui.RunErrorEvent | None = None
-        self.truncated: str | None = None
-        # The client closed the stream itself over what the server sent (see StreamTruncated).
-        self.abandoned = False
-
-    @property
-    def settled(self) -> bool:
-        """True once the run finished or failed: there is nothing left to re-send."""
-        return self.finished or self.error is not None
-
-    def body(self) -> bytes:
-        """The AG-UI RunAgentInput body."""
-        run_input = agui.RunAgentInput(
-            thread_id=self.thread_id,
-            run_id=self.run_id,
-            messages=[agui.UserMessage(id=self.message_id, content=self.text)],
-            tools=[],
-            context=[],
-            state={},
-            forwarded_props={"talkie": {"channel": self.channel}},
-            protocol_version=agui.PROTOCOL_VERSION,
-        )
-        return run_input.model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
 class TalkieClient:
@@ -272,7 +217,7 @@ class TalkieClient:
                 return response
             if attempt == 0 and await self._refresh_after(response):
                 continue
-            raise _error_for(response)
+            raise error_for(response)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def resolve_url(self, url: str) -> str:
@@ -297,7 +242,7 @@ class TalkieClient:
         response = await self._send("GET", url, stream=True)
         try:
             if not response.is_success:
-                raise _error_for(response)
+                raise error_for(response)
             with network_errors(origin_of(url)):
                 yield response
         finally:
@@ -306,7 +251,7 @@ class TalkieClient:
     async def _get_model(
         self, model: type[_M], endpoint: str, params: Mapping[str, str] | None = None
     ) -> _M:
-        return _parse(model, await self._request("GET", endpoint, params), endpoint)
+        return parse_model(model, await self._request("GET", endpoint, params), endpoint)
 
     # --- §4 status -----------------------------------------------------------------------
 
@@ -319,7 +264,7 @@ class TalkieClient:
     async def threads(self) -> list[Thread]:
         """The thread list, newest first."""
         response = await self._request("GET", "threads")
-        data = _json(response, "threads")
+        data = json_of(response, "threads")
         items = data.get("threads") if isinstance(data, dict) else None
         if not isinstance(items, list):
             raise TalkieError(_("The server's thread list is unreadable (no 'threads' list)."))
@@ -354,7 +299,7 @@ class TalkieClient:
         """Send a human decision; 409 conflict/stale and 410 expired raise distinct errors."""
         body = {"decision": decision, "paramsHash": action.params_hash, "method": method}
         response = await self._request("POST", "decision", {"actionId": action.id}, body)
-        return _parse(DecisionResult, response, "decision")
+        return parse_model(DecisionResult, response, "decision")
 
     # --- §10 voice ----------------------------------------------------------------------
 
@@ -368,7 +313,7 @@ class TalkieClient:
         """Start a voice session (§10.1); its signaling URL is checked before it is returned."""
         body = {k: v for k, v in (("threadId", thread_id), ("locale", locale)) if v}
         response = await self._request("POST", "voiceSessions", None, body)
-        session = _parse(VoiceSession, response, "voiceSessions")
+        session = parse_model(VoiceSession, response, "voiceSessions")
         check_signaling_url(
             session.signaling.url,
             self.server.manifest.voice.get("signalingHosts"),
@@ -383,7 +328,7 @@ class TalkieClient:
         params = {"voiceSessionId": session.voice_session_id, "name": name}
         body = {"callId": call_id, "arguments": arguments}
         response = await self._request("POST", "voiceTool", params, body)
-        return _parse(VoiceToolResult, response, "voiceTool")
+        return parse_model(VoiceToolResult, response, "voiceTool")
 
     async def voice_transcript(
         self, session: VoiceSession, role: Literal["user", "assistant"], text: str, item_id: str
@@ -400,7 +345,7 @@ class TalkieClient:
         params = {"voiceSessionId": session.voice_session_id}
         body = {"seconds": round(seconds), "final": final}
         response = await self._request("POST", "voiceUsage", params, body)
-        return _parse(VoiceUsage, response, "voiceUsage")
+        return parse_model(VoiceUsage, response, "voiceUsage")
 
     # --- §5 runs -------------------------------------------------------------------------
 
@@ -489,11 +434,11 @@ class TalkieClient:
                 failure: TalkieError = error
             else:
                 if response.is_success:
-                    return await _checked_stream(response)
+                    return await checked_stream(response)
                 if not refreshed and await self._refresh_after(response):
                     refreshed = True
                     continue
-                failure = _error_for(response)
+                failure = error_for(response)
                 if not (failure.retryable and response.status_code in (502, 503, 504)):
                     raise failure
             if attempt == SEND_ATTEMPTS:
@@ -504,55 +449,3 @@ class TalkieClient:
 
 _AFTER_END = (agui.RunErrorEvent, agui.RunStartedEvent)
 _LIFECYCLE = (agui.RunStartedEvent, agui.RunFinishedEvent, agui.RunErrorEvent)
-
-
-async def _checked_stream(response: httpx.Response) -> httpx.Response:
-    """The response if it is an event stream; otherwise it is closed and refused."""
-    media_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media_type != "text/event-stream":
-        await response.aclose()
-        shown = clean_text(media_type or _("no content type"))[:60]
-        raise ServerError(
-            _("The server answered the message with '{type}' instead of an event stream.").format(
-                type=shown
-            ),
-            status=response.status_code,
-            code="invalid_response",
-            retryable=False,
-        )
-    return response
-
-
-def _error_for(response: httpx.Response) -> ServerError:
-    if response.is_redirect:
-        target = clean_text(response.headers.get("location", "?"))[:200]
-        return ServerError(
-            _("The server redirected the request to {target}; Talkie does not follow it.").format(
-                target=target
-            ),
-            status=response.status_code,
-            code="redirect",
-            retryable=False,
-        )
-    error = error_from_response(response)
-    error.message = clean_text(error.message)
-    return error
-
-
-def _json(response: httpx.Response, what: str) -> Any:
-    try:
-        return response.json()
-    except (ValueError, RecursionError):
-        raise TalkieError(
-            _("The server's answer to '{what}' is not JSON.").format(what=what)
-        ) from None
-
-
-def _parse(model: type[_M], response: httpx.Response, what: str) -> _M:
-    try:
-        return model.model_validate(_json(response, what))
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        text = _("The server's answer to '{what}' is unreadable ({where}: {problem}).")
-        raise TalkieError(text.format(what=what, where=where, problem=first["msg"])) from None

@@ -18,7 +18,8 @@ from pydantic import TypeAdapter, ValidationError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.net.sse import MAX_EVENT_CHARS, iter_event_data
-from talkie_tui.protocol.talkie.models import Action, Card, OpenLink, UsageMeter
+from talkie_tui.protocol.talkie.cards import Card
+from talkie_tui.protocol.talkie.models import Action, OpenLink, UsageMeter
 
 __all__ = [
     "MAX_EVENT_CHARS",

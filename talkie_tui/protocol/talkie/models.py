@@ -1,4 +1,7 @@
-"""Typed models of everything a talkie/1 server sends: manifest, status, threads, cards, actions."""
+"""Typed models of what a talkie/1 server sends: manifest, status, actions, links, threads.
+
+Cards (`cards`) and the voice session (`voice_models`) have their own modules; their names are
+imported from here too."""
 
 from __future__ import annotations
 
@@ -7,17 +10,29 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import (
-    AliasGenerator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
-)
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from talkie_tui.core.sanitize import SafeStr
+from talkie_tui.protocol.talkie.cards import (
+    BadgeBlock,
+    Block,
+    Card,
+    FieldsBlock,
+    FileBlock,
+    HeadingBlock,
+    LinkBlock,
+    ListBlock,
+    TextBlock,
+    UnknownBlock,
+)
+from talkie_tui.protocol.talkie.voice_models import (
+    ConsentWords,
+    Signaling,
+    VoiceSession,
+    VoiceToolResult,
+    VoiceUsage,
+)
+from talkie_tui.protocol.talkie.wire_model import WireModel
 
 __all__ = [
     "Action",
@@ -28,6 +43,7 @@ __all__ = [
     "Brand",
     "Card",
     "ConfirmPolicy",
+    "ConsentWords",
     "DecisionResult",
     "FieldsBlock",
     "FileBlock",
@@ -38,6 +54,7 @@ __all__ = [
     "ListBlock",
     "Manifest",
     "OpenLink",
+    "Signaling",
     "Status",
     "TextBlock",
     "Thread",
@@ -45,23 +62,13 @@ __all__ = [
     "UnknownBlock",
     "UsageMeter",
     "User",
+    "VoiceSession",
+    "VoiceToolResult",
+    "VoiceUsage",
+    "WireModel",
 ]
 
 _ACCENT = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-
-class WireModel(BaseModel):
-    """Base of every model read from the wire: camelCase names, unknown fields ignored."""
-
-    model_config = ConfigDict(
-        alias_generator=AliasGenerator(validation_alias=to_camel, serialization_alias=to_camel),
-        populate_by_name=True,
-        extra="ignore",
-        frozen=True,
-    )
-
-
-# --- manifest (§1) -------------------------------------------------------------------------
 
 
 class Brand(WireModel):
@@ -142,9 +149,6 @@ class Manifest(WireModel):
         return voice if isinstance(voice, dict) else {}
 
 
-# --- status and usage (§4) -----------------------------------------------------------------
-
-
 class User(WireModel):
     """The signed-in person."""
 
@@ -182,164 +186,9 @@ class Status(WireModel):
     usage: list[UsageMeter] = Field(default_factory=list)
 
 
-# --- cards (§6) ----------------------------------------------------------------------------
-
-
-class HeadingBlock(WireModel):
-    """A heading line."""
-
-    type: Literal["heading"] = "heading"
-    text: SafeStr
-
-
-class TextBlock(WireModel):
-    """A paragraph in the Markdown subset of §7."""
-
-    type: Literal["text"] = "text"
-    text: SafeStr
-
-
-class FieldItem(WireModel):
-    """One label: value pair."""
-
-    label: SafeStr
-    value: SafeStr
-
-    @field_validator("value", mode="before")
-    @classmethod
-    def _scalar_to_text(cls, value: object) -> object:
-        return str(value) if isinstance(value, int | float) else value
-
-
-class FieldsBlock(WireModel):
-    """Label/value pairs."""
-
-    type: Literal["fields"] = "fields"
-    fields: list[FieldItem]
-
-
-class ListItem(WireModel):
-    """One row of a list block."""
-
-    title: SafeStr
-    subtitle: SafeStr | None = None
-    url: SafeStr | None = None
-
-
-class ListBlock(WireModel):
-    """Rows, with a count of rows the server left out."""
-
-    type: Literal["list"] = "list"
-    items: list[ListItem]
-    more: int | None = Field(default=None, ge=0)
-
-
-class LinkBlock(WireModel):
-    """A labelled link."""
-
-    type: Literal["link"] = "link"
-    label: SafeStr
-    url: SafeStr
-
-
-class FileBlock(WireModel):
-    """A downloadable file."""
-
-    type: Literal["file"] = "file"
-    name: SafeStr
-    mime: str | None = None
-    size: int | None = Field(default=None, ge=0)
-    url: SafeStr
-
-
-class BadgeBlock(WireModel):
-    """A short status word with a tone."""
-
-    type: Literal["badge"] = "badge"
-    text: SafeStr
-    tone: Literal["neutral", "positive", "warning", "negative"] = "neutral"
-
-    @field_validator("tone", mode="before")
-    @classmethod
-    def _unknown_tone_is_neutral(cls, value: object) -> object:
-        return value if value in ("neutral", "positive", "warning", "negative") else "neutral"
-
-
-class UnknownBlock(WireModel):
-    """A block this client cannot render: the card shows its fallbackText instead."""
-
-    type: str = "unknown"
-
-
-_BLOCK_TYPES: dict[str, type[WireModel]] = {
-    "heading": HeadingBlock,
-    "text": TextBlock,
-    "fields": FieldsBlock,
-    "list": ListBlock,
-    "link": LinkBlock,
-    "file": FileBlock,
-    "badge": BadgeBlock,
-}
-
-Block = (
-    HeadingBlock
-    | TextBlock
-    | FieldsBlock
-    | ListBlock
-    | LinkBlock
-    | FileBlock
-    | BadgeBlock
-    | UnknownBlock
-)
-
-
-def _parse_block(raw: object) -> WireModel:
-    """Parse one block; anything unknown or malformed becomes an UnknownBlock."""
-    if isinstance(raw, dict):
-        model = _BLOCK_TYPES.get(str(raw.get("type")))
-        if model is not None:
-            try:
-                return model.model_validate(raw)
-            except ValueError:
-                pass
-        return UnknownBlock(type=str(raw.get("type", "unknown")))
-    return UnknownBlock()
-
-
-class Card(WireModel):
-    """A result card (§6). `fallbackText` is required: it stands in for what we cannot draw."""
-
-    id: str = ""
-    version: int = 1
-    title: SafeStr = ""
-    subtitle: SafeStr | None = None
-    url: SafeStr | None = None
-    blocks: list[Block] = Field(default_factory=list)
-    fallback_text: SafeStr
-    # Spelled out: the camelCase generator would make it "a11YLabel".
-    a11y_label: SafeStr | None = Field(
-        default=None, validation_alias="a11yLabel", serialization_alias="a11yLabel"
-    )
-
-    @field_validator("blocks", mode="before")
-    @classmethod
-    def _parse_blocks(cls, value: object) -> list[WireModel]:
-        return [_parse_block(item) for item in value] if isinstance(value, list) else []
-
-    @property
-    def has_unknown_blocks(self) -> bool:
-        """True when at least one block could not be understood."""
-        return any(isinstance(block, UnknownBlock) for block in self.blocks)
-
-    @property
-    def label(self) -> str:
-        """The accessible label: `a11yLabel`, else the title, else the fallback text."""
-        return self.a11y_label or self.title or self.fallback_text
-
-
-# --- actions (§8) --------------------------------------------------------------------------
-
 ActionStatus = Literal["pending", "running", "done", "failed", "cancelled", "expired"]
+
+
 RiskLevel = Literal["low", "medium", "high"]
 
 
@@ -396,84 +245,11 @@ class DecisionResult(WireModel):
         return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
 
-# --- voice (§10) ---------------------------------------------------------------------------
-
-
-class Signaling(WireModel):
-    """Where the SDP offer goes (§10.1); checked against `capabilities.voice.signalingHosts`."""
-
-    type: str = "sdp-post"
-    url: str
-
-
-class ConsentWords(WireModel):
-    """Words the server adds to the client's built-in confirm/refuse vocabularies (§10.1)."""
-
-    confirm: list[SafeStr] = Field(default_factory=list)
-    refuse: list[SafeStr] = Field(default_factory=list)
-
-
-class VoiceSession(WireModel):
-    """A voice session (§10.1): how to reach the speech provider, and its limits."""
-
-    voice_session_id: str = Field(min_length=1)
-    thread_id: str = Field(min_length=1)
-    transport: str = "webrtc"
-    event_protocol: str = "openai-realtime/1"
-    signaling: Signaling
-    client_secret: str = Field(min_length=1, repr=False)
-    expires_at: str | None = None
-    max_seconds: float | None = Field(default=None, gt=0)
-    warn_seconds: float | None = Field(default=None, ge=0)
-    locale: str | None = None
-    labels: dict[str, SafeStr] = Field(default_factory=dict)
-    consent: ConsentWords = Field(default_factory=ConsentWords)
-
-    @field_validator("labels", mode="before")
-    @classmethod
-    def _only_string_labels(cls, value: object) -> dict[str, str]:
-        if not isinstance(value, dict):
-            return {}
-        return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
-
-    @field_validator("consent", mode="before")
-    @classmethod
-    def _consent_object(cls, value: object) -> object:
-        return value if isinstance(value, dict) else {}
-
-
-class VoiceToolResult(WireModel):
-    """The answer to `POST voiceTool` (§10.2): the text for the model and AG-UI events."""
-
-    ok: bool = True
-    output: str = ""
-    """Passed to the model unchanged (§10.2), so it is not cleaned here; never shown raw."""
-    events: list[dict[str, Any]] = Field(default_factory=list)
-
-    @field_validator("events", mode="before")
-    @classmethod
-    def _only_objects(cls, value: object) -> list[object]:
-        return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
-
-
-class VoiceUsage(WireModel):
-    """The answer to `POST voiceUsage` (§10.3)."""
-
-    ok: bool = True
-    remaining_seconds: float | None = None
-
-
-# --- links (§5 talkie.open) ----------------------------------------------------------------
-
-
 class OpenLink(WireModel):
     """A suggested link; shown, opened only on a user's gesture."""
 
     url: SafeStr
     label: SafeStr = ""
-
-
-# --- threads (§9) --------------------------------------------------------------------------
 
 
 class Thread(WireModel):

@@ -1,0 +1,17 @@
+"""The base of every talkie/1 model read from the wire."""
+
+from __future__ import annotations
+
+from pydantic import AliasGenerator, BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """Base of every model read from the wire: camelCase names, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        alias_generator=AliasGenerator(validation_alias=to_camel, serialization_alias=to_camel),
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+    )
