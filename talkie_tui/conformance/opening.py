@@ -11,7 +11,7 @@ import httpx
 
 from talkie_tui.conformance.suite import Target, Unreachable, describe_error
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.protocol.talkie.client import make_http_client
+from talkie_tui.protocol.net.http import make_http_client
 
 __all__ = ["first_answer", "opened"]
 

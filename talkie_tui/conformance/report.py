@@ -9,7 +9,7 @@ from typing import Literal
 
 from talkie_tui.core.sanitize import clean_text
 
-__all__ = ["CheckFailed", "CheckSkipped", "Result", "Verdict", "show", "summary_line"]
+__all__ = ["CheckFailed", "CheckSkipped", "Result", "Verdict", "fail_all", "show", "summary_line"]
 
 Verdict = Literal["PASS", "FAIL", "SKIP"]
 VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "SKIP")
@@ -22,6 +22,12 @@ class CheckFailed(Exception):
 
 class CheckSkipped(Exception):
     """The check cannot be run against this server; the message says why."""
+
+
+def fail_all(problems: list[str]) -> None:
+    """Fail with every problem found, in one reason; pass when there is none."""
+    if problems:
+        raise CheckFailed("; ".join(problems))
 
 
 def show(value: object, limit: int = 60) -> str:

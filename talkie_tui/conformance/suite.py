@@ -73,6 +73,13 @@ class Registry(Generic[S]):
 
         return register
 
+    def in_order(self, runs: Sequence[Callable[[S], Awaitable[None]]]) -> list[Check[S]]:
+        """The checks in the order of `runs`, which names each registered check once."""
+        by_run = {check.run: check for check in self.checks}
+        if len(runs) != len(by_run) or set(runs) != set(by_run):
+            raise ValueError("the run order must name each registered check exactly once")
+        return [by_run[run] for run in runs]
+
 
 @dataclass(frozen=True)
 class Target:

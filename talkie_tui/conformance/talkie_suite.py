@@ -12,7 +12,8 @@ from talkie_tui.conformance.suite import Check, Started, Suite, Target, Unreacha
 from talkie_tui.conformance.wire import Wire
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.talkie.client import TalkieClient, make_http_client
+from talkie_tui.protocol.net.http import make_http_client
+from talkie_tui.protocol.talkie.client import TalkieClient
 
 __all__ = ["SUITE"]
 

@@ -23,13 +23,14 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.net.bearer import BearerAuth
 from talkie_tui.protocol.net.failures import describe_transport_error
-from talkie_tui.protocol.talkie.client import USER_AGENT, RunRequest, TalkieClient
+from talkie_tui.protocol.talkie.client import USER_AGENT, TalkieClient
 from talkie_tui.protocol.talkie.events import (
     DecodedEvent,
     EventDecoder,
     MalformedEvent,
     iter_event_data,
 )
+from talkie_tui.protocol.talkie.run_request import RunRequest
 
 __all__ = [
     "Answer",

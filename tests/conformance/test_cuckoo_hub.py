@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from talkie_tui.conformance.cuckoo import hub_checks
 from talkie_tui.conformance.cuckoo.hub_checks import CHECKS
+from talkie_tui.conformance.cuckoo.hub_checks import limits as hub_limits
 from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
@@ -37,8 +37,8 @@ RETRIES = (0.5, 1.0, 2.0)
 
 def _ping_as_the_test_hubs(patch: pytest.MonkeyPatch) -> None:
     """The checks expect pings as the test hubs send them, not every 30 s answered in 15."""
-    patch.setattr(hub_checks, "PING_INTERVAL", PING)
-    patch.setattr(hub_checks, "PONG_WAIT", PONG)
+    patch.setattr(hub_limits, "PING_INTERVAL", PING)
+    patch.setattr(hub_limits, "PONG_WAIT", PONG)
 
 
 @contextmanager
@@ -67,11 +67,11 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
         served_in_child(proxies(upstream["hub"], BREAKAGES)) as urls,
         pytest.MonkeyPatch.context() as patch,
     ):
-        patch.setattr(hub_checks, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
-        patch.setattr(hub_checks, "IDLE", IDLE)  # the spec's 30 s, as this hub truncates
-        patch.setattr(hub_checks, "LEASE_BATCH", LEASE_BATCH)  # the spec's 100
-        patch.setattr(hub_checks, "IMAGE_MAX", IMAGE_MAX)  # the spec's 16 MiB
-        patch.setattr(hub_checks, "RETRIES", RETRIES)  # the spec's 1, 5 and 30 s
+        patch.setattr(hub_limits, "LEASE", LEASE)  # the spec's 30 s, as this hub leases
+        patch.setattr(hub_limits, "IDLE", IDLE)  # the spec's 30 s, as this hub truncates
+        patch.setattr(hub_limits, "LEASE_BATCH", LEASE_BATCH)  # the spec's 100
+        patch.setattr(hub_limits, "IMAGE_MAX", IMAGE_MAX)  # the spec's 16 MiB
+        patch.setattr(hub_limits, "RETRIES", RETRIES)  # the spec's 1, 5 and 30 s
         _ping_as_the_test_hubs(patch)
         # Forced: a hub whose /healthz is broken is not recognised as a hub (no-healthz).
         runs = {

@@ -24,7 +24,7 @@ from talkie_tui.conformance.cuckoo.webhook_checks import WEBHOOK_CHECKS
 from talkie_tui.conformance.local_server import serve_local
 from talkie_tui.conformance.output import Reporter
 from talkie_tui.conformance.suite import Check, Started, Suite, Target
-from talkie_tui.protocol.talkie.client import make_http_client
+from talkie_tui.protocol.net.http import make_http_client
 
 if TYPE_CHECKING:
     from talkie_tui.conformance.runner import Selection
