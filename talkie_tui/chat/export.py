@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from talkie_tui.chat.block_text import (
-    Columns,
-    attachment_words,
-    cell_text,
-    kv_columns,
-    no_data,
-    question_outcome,
-    read_series,
-    table_columns,
-    todo_heading,
-)
+from talkie_tui.chat.block_text import attachment_words, question_outcome, todo_heading
+from talkie_tui.chat.cells import cell_text
+from talkie_tui.chat.charts import no_data, read_series
+from talkie_tui.chat.columns import Columns, kv_columns, table_columns
 from talkie_tui.chat.conversation import Conversation
 from talkie_tui.chat.turns import (
     ActionPart,

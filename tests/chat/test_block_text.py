@@ -11,23 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len as rich_cell_len
 
-from talkie_tui.chat.block_text import (
-    MIN_COLUMN,
-    block_lines,
-    cell_len,
-    cell_text,
-    chart_lines,
-    clip,
-    fit,
-    human_size,
-    is_number,
-    kv_columns,
-    layout_columns,
-    question_outcome,
-    set_cell_size,
-    table_columns,
-    todo_lines,
-)
+from talkie_tui.chat.block_text import block_lines, human_size, question_outcome, todo_lines
+from talkie_tui.chat.cells import cell_len, cell_text, clip, fit, is_number, set_cell_size
+from talkie_tui.chat.charts import chart_lines
+from talkie_tui.chat.columns import MIN_COLUMN, kv_columns, layout_columns, table_columns
 
 TABLE: dict[str, Any] = {
     "kind": "table",

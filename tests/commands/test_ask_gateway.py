@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from talkie_tui.chat.block_text import cell_len
+from talkie_tui.chat.cells import cell_len
 from talkie_tui.cli import main
 from talkie_tui.commands.ask import PIPE_WIDTH, ask
 from talkie_tui.commands.common import report_error
