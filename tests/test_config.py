@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from talkie_tui import config
-from talkie_tui.config import KnownServers, Settings
+from talkie_tui.config import KnownServers, Settings, known_servers
 
 
 @pytest.fixture
@@ -215,7 +215,7 @@ def test_a_gateway_is_remembered_with_its_protocol(home: Path) -> None:
 
 def test_most_recent_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stamps = iter(["2026-01-01T10:00:00+00:00", "2026-01-02T10:00:00+00:00"])
-    monkeypatch.setattr(config, "_now_iso", lambda: next(stamps))
+    monkeypatch.setattr(known_servers, "_now_iso", lambda: next(stamps))
     known = KnownServers.load()
     known.remember(server("a.example", "A"), "a.example")
     known.remember(server("b.example", "B"), "b.example")
