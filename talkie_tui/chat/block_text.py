@@ -14,6 +14,7 @@ from talkie_tui.chat.cells import cell_len, cell_text, clip, fit, is_number, set
 from talkie_tui.chat.charts import (
     MAX_COLUMN,
     MAX_SERIES,
+    Series,
     SparkLine,
     Sparklines,
     chart_lines,
@@ -47,6 +48,7 @@ __all__ = [
     "ColumnLayout",
     "ColumnLine",
     "Columns",
+    "Series",
     "SparkLine",
     "Sparklines",
     "attachment_words",
