@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -23,17 +23,18 @@ from talkie_tui.voice.sound import (
     AudioStopped,
     LevelMeter,
     Samples,
-    StartedAndStopped,
 )
+from talkie_tui.voice.sound_device import SoundDevice
 from talkie_tui.voice.speaker import Speaker
 
 __all__ = ["Microphone"]
 
 
-class Microphone(StartedAndStopped, ABC):
+class Microphone(SoundDevice):
     """Turns blocks from a capture thread into paced 20 ms frames for the event loop."""
 
     def __init__(self, *, half_duplex: Speaker | None = None, max_queue_frames: int = 10) -> None:
+        super().__init__()
         self.muted = False
         self.half_duplex = half_duplex
         """When set, frames captured while this speaker plays are zeros (no echo to the model)."""
@@ -45,9 +46,7 @@ class Microphone(StartedAndStopped, ABC):
         self._meter = LevelMeter()
         self._frames: deque[Samples] = deque()  # event loop thread only
         self._remainder = np.zeros(0, np.int16)  # capture thread only
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._waiter: asyncio.Future[None] | None = None
-        self._running = False
         self._failure: AudioError | None = None
 
     @property
@@ -61,43 +60,21 @@ class Microphone(StartedAndStopped, ABC):
         return self.muted or (self.half_duplex is not None and self.half_duplex.playing)
 
     @property
-    def running(self) -> bool:
-        """True between `start()` and `stop()`."""
-        return self._running
-
-    @property
     def backlog(self) -> int:
         """Frames captured but not read yet (the reader is behind the sound card)."""
         return len(self._frames)
 
-    async def start(self) -> None:
-        """Open the device; frames start arriving. Raises `AudioUnavailable`."""
-        if self._running:
-            return
-        self._loop = asyncio.get_running_loop()
+    def _reset_for_start(self) -> None:
         self._frames.clear()
         self._remainder = np.zeros(0, np.int16)
         self._failure = None
         self._meter.reset()
-        # Running before the device opens: its first callback may come before _open returns.
-        self._running = True
-        try:
-            await self._open()
-        except BaseException:
-            self._running = False
-            raise
 
-    async def stop(self) -> None:
-        """Close the device; a pending `read_frame` raises `AudioStopped`."""
-        if not self._running:
-            return
-        self._running = False
-        try:
-            await self._close()
-        finally:
-            self._frames.clear()
-            self._meter.reset()
-            self._wake()
+    def _reset_after_stop(self) -> None:
+        # A pending `read_frame` wakes to find the microphone stopped (AudioStopped).
+        self._frames.clear()
+        self._meter.reset()
+        self._wake()
 
     async def read_frame(self) -> Samples:
         """The next frame (960 samples), waiting for the capture clock; zeros while muted."""

@@ -134,7 +134,38 @@ def _close_stream(stream: Any) -> None:
         stream.close(ignore_errors=True)
 
 
-class DeviceMicrophone(Microphone):
+class _PortAudioStream:
+    """A device's PortAudio stream, opened and closed in worker threads."""
+
+    device: DeviceSpec
+    device_name: str | None
+    _stream: Any
+
+    def _keep_device(self, device: DeviceSpec, latency: float | str) -> None:
+        self.device = device
+        self.device_name = None
+        """The PortAudio name of the opened device (for the UI)."""
+        self._latency_request = latency
+        self._stream = None
+
+    def _make_stream(self, sd: Any, info: Any) -> Any:
+        """The stream for the device `info` describes (a subclass says which)."""
+        raise NotImplementedError
+
+    async def _open_stream(self, kind: str) -> float:
+        """Open the stream, keeping the device's name; its latency in seconds."""
+        self._stream, self.device_name = await asyncio.to_thread(
+            _open_stream, kind, self.device, self._make_stream
+        )
+        return float(self._stream.latency)
+
+    async def _close(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await asyncio.to_thread(_close_stream, stream)
+
+
+class DeviceMicrophone(_PortAudioStream, Microphone):
     """The sound card's microphone through PortAudio, at 48 kHz in 20 ms blocks."""
 
     def __init__(
@@ -146,18 +177,11 @@ class DeviceMicrophone(Microphone):
         max_queue_frames: int = 10,
     ) -> None:
         super().__init__(half_duplex=half_duplex, max_queue_frames=max_queue_frames)
-        self.device = device
-        self.device_name: str | None = None
-        """The PortAudio name of the opened device (for the UI)."""
+        self._keep_device(device, latency)
         self.input_latency = 0.0
-        self._latency_request = latency
-        self._stream: Any = None
 
     async def _open(self) -> None:
-        self._stream, self.device_name = await asyncio.to_thread(
-            _open_stream, "input", self.device, self._make_stream
-        )
-        self.input_latency = float(self._stream.latency)
+        self.input_latency = await self._open_stream("input")
 
     def _make_stream(self, sd: Any, info: Any) -> Any:
         return sd.InputStream(
@@ -171,11 +195,6 @@ class DeviceMicrophone(Microphone):
             finished_callback=self._finished,
         )
 
-    async def _close(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            await asyncio.to_thread(_close_stream, stream)
-
     def _callback(self, indata: Any, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy (the buffer is reused) and hand over; never raise here.
         if status.input_overflow:
@@ -187,7 +206,7 @@ class DeviceMicrophone(Microphone):
             self._fail_from_thread(AudioUnavailable(_("the audio input device stopped")))
 
 
-class DeviceSpeaker(Speaker):
+class DeviceSpeaker(_PortAudioStream, Speaker):
     """The sound card's speaker through PortAudio, at 48 kHz in 20 ms blocks."""
 
     def __init__(
@@ -199,17 +218,10 @@ class DeviceSpeaker(Speaker):
         prebuffer_seconds: float = 0.04,
     ) -> None:
         super().__init__(max_queue_seconds=max_queue_seconds, prebuffer_seconds=prebuffer_seconds)
-        self.device = device
-        self.device_name: str | None = None
-        """The PortAudio name of the opened device (for the UI)."""
-        self._latency_request = latency
-        self._stream: Any = None
+        self._keep_device(device, latency)
 
     async def _open(self) -> None:
-        self._stream, self.device_name = await asyncio.to_thread(
-            _open_stream, "output", self.device, self._make_stream
-        )
-        self._latency = float(self._stream.latency)
+        self._latency = await self._open_stream("output")
 
     def _make_stream(self, sd: Any, info: Any) -> Any:
         # Stereo where the device has it: some hardware refuses mono; mono is copied to both.
@@ -224,11 +236,6 @@ class DeviceSpeaker(Speaker):
             callback=self._callback,
             finished_callback=self._finished,
         )
-
-    async def _close(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            await asyncio.to_thread(_close_stream, stream)
 
     def _callback(self, outdata: Any, frames: int, time_info: Any, status: Any) -> None:
         if status.output_underflow:

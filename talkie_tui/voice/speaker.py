@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -24,17 +24,18 @@ from talkie_tui.voice.sound import (
     AudioLevel,
     LevelMeter,
     Samples,
-    StartedAndStopped,
     as_mono,
 )
+from talkie_tui.voice.sound_device import SoundDevice
 
 __all__ = ["Speaker"]
 
 
-class Speaker(StartedAndStopped, ABC):
+class Speaker(SoundDevice):
     """A queue of audio to play, emptied by a playing thread; knows when playback has drained."""
 
     def __init__(self, *, max_queue_seconds: float = 2.0, prebuffer_seconds: float = 0.04) -> None:
+        super().__init__()
         self.dropped_samples = 0
         """Samples dropped because more than `max_queue_seconds` was queued."""
         self.underruns = 0
@@ -50,9 +51,7 @@ class Speaker(StartedAndStopped, ABC):
         self._tail_until = 0.0  # monotonic time the last played sample leaves the device
         self._latency = 0.0  # seconds from handing a block to the device to hearing it
         self._meter = LevelMeter()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._emptied = asyncio.Event()
-        self._running = False
         self.failure: AudioError | None = None
         """Set when the device stopped on its own; what was queued is dropped."""
 
@@ -77,39 +76,18 @@ class Speaker(StartedAndStopped, ABC):
         """The device's output latency in seconds (0 for the test double unless set)."""
         return self._latency
 
-    @property
-    def running(self) -> bool:
-        """True between `start()` and `stop()`."""
-        return self._running
-
-    async def start(self) -> None:
-        """Open the device; it plays silence until audio is written. Raises `AudioUnavailable`."""
-        if self._running:
-            return
-        self._loop = asyncio.get_running_loop()
+    def _reset_for_start(self) -> None:
         self._meter.reset()
         self.failure = None
-        self._running = True
-        try:
-            await self._open()
-        except BaseException:
-            self._running = False
-            raise
 
-    async def stop(self) -> None:
-        """Close the device, dropping what is queued; `drained()` waiters return."""
-        if not self._running:
-            return
-        self._running = False
-        try:
-            await self._close()
-        finally:
-            with self._lock:
-                self._chunks.clear()
-                self._offset = self._queued = 0
-                self._tail_until = 0.0
-            self._meter.reset()
-            self._emptied.set()
+    def _reset_after_stop(self) -> None:
+        # What is queued is dropped, and `drained()` waiters return.
+        with self._lock:
+            self._chunks.clear()
+            self._offset = self._queued = 0
+            self._tail_until = 0.0
+        self._meter.reset()
+        self._emptied.set()
 
     def write(self, samples: NDArray[Any], channels: int = 1) -> None:
         """Queue 48 kHz int16 audio: mono, (n, channels), or interleaved/packed with `channels`.
