@@ -14,7 +14,7 @@ import httpx
 from talkie_tui.core.errors import ServerError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.errors import error_from_response, redirect_refused, unworded
 
 __all__ = ["error_for"]
 
@@ -38,25 +38,16 @@ def error_for(response: httpx.Response) -> ServerError:
     """The typed error of a non-2xx answer of a hub (its body already read, capped)."""
     status = response.status_code
     if response.is_redirect:
-        target = clean_text(response.headers.get("location", "?"))[:200]
-        return ServerError(
-            _("The hub redirected the request to {target}; talkie does not follow it.").format(
-                target=target
-            ),
-            status=status,
-            code="redirect",
-            retryable=False,
-        )
+        wording = _("The hub redirected the request to {target}; talkie does not follow it.")
+        return redirect_refused(response, wording)
     # The class by status, the code and message, and Retry-After of a 429, read as talkie/1's
     # envelope is (it has the same shape); what only a hub sends is added below.
     error = error_from_response(response)
     error.retryable = status == 429 or status >= 500
     envelope = _envelope(response)
     if envelope is None:
-        reason = clean_text(response.reason_phrase or "error")
-        error.message = _("The hub answered HTTP {status} {reason} without a message.").format(
-            status=status, reason=reason
-        )
+        wording = _("The hub answered HTTP {status} {reason} without a message.")
+        error.message = unworded(response, wording)
         error.args = (error.message,)
         return error
     field, request_id = _optional_text(envelope, "field"), _optional_text(envelope, "request_id")

@@ -12,9 +12,8 @@ import json
 import httpx
 
 from talkie_tui.core.errors import ServerError
-from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.errors import error_from_response, redirect_refused, unworded
 
 __all__ = ["EndpointRefused", "error_for", "has_envelope"]
 
@@ -35,21 +34,11 @@ def has_envelope(body: bytes) -> bool:
 def error_for(response: httpx.Response) -> ServerError:
     """The typed error of a non-2xx answer (its body already read, capped), in the gateway's
     own words when it gave some."""
-    status = response.status_code
     if response.is_redirect:
-        target = clean_text(response.headers.get("location", "?"))[:200]
-        return ServerError(
-            _("The gateway redirected the request to {target}; talkie does not follow it.").format(
-                target=target
-            ),
-            status=status,
-            code="redirect",
-            retryable=False,
-        )
+        wording = _("The gateway redirected the request to {target}; talkie does not follow it.")
+        return redirect_refused(response, wording)
     error = error_from_response(response)
     if not has_envelope(response.content):
-        reason = clean_text(response.reason_phrase or "error")
-        error.message = _("The gateway answered HTTP {status} {reason} without a message.").format(
-            status=status, reason=reason
-        )
+        wording = _("The gateway answered HTTP {status} {reason} without a message.")
+        error.message = unworded(response, wording)
     return error

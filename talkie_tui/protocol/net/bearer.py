@@ -19,6 +19,7 @@ needs nothing from `auth/`.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+from typing import Self
 
 import httpx
 
@@ -26,7 +27,7 @@ from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import origin_of
 from talkie_tui.protocol.net.http import read_capped
 
-__all__ = ["BearerAuth"]
+__all__ = ["BearerAuth", "BearerClient"]
 
 
 class BearerAuth(httpx.Auth):
@@ -80,3 +81,28 @@ class BearerAuth(httpx.Auth):
         await read_capped(response)
         request.headers["Authorization"] = f"Bearer {fresh}"
         yield request
+
+
+class BearerClient:
+    """A client whose requests carry the bearer of its `_auth`; `async with` closes it."""
+
+    _auth: BearerAuth
+
+    @property
+    def tokens(self) -> TokenSource | None:
+        """Where the bearer comes from; assign a new source after a new sign-in."""
+        return self._auth.tokens
+
+    @tokens.setter
+    def tokens(self, tokens: TokenSource | None) -> None:
+        self._auth.tokens = tokens
+
+    async def aclose(self) -> None:
+        """Close the connections this client opened."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -10,7 +10,7 @@ own terms (`_unreadable`, `_too_large`): a gateway, a hub.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -20,7 +20,7 @@ from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.net.bearer import BearerAuth
+from talkie_tui.protocol.net.bearer import BearerAuth, BearerClient
 from talkie_tui.protocol.net.failures import network_errors
 from talkie_tui.protocol.net.http import make_http_client, read_capped
 
@@ -54,7 +54,7 @@ async def read_limited(
     response._content = bytes(body)
 
 
-class RestClient:
+class RestClient(BearerClient):
     """A JSON API at `base_url`: its routes are relative to it, the bearer goes to its origin."""
 
     def __init__(
@@ -70,25 +70,10 @@ class RestClient:
         self._own_http = http is None
         self._http = http or make_http_client()
 
-    @property
-    def tokens(self) -> TokenSource | None:
-        """Where the bearer comes from; assign a new source after the token changed."""
-        return self._auth.tokens
-
-    @tokens.setter
-    def tokens(self, tokens: TokenSource | None) -> None:
-        self._auth.tokens = tokens
-
     async def aclose(self) -> None:
         """Close the connections this client opened."""
         if self._own_http:
             await self._http.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # --- what a subclass words -----------------------------------------------------------
 

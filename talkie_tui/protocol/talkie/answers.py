@@ -13,7 +13,7 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.protocol.talkie.errors import error_from_response
+from talkie_tui.protocol.talkie.errors import error_from_response, redirect_refused
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -38,15 +38,8 @@ async def checked_stream(response: httpx.Response) -> httpx.Response:
 def error_for(response: httpx.Response) -> ServerError:
     """The typed error of a refused answer (a redirect is never followed)."""
     if response.is_redirect:
-        target = clean_text(response.headers.get("location", "?"))[:200]
-        return ServerError(
-            _("The server redirected the request to {target}; Talkie does not follow it.").format(
-                target=target
-            ),
-            status=response.status_code,
-            code="redirect",
-            retryable=False,
-        )
+        wording = _("The server redirected the request to {target}; Talkie does not follow it.")
+        return redirect_refused(response, wording)
     error = error_from_response(response)
     error.message = clean_text(error.message)
     return error

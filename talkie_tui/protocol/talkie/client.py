@@ -25,7 +25,7 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
-from talkie_tui.protocol.net.bearer import BearerAuth
+from talkie_tui.protocol.net.bearer import BearerAuth, BearerClient
 from talkie_tui.protocol.net.failures import describe_transport_error, network_errors
 from talkie_tui.protocol.net.http import make_http_client, read_capped
 from talkie_tui.protocol.talkie.answers import checked_stream, error_for, json_of, parse_model
@@ -65,7 +65,7 @@ STREAM_TIMEOUT = httpx.Timeout(30.0, connect=10.0, read=60.0)
 SEND_ATTEMPTS = 3
 
 
-class TalkieClient:
+class TalkieClient(BearerClient):
     """A connection to one Talkie server: discovery done, tokens attached to its origin only."""
 
     def __init__(
@@ -112,15 +112,6 @@ class TalkieClient:
         )
         return cls(server, tokens=tokens, http=http, cache=cache, close_http=own_http, **options)
 
-    @property
-    def tokens(self) -> TokenSource | None:
-        """Where the bearer comes from; assign a new source after a new sign-in."""
-        return self._auth.tokens
-
-    @tokens.setter
-    def tokens(self, tokens: TokenSource | None) -> None:
-        self._auth.tokens = tokens
-
     async def aclose(self) -> None:
         """Close the HTTP connections this client (and its token source) opened."""
         if self._own_http:
@@ -129,12 +120,6 @@ class TalkieClient:
         close_tokens = getattr(self.tokens, "aclose", None)
         if close_tokens is not None:
             await close_tokens()
-
-    async def __aenter__(self) -> TalkieClient:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # --- plumbing ------------------------------------------------------------------------
 

@@ -19,9 +19,10 @@ from talkie_tui.core.errors import (
     TooLargeError,
     UnauthorizedError,
 )
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
-__all__ = ["MAX_RETRY_AFTER", "error_from_response"]
+__all__ = ["MAX_RETRY_AFTER", "error_from_response", "redirect_refused", "unworded"]
 
 # Statuses where trying again later may help even when the body does not say so.
 MAX_RETRY_AFTER = 3600.0
@@ -110,3 +111,21 @@ def error_from_response(response: httpx.Response, body: bytes | None = None) -> 
     if cls is RateLimitedError:
         kwargs["retry_after"] = _retry_after(response)
     return cls(message, details=envelope, **kwargs)
+
+
+def redirect_refused(response: httpx.Response, wording: str) -> ServerError:
+    """The error for a redirect, which no client follows: `wording` names its `{target}`."""
+    target = clean_text(response.headers.get("location", "?"))[:200]
+    return ServerError(
+        wording.format(target=target),
+        status=response.status_code,
+        code="redirect",
+        retryable=False,
+    )
+
+
+def unworded(response: httpx.Response, wording: str) -> str:
+    """The message for an answer without an envelope (a proxy's page): `wording` names its
+    `{status}` and `{reason}`."""
+    reason = clean_text(response.reason_phrase or "error")
+    return wording.format(status=response.status_code, reason=reason)
