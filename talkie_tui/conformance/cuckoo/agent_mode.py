@@ -183,10 +183,9 @@ async def button_tap(session: AgentSession) -> None:
     if offered is None:
         raise CheckSkipped("the agent offered no button with an id to tap")
     source, button = offered
-    path = f"/v1/client/conversations/{session.chat.conversation_id}/messages"
     tap = await session.hub.ok(
         "POST",
-        path,
+        session.chat.person_messages,
         session.chat.person,
         "tapping the agent's button",
         json_body={

@@ -58,8 +58,7 @@ class AgentSession:
     async def messages(self, chat: Throwaway | None = None) -> list[dict[str, Any]]:
         """The conversation as the person sees it, newest first."""
         chat = chat or self.chat
-        path = f"/v1/client/conversations/{chat.conversation_id}/messages"
-        data = await self.hub.ok("GET", path, chat.person, "the person's history")
+        data = await self.hub.ok("GET", chat.person_messages, chat.person, "the person's history")
         return list(data["messages"])
 
     async def replies_after(

@@ -228,17 +228,26 @@ class Throwaway:
         """The agent's side of the HTTP API."""
         return Party.agent(self.secret)
 
+    @property
+    def person_messages(self) -> str:
+        """The person's path to the conversation's messages."""
+        return f"/v1/client/conversations/{self.conversation_id}/messages"
+
     async def say(self, hub: Hub, text: str, **fields: Any) -> dict[str, Any]:
         """The person sends `text`; the message the hub stored."""
-        path = f"/v1/client/conversations/{self.conversation_id}/messages"
         data = await hub.ok(
             "POST",
-            path,
+            self.person_messages,
             self.person,
             "the person's message",
             json_body={"text": text, "idempotency_key": uuid.uuid4().hex, **fields},
         )
         return dict(data["message"])
+
+    async def person_sends(self, hub: Hub, body: dict[str, Any]) -> Answer:
+        """The person sends `body` under a fresh idempotency key; the raw answer."""
+        body = {**body, "idempotency_key": uuid.uuid4().hex}
+        return await hub.request("POST", self.person_messages, self.person, json_body=body)
 
 
 async def make_throwaway(

@@ -122,12 +122,8 @@ async def buttons(session: HubSession) -> None:
         json_body={"text": "pick", "buttons": [[{"id": "yes", "label": "Yes"}]]},
     )
     source = sent["message"]["id"]
-    tap = {
-        "action": {"button_id": "yes", "source_message_id": source},
-        "idempotency_key": uuid.uuid4().hex,
-    }
-    person_path = f"/v1/client/conversations/{made.conversation_id}/messages"
-    first = await hub.request("POST", person_path, made.person, json_body=tap)
+    tap = {"action": {"button_id": "yes", "source_message_id": source}}
+    first = await made.person_sends(hub, tap)
     if first.status != 201:
         raise CheckFailed(f"the person's tap answered {first.describe()}, not 201")
     async with hub.agent_socket(made.secret) as socket:
@@ -142,9 +138,7 @@ async def buttons(session: HubSession) -> None:
             '"A tap arrives as a message.created from the person, whose text is the button’s '
             'label and whose body.action names the button"'
         )
-    second = await hub.request(
-        "POST", person_path, made.person, json_body={**tap, "idempotency_key": uuid.uuid4().hex}
-    )
+    second = await made.person_sends(hub, tap)
     if second.status < 400:
         raise CheckFailed(
             f'a second tap of the same button answered {second.describe()}; {SPEC}: "The original '
@@ -204,16 +198,7 @@ async def reply_and_quick_replies(session: HubSession) -> None:
             f'seven quick replies answered {answer.describe()}; {SPEC}: "Quick replies are up to '
             'six plain labels."'
         )
-    answer = await hub.request(
-        "POST",
-        f"/v1/client/conversations/{made.conversation_id}/messages",
-        made.person,
-        json_body={
-            "text": "hi",
-            "quick_replies": [{"label": "Yes"}],
-            "idempotency_key": uuid.uuid4().hex,
-        },
-    )
+    answer = await made.person_sends(hub, {"text": "hi", "quick_replies": [{"label": "Yes"}]})
     if answer.status < 400:
         raise CheckFailed(
             f"a person's message with quick replies answered {answer.describe()}; {SPEC}: \"Only "
@@ -254,7 +239,7 @@ async def idle_truncation(session: HubSession) -> None:
     hub = session.hub
     message_id = await start_stream(hub, made)
     await append_text(hub, made, message_id, "Left hanging")
-    path = f"/v1/client/conversations/{made.conversation_id}/messages"
+    path = made.person_messages
     deadline = time.monotonic() + limits.IDLE + max(10.0, limits.IDLE / 2)
     found: dict[str, Any] = {}
     while time.monotonic() < deadline:
