@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui import backends
@@ -24,7 +25,13 @@ from talkie_tui.i18n import _
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, ProtocolName
 
-__all__ = ["connect", "exit_code_for", "preferred_store", "report_error"]
+__all__ = [
+    "connect",
+    "exit_code_for",
+    "keep_serving",
+    "preferred_store",
+    "report_error",
+]
 
 
 def _warn(message: str) -> None:
@@ -125,3 +132,13 @@ def report_error(
     print(f"talkie: {error.message}{where}", file=stream)
     print(f"  {error.retry_hint}", file=stream)
     return ExitCode.FAILED
+
+
+def keep_serving(try_this: str) -> None:
+    """Say what to try in another terminal, then keep the servers running until Ctrl+C."""
+    print(f"{try_this}\nPress Ctrl+C to stop.", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("\nStopped.", file=sys.stderr)

@@ -6,12 +6,12 @@ import asyncio
 import secrets
 import sys
 import tempfile
-import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from talkie_tui.commands.ask import ask
+from talkie_tui.commands.common import keep_serving
 from talkie_tui.core.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -73,17 +73,10 @@ def run_demo(
                 return code
         if not stay:
             return ExitCode.OK
-        print(
+        keep_serving(
             "The server keeps running. In another terminal, try:\n"
-            f"  talkie ask {url} 'help' --token {token}\n"
-            "Press Ctrl+C to stop.",
-            flush=True,
+            f"  talkie ask {url} 'help' --token {token}"
         )
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            print("\nStopped.", file=sys.stderr)
     return ExitCode.OK
 
 

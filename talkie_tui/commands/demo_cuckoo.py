@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from talkie_tui.bridge.greeting import Greeting
+from talkie_tui.commands.common import keep_serving
 from talkie_tui.core.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -367,15 +368,8 @@ def _scripted(demo: CuckooDemo, script: tuple[str, ...], stay: bool) -> int:
         print(flush=True)
     if not stay:
         return ExitCode.OK
-    print(
+    keep_serving(
         "The hub, the bridge and the server keep running. In another terminal, try:\n"
-        f"  talkie ask {demo.hub_url} 'show me Alfa' --token {demo.session_token}\n"
-        "Press Ctrl+C to stop.",
-        flush=True,
+        f"  talkie ask {demo.hub_url} 'show me Alfa' --token {demo.session_token}"
     )
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        print("\nStopped.", file=sys.stderr)
     return ExitCode.OK

@@ -17,9 +17,12 @@ Pure and protocol-neutral: no network, no UI.
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Literal
+
+from talkie_tui.i18n import _
 
 __all__ = [
     "ATTACHMENT_KINDS",
@@ -33,6 +36,7 @@ __all__ = [
     "FileKind",
     "MiB",
     "detect_kind",
+    "read_head",
 ]
 
 AttachmentKind = Literal["image", "pdf", "spreadsheet", "text", "office"]
@@ -154,3 +158,15 @@ def detect_kind(filename: str, head: bytes) -> FileKind | None:
     if by_name is not None and (by_name.kind == "text" or by_name.media_type.startswith("text/")):
         return by_name  # .md, .json, .csv: their own media type (a CSV is a spreadsheet)
     return _TEXT  # a text file under any name (a README, a .py, a .sql)
+
+
+def read_head(path: Path, refused: Callable[[str], Exception]) -> tuple[int, bytes]:
+    """The size of the file at `path` and its first `HEAD_BYTES`; `refused(why)` is raised when
+    it cannot be read."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as file:
+            return size, file.read(HEAD_BYTES)
+    except OSError as error:
+        why = _("{name} cannot be read: {error}").format(name=path.name, error=error.strerror)
+        raise refused(why) from None

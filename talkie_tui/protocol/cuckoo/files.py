@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from talkie_tui.core.attachments import HEAD_BYTES, MiB, detect_kind
+from talkie_tui.core.attachments import MiB, detect_kind, read_head
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 
@@ -88,14 +88,7 @@ def _kind_of(name: str, head: bytes) -> tuple[MediaKind, str]:
 
 def probe_upload(path: Path) -> ProbedUpload:
     """Read what `path` is and check its size against its kind's ceiling; FileRefused says why."""
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as file:
-            head = file.read(HEAD_BYTES)
-    except OSError as error:
-        raise FileRefused(
-            _("{name} cannot be read: {error}").format(name=path.name, error=error.strerror)
-        ) from None
+    size, head = read_head(path, FileRefused)
     kind, media_type = _kind_of(path.name, head)
     limit = MAX_BYTES[kind]
     if size > limit:

@@ -141,10 +141,9 @@ class Sender(CuckooModel):
     id: str = ""
 
 
-class Attachment(CuckooModel):
-    """A file on a message; its bytes are at `GET /v1/client/media/{media_id}`."""
+class FileFacts(CuckooModel):
+    """What the hub tells of a file: its kind, type, size, name, and its image or clip shape."""
 
-    media_id: str = Field(min_length=1)
     kind: SafeStr = "file"  # image, video, audio or file, as the hub sniffed it
     mime_type: SafeStr = "application/octet-stream"
     byte_size: int = Field(default=0, ge=0)
@@ -153,6 +152,12 @@ class Attachment(CuckooModel):
     height: int | None = None
     has_thumbnail: bool = False
     duration_ms: int | None = None
+
+
+class Attachment(FileFacts):
+    """A file on a message; its bytes are at `GET /v1/client/media/{media_id}`."""
+
+    media_id: str = Field(min_length=1)
 
 
 class Button(CuckooModel):
@@ -297,18 +302,10 @@ class Page(CuckooModel):
     trimmed: bool = False  # the conversation began before the hub's retention window
 
 
-class Media(CuckooModel):
+class Media(FileFacts):
     """An uploaded file (`POST /v1/client/media`): its id goes on a message."""
 
     id: str = Field(min_length=1)
-    kind: SafeStr = "file"
-    mime_type: SafeStr = "application/octet-stream"
-    byte_size: int = Field(default=0, ge=0)
-    file_name: SafeStr = ""
-    width: int | None = None
-    height: int | None = None
-    has_thumbnail: bool = False
-    duration_ms: int | None = None
     created_at: Time = None
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from talkie_tui.core.attachments import (
-    HEAD_BYTES,
     LIMITS,
     MAX_ATTACHMENTS,
     MAX_IMAGE_BYTES,
@@ -23,6 +22,7 @@ from talkie_tui.core.attachments import (
     AttachmentLimits,
     MiB,
     detect_kind,
+    read_head,
 )
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
@@ -59,14 +59,7 @@ class ProbedFile:
 
 def probe_file(path: Path, limits: AttachmentLimits = LIMITS) -> ProbedFile:
     """Read what `path` is and check it against the limits; FileRefused says why not."""
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as file:
-            head = file.read(HEAD_BYTES)
-    except OSError as error:
-        raise FileRefused(
-            _("{name} cannot be read: {error}").format(name=path.name, error=error.strerror)
-        ) from None
+    size, head = read_head(path, FileRefused)
     found = detect_kind(path.name, head)
     if found is None:
         raise FileRefused(
