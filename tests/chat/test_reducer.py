@@ -356,8 +356,9 @@ def test_spoken_words_become_turns_marked_as_voice() -> None:
 def test_a_voice_tool_result_is_an_answer_with_its_cards_and_actions() -> None:
     from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
     from talkie_tui.chat.turns import ActionPart, CardPart
+    from talkie_tui.protocol.talkie.cards import Card
     from talkie_tui.protocol.talkie.events import ActionProposed, CardReceived
-    from talkie_tui.protocol.talkie.models import Action, Card
+    from talkie_tui.protocol.talkie.models import Action
 
     conversation = Conversation("t_1")
     card = Card.model_validate({"fallbackText": "Alfa", "title": "Alfa"})
