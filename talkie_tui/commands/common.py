@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "connect",
-    "exit_code_for",
     "keep_serving",
     "preferred_store",
     "report_error",
@@ -78,11 +77,6 @@ async def connect(
         kept=kept,
         allow_private_http=allow_private_http,
     )
-
-
-def exit_code_for(error: TalkieError) -> ExitCode:
-    """SIGN_IN_NEEDED (3) when the user must sign in, FAILED (1) for every other failure."""
-    return ExitCode.SIGN_IN_NEEDED if isinstance(error, UnauthorizedError) else ExitCode.FAILED
 
 
 def refused_by(error: UnauthorizedError, protocol: ProtocolName | None) -> ProtocolName | None:

@@ -22,20 +22,15 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from talkie_tui.conformance.http import fetch
 from talkie_tui.conformance.report import CheckFailed, show
 from talkie_tui.conformance.sockets import close_code
-from talkie_tui.conformance.wire import Answer, answer_of
+from talkie_tui.conformance.wire import Answer
 from talkie_tui.protocol.talkie.client import USER_AGENT
 
-__all__ = ["MinaraWire", "Socket", "Turn", "read_answer"]
+__all__ = ["MinaraWire", "Socket", "Turn"]
 
 FRAME_WAIT = 15.0  # the longest a check waits for the next frame of a turn
 TURN_WAIT = 60.0  # the longest a turn may take
 MAX_FRAME = 1024 * 1024 + 4096
 END_TYPES = ("done", "error")
-
-
-async def read_answer(response: httpx.Response) -> Answer:
-    """A response read into an Answer (what `Answer.describe` quotes)."""
-    return await answer_of(response)
 
 
 class MinaraWire:

@@ -23,7 +23,6 @@ __all__ = [
     "DAYS",
     "MAX_INSTRUCTION",
     "MAX_PER_CHAT",
-    "MAX_TITLE",
     "REPEATS",
     "Cadence",
     "Schedule",
@@ -36,7 +35,6 @@ __all__ = [
 
 MAX_PER_CHAT = 10
 MAX_INSTRUCTION = 500
-MAX_TITLE = 60
 REPEATS = ("once", "daily", "weekdays", "weekly")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
