@@ -44,7 +44,7 @@ REGISTRY: Registry[HubSession] = Registry()
 def check(
     name: str, *, section: str, timeout: float = 30.0, slow: bool = False
 ) -> Callable[[Callable[[HubSession], Awaitable[None]]], Callable[[HubSession], Awaitable[None]]]:
-    """Register a hub check under `name`; checks run in the order they are defined."""
+    """Register a hub check under `name`; the package orders them."""
     return REGISTRY.check(name, section=f"{SPEC} {section}", timeout=timeout, slow=slow)
 
 
