@@ -7,18 +7,16 @@ flight is cancelled). When a message is sent, the uploaded files leave the tray 
 (`take`); a send that failed gives them back (`give_back`), one that reached the server drops
 them (`sent`). Where the server takes no files (`capabilities.attachments`), nothing here runs.
 
-`/attach PATH` typed in the composer and a pasted path of an existing file come here too; the
-screen recognises them (`attach_command`, `pasted_path`).
+`/attach PATH` typed in the composer and a pasted path of an existing file come here too: the
+screen recognises the command (`attach_command`), the composer the path (`Composer.PathPasted`).
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
-from urllib.parse import unquote, urlsplit
 
 from talkie_tui.chat.attachments import AttachmentRefused, check_file
 from talkie_tui.chat.turns import AttachmentPart
@@ -27,6 +25,7 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.ui.chat.host import ScreenHost
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray, Pending
+from talkie_tui.ui.widgets.pasted_paths import unquote_path
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -40,7 +39,6 @@ __all__ = [
     "PendingAttachments",
     "attach_command",
     "attachment_file_block",
-    "pasted_path",
 ]
 
 ATTACH_COMMAND = "/attach"
@@ -53,30 +51,7 @@ def attach_command(text: str) -> str | None:
     head, _sep, rest = stripped.partition(" ")
     if head != ATTACH_COMMAND or "\n" in stripped:
         return None
-    return _unquote(rest.strip())
-
-
-def _unquote(text: str) -> str:
-    """A path as a shell or a file manager writes it: quoted, escaped, or a file:// URL."""
-    if text.startswith("file://"):
-        return unquote(urlsplit(text).path)
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        return text
-    return words[0] if len(words) == 1 else text
-
-
-def pasted_path(text: str) -> Path | None:
-    """The file a paste names, when the whole paste is the path of an existing file."""
-    candidate = text.strip()
-    if not candidate or "\n" in candidate or len(candidate) > 4096:
-        return None
-    path = Path(_unquote(candidate)).expanduser()
-    try:
-        return path if path.is_absolute() and path.is_file() else None
-    except OSError:
-        return None
+    return unquote_path(rest.strip())
 
 
 def attachment_file_block(part: AttachmentPart, resolve: Callable[[str], str]) -> FileBlock | None:

@@ -10,8 +10,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from talkie_tui.i18n import _, ngettext, pgettext
-from talkie_tui.ui.chat.attaching import pasted_path
 from talkie_tui.ui.support.notify import notify_plain
+from talkie_tui.ui.widgets.pasted_paths import pasted_path
 
 __all__ = ["Composer"]
 
