@@ -24,10 +24,14 @@ from talkie_tui.chat.vocabulary import FileBlock
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.messages import DownloadRequested
+from talkie_tui.ui.screens.attach_prompt import AttachPromptScreen
+from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray, Pending
 from talkie_tui.ui.widgets.pasted_paths import unquote_path
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Attaches, Attachment, Backend
@@ -39,6 +43,7 @@ __all__ = [
     "PendingAttachments",
     "attach_command",
     "attachment_file_block",
+    "download_sent",
 ]
 
 ATTACH_COMMAND = "/attach"
@@ -64,12 +69,26 @@ def attachment_file_block(part: AttachmentPart, resolve: Callable[[str], str]) -
     )
 
 
+def download_sent(host: ScreenHost, backend: Backend, part: AttachmentPart) -> None:
+    """A file sent with a message, fetched with the token, from the server only."""
+    block = attachment_file_block(part, backend.resolve_url)
+    if block is None or not backend.is_same_origin(block.url):
+        text = _("{name} is not downloaded: it is not on this server.")
+        host.notify(text.format(name=part.filename), severity="warning", markup=False)
+        return
+    host.post_message(DownloadRequested(block))
+
+
 class AttachmentHost(ScreenHost, Protocol):
     """What the files of the next message need of the screen; `ChatScreen` is one."""
 
     @property
     def composer(self) -> Composer:
         """Where the focus goes back when a removed file had it."""
+
+    @property
+    def app(self) -> App[Any]:
+        """The app: the file prompt and the offer of a pasted path are pushed over the screen."""
 
     def sign_in_needed(self, error: TalkieError) -> bool:
         """On a 401 offer a new sign-in; True when it was offered."""
@@ -99,6 +118,32 @@ class PendingAttachments:
 
     # --- adding and removing -------------------------------------------------------------
 
+    def ask(self) -> None:
+        """Ctrl+F: ask for a file to send with the next message."""
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.add(path)
+
+        self._host.app.push_screen(AttachPromptScreen(), chosen)
+
+    def offer(self, path: Path, text: str) -> None:
+        """A pasted path of a file: offer to attach it, else it is typed in as pasted."""
+        title = _("Attach {name} to the next message?").format(name=path.name)
+
+        def answered(attach: bool | None) -> None:
+            if attach:
+                self.add(path)
+            else:
+                self._host.composer.insert(text)
+
+        self._host.app.push_screen(
+            ConfirmScreen(
+                title, str(path), confirm_label=_("Attach"), cancel_label=_("Paste as text")
+            ),
+            answered,
+        )
+
     def add(self, path: Path) -> bool:
         """Check `path` and start its upload; False (the reason shown) when it is refused."""
         if not self.offered:
@@ -127,7 +172,7 @@ class PendingAttachments:
             worker.cancel()
         had_focus = item.row is not None and item.row.has_focus_within
         self.items.remove(item)
-        self._tray().remove(item)
+        self._tray().drop(item)
         if had_focus:
             self._host.composer.focus()
 
@@ -193,7 +238,7 @@ class PendingAttachments:
         tray = self._tray()
         for item in taken:
             self.items.remove(item)
-            tray.remove(item)
+            tray.drop(item)
         return taken
 
     def give_back(self, items: list[Pending]) -> None:
@@ -211,7 +256,7 @@ class PendingAttachments:
         for item in items:
             if item in self.items:  # a retry of a message whose files had come back
                 self.items.remove(item)
-                tray.remove(item)
+                tray.drop(item)
 
     @staticmethod
     def attachments(items: list[Pending]) -> tuple[Attachment, ...]:

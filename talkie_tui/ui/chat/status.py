@@ -23,6 +23,8 @@ from talkie_tui.core.errors import TalkieError, TransportError, UnauthorizedErro
 from talkie_tui.ui.chat.host import ScreenHost
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from talkie_tui.backends.base import Backend
     from talkie_tui.ui.chat.call_controller import CallController
     from talkie_tui.ui.widgets.header import ConnectionState, TalkieHeader
@@ -73,7 +75,7 @@ class ServerStatus:
         backend: Backend,
         call: CallController,
         *,
-        clock: Any = time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._host = host
         self._backend = backend

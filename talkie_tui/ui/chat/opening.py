@@ -1,0 +1,136 @@
+"""Which thread the chat screen shows: a stored one opened, or a new one started.
+
+Opening loads the thread through the session and shows it through the same path as live turns
+(scrolled to a message a search found), with its messages the server has not taken yet, its
+draft, the actions still open asked for again, and a turn that still runs reattached to. A new
+thread is a new session. Either way what belonged to the thread left goes: the failed request
+Ctrl+R would retry, the message a reply answered, the dictated audio.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from talkie_tui.core.errors import TalkieError
+from talkie_tui.i18n import _
+from talkie_tui.ui.chat.drafts import NEW
+from talkie_tui.ui.chat.host import ScreenHost
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.chat.conversation import Conversation
+    from talkie_tui.ui.chat.call_controller import CallController
+    from talkie_tui.ui.chat.decisions import Decisions
+    from talkie_tui.ui.chat.dictation import Dictation
+    from talkie_tui.ui.chat.drafts import ComposerDrafts
+    from talkie_tui.ui.chat.live import LiveTurns
+    from talkie_tui.ui.chat.outbox import Outbox
+    from talkie_tui.ui.chat.reach import Reach
+    from talkie_tui.ui.chat.replies import Replies
+    from talkie_tui.ui.chat.sending import Sending
+    from talkie_tui.ui.widgets.composer import Composer
+    from talkie_tui.ui.widgets.transcript import Transcript
+
+__all__ = ["OpenHost", "ThreadOpening"]
+
+
+class OpenHost(ScreenHost, Protocol):
+    """What showing another thread needs of the chat screen; `ChatScreen` is one."""
+
+    session: Session[Any]
+    """The thread on screen: replaced by a new thread's."""
+
+    # The screen's controllers that hold something of the thread on screen.
+    decisions: Decisions
+    dictation: Dictation
+    drafts: ComposerDrafts
+    live: LiveTurns
+    outbox: Outbox
+    reach: Reach
+    replies: Replies
+    sending: Sending
+    voice: CallController
+
+    @property
+    def transcript(self) -> Transcript:
+        """Where the thread shows."""
+
+    @property
+    def composer(self) -> Composer:
+        """Where the person writes: a new thread gives it the focus."""
+
+    @property
+    def answering(self) -> bool:
+        """True while an answer streams in (a new thread waits for it)."""
+
+    def refresh_bindings(self) -> None:
+        """Read again which keys apply (Ctrl+R retries what this thread holds)."""
+
+    def sign_in_needed(self, error: TalkieError) -> bool:
+        """On a 401 offer a new sign-in; True when it was offered."""
+
+
+class ThreadOpening:
+    """Opens the threads of one chat screen, and starts new ones."""
+
+    def __init__(self, host: OpenHost, backend: Backend) -> None:
+        self._host = host
+        self._backend = backend
+
+    def open(self, thread_id: str, message_id: str | None = None) -> Worker[None]:
+        """Load a stored thread and show it (scrolled to `message_id`, when a search found it
+        there); in the screen's "run" worker, as an answer is."""
+        return self._host.run_worker(
+            partial(self._open, thread_id, message_id),
+            name="open_thread",
+            group="run",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _open(self, thread_id: str, message_id: str | None) -> None:
+        host = self._host
+        try:
+            conversation = await host.session.load(thread_id)
+        except TalkieError as error:
+            if host.sign_in_needed(error):
+                return
+            host.notify(
+                _("The thread could not be opened: {error}").format(error=error.message),
+                severity="error",
+                markup=False,
+            )
+            return
+        self._show(conversation, thread_id, message_id)
+        await host.decisions.refresh_open(conversation)
+        await host.live.reattach()
+
+    def new(self) -> None:
+        """Start a new thread (not while a call holds this one, or an answer streams)."""
+        host = self._host
+        if host.voice.holds_thread():
+            return
+        if host.answering:
+            host.notify(_("Stop the answer first (Esc)."), severity="warning", markup=False)
+            return
+        host.session = self._backend.new_session()
+        host.live.forget()  # the thread left is followed no more
+        self._show(host.session.conversation, NEW)
+        host.reach.shown()
+        host.composer.focus()
+
+    def _show(self, conversation: Conversation, thread: str, message_id: str | None = None) -> None:
+        """Show `conversation` in place of the thread left, with what is kept of it."""
+        host = self._host
+        host.sending.request = None
+        host.replies.cancel()  # it answered a message of the thread left
+        host.outbox.restore(conversation, thread)
+        host.transcript.show(conversation)
+        host.refresh_bindings()  # Ctrl+R retries what this thread holds
+        if message_id is not None:
+            host.transcript.reveal(message_id)
+        host.drafts.switch(thread)
+        host.dictation.forget()
