@@ -65,7 +65,7 @@ class Composer(TextArea):
         # Content, not a str: a str title is read as markup, and a model's name is server text.
         self.border_title = Content(text)
 
-    def _on_paste(self, event: events.Paste) -> None:
+    async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one, unless prevented.
         path = pasted_path(event.text) if self.offer_paths else None
         if path is not None:
