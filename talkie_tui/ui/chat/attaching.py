@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from talkie_tui.chat.attachments import AttachmentRefused, check_file
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.chat.vocabulary import FileBlock
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost, ScreenHost
 from talkie_tui.ui.messages import DownloadRequested
 from talkie_tui.ui.screens.attach_prompt import AttachPromptScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
@@ -31,15 +31,12 @@ from talkie_tui.ui.widgets.attachment_tray import AttachmentTray, Pending
 from talkie_tui.ui.widgets.pasted_paths import unquote_path
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Attaches, Attachment, Backend
-    from talkie_tui.ui.widgets.composer import Composer
 
 __all__ = [
     "ATTACH_COMMAND",
-    "AttachmentHost",
     "PendingAttachments",
     "attach_command",
     "attachment_file_block",
@@ -79,26 +76,11 @@ def download_sent(host: ScreenHost, backend: Backend, part: AttachmentPart) -> N
     host.post_message(DownloadRequested(block))
 
 
-class AttachmentHost(ScreenHost, Protocol):
-    """What the files of the next message need of the screen; `ChatScreen` is one."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the focus goes back when a removed file had it."""
-
-    @property
-    def app(self) -> App[Any]:
-        """The app: the file prompt and the offer of a pasted path are pushed over the screen."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
-
-
 class PendingAttachments:
     """The files the next message of one chat screen takes."""
 
     def __init__(
-        self, host: AttachmentHost, backend: Backend, tray: Callable[[], AttachmentTray]
+        self, host: ChatHost, backend: Backend, tray: Callable[[], AttachmentTray]
     ) -> None:
         self._host = host
         self._backend = backend

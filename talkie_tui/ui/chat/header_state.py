@@ -10,33 +10,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
 
+from talkie_tui.ui.chat.host import ChatHost
+
 if TYPE_CHECKING:
-    from talkie_tui.backends.base import Session
     from talkie_tui.ui.chat.model_choice import ThreadModels
     from talkie_tui.ui.chat.status import ServerStatus
     from talkie_tui.ui.chat.waiting import AnswerWait
     from talkie_tui.ui.widgets.activity import ActivityLine
-    from talkie_tui.ui.widgets.header import TalkieHeader
 
-__all__ = ["HeaderState", "HeaderStateHost"]
-
-
-class HeaderStateHost(Protocol):
-    """What the header's state is read from on the chat screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def header(self) -> TalkieHeader:
-        """Where the state shows."""
-
-    def show_state(self) -> None:
-        """Show the state again (the screen's one way to it)."""
+__all__ = ["HeaderState"]
 
 
 class HeaderState:
@@ -44,7 +30,7 @@ class HeaderState:
 
     def __init__(
         self,
-        host: HeaderStateHost,
+        host: ChatHost,
         status: ServerStatus,
         models: ThreadModels,
         waiting: AnswerWait,

@@ -13,36 +13,23 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from talkie_tui.core.errors import TalkieError
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
+from talkie_tui.ui.chat.parts import ChatParts
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Session, Update
+    from talkie_tui.backends.base import Update
     from talkie_tui.ui.chat.header_state import HeaderState
-    from talkie_tui.ui.chat.status import ServerStatus
-    from talkie_tui.ui.chat.steering import Steering
 
 __all__ = ["LiveHost", "LiveTurns"]
 
 
-class LiveHost(ScreenHost, Protocol):
+class LiveHost(ChatHost, ChatParts, Protocol):
     """What following a thread live needs of the chat screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its thread is the one followed."""
-
-    status: ServerStatus
-    steering: Steering
 
     def show_update(self, update: Update) -> None:
         """Show one step of the turn followed."""
-
-    def show_state(self) -> None:
-        """Read the conversation again into the header and the activity line."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class LiveTurns:

@@ -10,67 +10,31 @@ Ctrl+R would retry, the message a reply answered, the dictated audio.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 from talkie_tui.ui.chat.drafts import NEW
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost, run_answer
+from talkie_tui.ui.chat.parts import ChatParts
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.conversation import Conversation
-    from talkie_tui.ui.chat.call_controller import CallController
-    from talkie_tui.ui.chat.decisions import Decisions
-    from talkie_tui.ui.chat.dictation import Dictation
-    from talkie_tui.ui.chat.drafts import ComposerDrafts
     from talkie_tui.ui.chat.live import LiveTurns
-    from talkie_tui.ui.chat.outbox import Outbox
-    from talkie_tui.ui.chat.reach import Reach
-    from talkie_tui.ui.chat.replies import Replies
     from talkie_tui.ui.chat.sending import Sending
-    from talkie_tui.ui.widgets.composer import Composer
-    from talkie_tui.ui.widgets.transcript import Transcript
 
 __all__ = ["OpenHost", "ThreadOpening"]
 
 
-class OpenHost(ScreenHost, Protocol):
+class OpenHost(ChatHost, ChatParts, Protocol):
     """What showing another thread needs of the chat screen; `ChatScreen` is one."""
 
-    session: Session[Any]
-    """The thread on screen: replaced by a new thread's."""
-
-    # The screen's controllers that hold something of the thread on screen.
-    decisions: Decisions
-    dictation: Dictation
-    drafts: ComposerDrafts
+    # The controllers of the answer, which hold something of the thread on screen too.
     live: LiveTurns
-    outbox: Outbox
-    reach: Reach
-    replies: Replies
     sending: Sending
-    voice: CallController
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the thread shows."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the person writes: a new thread gives it the focus."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in (a new thread waits for it)."""
-
-    def refresh_bindings(self) -> None:
-        """Read again which keys apply (Ctrl+R retries what this thread holds)."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class ThreadOpening:
@@ -83,13 +47,7 @@ class ThreadOpening:
     def open(self, thread_id: str, message_id: str | None = None) -> Worker[None]:
         """Load a stored thread and show it (scrolled to `message_id`, when a search found it
         there); in the screen's "run" worker, as an answer is."""
-        return self._host.run_worker(
-            partial(self._open, thread_id, message_id),
-            name="open_thread",
-            group="run",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        return run_answer(self._host, partial(self._open, thread_id, message_id), "open_thread")
 
     async def _open(self, thread_id: str, message_id: str | None) -> None:
         host = self._host

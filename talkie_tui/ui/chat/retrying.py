@@ -8,35 +8,22 @@ failure put them), the thread's model as it is now, and the message it answered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.chat.turns import NoticePart
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
+from talkie_tui.ui.chat.parts import ChatParts
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.base import Backend, Outgoing, Session
+    from talkie_tui.backends.base import Backend, Outgoing
     from talkie_tui.chat.turns import Turn
-    from talkie_tui.ui.chat.attaching import PendingAttachments
-    from talkie_tui.ui.chat.dictation import Dictation
-    from talkie_tui.ui.chat.replies import Replies
     from talkie_tui.ui.chat.sending import Sending
 
 __all__ = ["Retries", "RetryHost"]
 
 
-class RetryHost(ScreenHost, Protocol):
+class RetryHost(ChatHost, ChatParts, Protocol):
     """What Retry needs of the chat screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    attachments: PendingAttachments
-    dictation: Dictation
-    replies: Replies
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in (then nothing is retried)."""
 
 
 class Retries:

@@ -37,6 +37,7 @@ from talkie_tui.ui.chat.drafts import NEW, ComposerDrafts
 from talkie_tui.ui.chat.earlier import EarlierPages
 from talkie_tui.ui.chat.extras_keys import ExtrasKeys
 from talkie_tui.ui.chat.header_state import HeaderState
+from talkie_tui.ui.chat.host import ANSWER_GROUP
 from talkie_tui.ui.chat.live import LiveTurns
 from talkie_tui.ui.chat.model_choice import ThreadModels
 from talkie_tui.ui.chat.opening import ThreadOpening
@@ -269,9 +270,10 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """An answer that ended lets the messages waiting for it go; an unexpected failure in
         background work is reported, and the app keeps running."""
-        if event.worker.group == "run":
+        answer = event.worker.group == ANSWER_GROUP
+        if answer:
             self.refresh_bindings()  # Esc stops an answer only while one runs
-        if event.worker.group == "run" and event.worker.name == "send" and event.worker.is_finished:
+        if answer and event.worker.name == "send" and event.worker.is_finished:
             self.steering.answer_ended(self.session.conversation)
             self.live.follow()
         elif event.worker.name == "open_thread" and event.worker.is_finished:
@@ -352,7 +354,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     @property
     def answering(self) -> bool:
         """True while an answer streams in."""
-        return any(w.is_running for w in self.workers if w.group == "run")
+        return any(w.is_running for w in self.workers if w.group == ANSWER_GROUP)
 
     # --- what the transcript asks for (the rest is `TranscriptRoutes`') -----------------
 

@@ -18,71 +18,27 @@ from talkie_tui.core.errors import RateLimitedError, TalkieError, UnauthorizedEr
 from talkie_tui.i18n import _
 from talkie_tui.ui.chat.attaching import attach_command
 from talkie_tui.ui.chat.drafts import NEW
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost, run_answer
+from talkie_tui.ui.chat.parts import ChatParts
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend, Outgoing, Session, Update
-    from talkie_tui.ui.chat.attaching import PendingAttachments
-    from talkie_tui.ui.chat.call_controller import CallController
-    from talkie_tui.ui.chat.dictation import Dictation
-    from talkie_tui.ui.chat.drafts import ComposerDrafts
+    from talkie_tui.backends.base import Backend, Outgoing, Update
     from talkie_tui.ui.chat.header_state import HeaderState
-    from talkie_tui.ui.chat.model_choice import ThreadModels
-    from talkie_tui.ui.chat.outbox import Outbox
-    from talkie_tui.ui.chat.replies import Replies
-    from talkie_tui.ui.chat.status import ServerStatus
-    from talkie_tui.ui.chat.steering import Steering
     from talkie_tui.ui.widgets.attachment_tray import Pending
-    from talkie_tui.ui.widgets.composer import Composer
-    from talkie_tui.ui.widgets.header import TalkieHeader
-    from talkie_tui.ui.widgets.transcript import Transcript
 
 __all__ = ["SendHost", "Sending"]
 
 
-class SendHost(ScreenHost, Protocol):
+class SendHost(ChatHost, ChatParts, Protocol):
     """What sending needs of the chat screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    # The screen's other controllers: what goes with a message, and where it is kept.
-    attachments: PendingAttachments
-    dictation: Dictation
-    drafts: ComposerDrafts
-    models: ThreadModels
-    outbox: Outbox
-    replies: Replies
-    status: ServerStatus
-    steering: Steering
-    voice: CallController
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the message and its answer show."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the message was written."""
-
-    @property
-    def header(self) -> TalkieHeader:
-        """Where the usage shows."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in."""
 
     def show_update(self, update: Update) -> None:
         """Show one step of the answer."""
 
     def refresh_threads(self) -> None:
         """Reload the thread list (the message may have made a thread)."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class Sending:
@@ -163,13 +119,7 @@ class Sending:
 
     def send(self, request: Outgoing, files: list[Pending] | None = None) -> Worker[None]:
         """Send a message (with the files taken for it) and show the answer as it streams."""
-        return self._host.run_worker(
-            partial(self._send, request, files),
-            name="send",
-            group="run",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        return run_answer(self._host, partial(self._send, request, files), "send")
 
     async def _send(self, request: Outgoing, files: list[Pending] | None) -> None:
         host = self._host
