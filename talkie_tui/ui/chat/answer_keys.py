@@ -3,8 +3,8 @@
 A mixin of the chat screen, as `CallKeys` is: Textual finds a key's action and a message's
 `on_*` handler on the screen, so they are the screen's own; they are written here because each
 only hands on to `Sending` (a message on its way, the answer stopped), `Retries`, `Replies` or
-the session (the wait for a broken stream's answer). Which Esc applies is the screen's
-`check_action`.
+the session (the wait for a broken stream's answer). Which of the three Esc does now is
+`escape_does`, read by the screen's `check_action`.
 """
 
 from __future__ import annotations
