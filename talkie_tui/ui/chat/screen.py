@@ -339,7 +339,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         """Put the cursor in the composer."""
         self.composer.focus()
 
-    # --- the composer: drafts (issue 6) and sending, `Sending`'s ---------------------------
+    # --- the composer's drafts (issue 6); what it sends goes to `Sending` (`AnswerKeys`) -----
 
     @on(Composer.Changed, "#composer")
     def _composer_changed(self, event: Composer.Changed) -> None:
