@@ -11,11 +11,12 @@ import numpy as np
 
 from talkie_tui.backends.base import ModelChoice
 from talkie_tui.chat.turns import AttachmentPart
-from talkie_tui.ui.chat.attaching import attach_command, attachment_file_block, pasted_path
+from talkie_tui.ui.chat.attaching import attach_command, attachment_file_block
 from talkie_tui.ui.chat.model_choice import describe_pick
 from talkie_tui.ui.chat.recording import WAV_RATE, Recording, encode_wav
 from talkie_tui.ui.screens.attach_prompt import complete_path
 from talkie_tui.ui.screens.model_picker import ModelPick
+from talkie_tui.ui.widgets.pasted_paths import pasted_path
 
 
 def test_attach_command() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from talkie_tui.backends.base import SearchHit
-from talkie_tui.ui.widgets.thread_list import HitRow, near_match
+from talkie_tui.ui.widgets.thread_rows import HitRow, near_match
 
 SNIPPET = "Rottnest Island in March: ferry, bikes, a «quokka» selfie."
 

@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 
 from talkie_tui.ui.support.markdown import parse_blocks
 from talkie_tui.ui.widgets import markdown_view
-from talkie_tui.ui.widgets.markdown_view import MarkdownPalette, MarkdownView
+from talkie_tui.ui.widgets.markdown_palette import MarkdownPalette
+from talkie_tui.ui.widgets.markdown_view import MarkdownView
 from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
 from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
 

@@ -12,7 +12,8 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input
 
 from talkie_tui.logs import close_logging, log_folder, setup_logging
-from talkie_tui.ui.widgets.question import QuestionView, SecretInput
+from talkie_tui.ui.widgets.question import QuestionView
+from talkie_tui.ui.widgets.question_controls import SecretInput
 from tests.ui.decision_keys import reach
 from tests.ui.minara_e2e import (
     SIZE,

@@ -26,7 +26,8 @@ from talkie_tui.ui.widgets.attachment import AttachmentView
 from talkie_tui.ui.widgets.chart import ChartView
 from talkie_tui.ui.widgets.columns import KvBlockView, TableBlockView
 from talkie_tui.ui.widgets.interjection import InterjectionView
-from talkie_tui.ui.widgets.question import QuestionView, SecretInput
+from talkie_tui.ui.widgets.question import QuestionView
+from talkie_tui.ui.widgets.question_controls import SecretInput
 from talkie_tui.ui.widgets.todos import TodoView
 from talkie_tui.ui.widgets.ui_block import UiBlockView
 from tests.ui.decision_keys import reach

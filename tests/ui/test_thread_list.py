@@ -8,7 +8,8 @@ import pytest
 from textual.widgets import Button
 
 from talkie_tui.protocol.talkie.models import Thread
-from talkie_tui.ui.widgets.thread_list import ThreadList, fold_text, relative_time
+from talkie_tui.ui.widgets.thread_list import ThreadList
+from talkie_tui.ui.widgets.thread_rows import fold_text, relative_time
 from tests.ui.apps.connect_app import steady_cursor
 from tests.ui.apps.thread_list_app import NOW, ThreadListApp, sample_threads
 

@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.message import Message
 
 from talkie_tui.backends.base import SearchHit
-from talkie_tui.ui.widgets.thread_list import SEARCH_DELAY, ThreadList, snippet_content
+from talkie_tui.ui.widgets.thread_list import SEARCH_DELAY, ThreadList
+from talkie_tui.ui.widgets.thread_rows import snippet_content
 from tests.ui.apps.thread_list_app import NOW, ThreadListApp, sample_threads
 
 HITS = [

@@ -7,40 +7,40 @@ flight is cancelled). When a message is sent, the uploaded files leave the tray 
 (`take`); a send that failed gives them back (`give_back`), one that reached the server drops
 them (`sent`). Where the server takes no files (`capabilities.attachments`), nothing here runs.
 
-`/attach PATH` typed in the composer and a pasted path of an existing file come here too; the
-screen recognises them (`attach_command`, `pasted_path`).
+`/attach PATH` typed in the composer and a pasted path of an existing file come here too: the
+screen recognises the command (`attach_command`), the composer the path (`Composer.PathPasted`).
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, Any, cast
 
 from talkie_tui.chat.attachments import AttachmentRefused, check_file
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.chat.vocabulary import FileBlock
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost, ScreenHost
+from talkie_tui.ui.messages import DownloadRequested
+from talkie_tui.ui.screens.attach_prompt import AttachPromptScreen
+from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray, Pending
+from talkie_tui.ui.widgets.pasted_paths import unquote_path
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Attaches, Attachment, Backend
-    from talkie_tui.ui.widgets.composer import Composer
 
 __all__ = [
     "ATTACH_COMMAND",
-    "AttachmentHost",
     "PendingAttachments",
     "attach_command",
     "attachment_file_block",
-    "pasted_path",
+    "download_sent",
 ]
 
 ATTACH_COMMAND = "/attach"
@@ -53,30 +53,7 @@ def attach_command(text: str) -> str | None:
     head, _sep, rest = stripped.partition(" ")
     if head != ATTACH_COMMAND or "\n" in stripped:
         return None
-    return _unquote(rest.strip())
-
-
-def _unquote(text: str) -> str:
-    """A path as a shell or a file manager writes it: quoted, escaped, or a file:// URL."""
-    if text.startswith("file://"):
-        return unquote(urlsplit(text).path)
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        return text
-    return words[0] if len(words) == 1 else text
-
-
-def pasted_path(text: str) -> Path | None:
-    """The file a paste names, when the whole paste is the path of an existing file."""
-    candidate = text.strip()
-    if not candidate or "\n" in candidate or len(candidate) > 4096:
-        return None
-    path = Path(_unquote(candidate)).expanduser()
-    try:
-        return path if path.is_absolute() and path.is_file() else None
-    except OSError:
-        return None
+    return unquote_path(rest.strip())
 
 
 def attachment_file_block(part: AttachmentPart, resolve: Callable[[str], str]) -> FileBlock | None:
@@ -89,22 +66,21 @@ def attachment_file_block(part: AttachmentPart, resolve: Callable[[str], str]) -
     )
 
 
-class AttachmentHost(ScreenHost, Protocol):
-    """What the files of the next message need of the screen; `ChatScreen` is one."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the focus goes back when a removed file had it."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
+def download_sent(host: ScreenHost, backend: Backend, part: AttachmentPart) -> None:
+    """A file sent with a message, fetched with the token, from the server only."""
+    block = attachment_file_block(part, backend.resolve_url)
+    if block is None or not backend.is_same_origin(block.url):
+        text = _("{name} is not downloaded: it is not on this server.")
+        host.notify(text.format(name=part.filename), severity="warning", markup=False)
+        return
+    host.post_message(DownloadRequested(block))
 
 
 class PendingAttachments:
     """The files the next message of one chat screen takes."""
 
     def __init__(
-        self, host: AttachmentHost, backend: Backend, tray: Callable[[], AttachmentTray]
+        self, host: ChatHost, backend: Backend, tray: Callable[[], AttachmentTray]
     ) -> None:
         self._host = host
         self._backend = backend
@@ -123,6 +99,32 @@ class PendingAttachments:
         return sum(1 for item in self.items if item.state == "uploading")
 
     # --- adding and removing -------------------------------------------------------------
+
+    def ask(self) -> None:
+        """Ctrl+F: ask for a file to send with the next message."""
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.add(path)
+
+        self._host.app.push_screen(AttachPromptScreen(), chosen)
+
+    def offer(self, path: Path, text: str) -> None:
+        """A pasted path of a file: offer to attach it, else it is typed in as pasted."""
+        title = _("Attach {name} to the next message?").format(name=path.name)
+
+        def answered(attach: bool | None) -> None:
+            if attach:
+                self.add(path)
+            else:
+                self._host.composer.insert(text)
+
+        self._host.app.push_screen(
+            ConfirmScreen(
+                title, str(path), confirm_label=_("Attach"), cancel_label=_("Paste as text")
+            ),
+            answered,
+        )
 
     def add(self, path: Path) -> bool:
         """Check `path` and start its upload; False (the reason shown) when it is refused."""
@@ -152,7 +154,7 @@ class PendingAttachments:
             worker.cancel()
         had_focus = item.row is not None and item.row.has_focus_within
         self.items.remove(item)
-        self._tray().remove(item)
+        self._tray().drop(item)
         if had_focus:
             self._host.composer.focus()
 
@@ -218,7 +220,7 @@ class PendingAttachments:
         tray = self._tray()
         for item in taken:
             self.items.remove(item)
-            tray.remove(item)
+            tray.drop(item)
         return taken
 
     def give_back(self, items: list[Pending]) -> None:
@@ -236,7 +238,7 @@ class PendingAttachments:
         for item in items:
             if item in self.items:  # a retry of a message whose files had come back
                 self.items.remove(item)
-                tray.remove(item)
+                tray.drop(item)
 
     @staticmethod
     def attachments(items: list[Pending]) -> tuple[Attachment, ...]:

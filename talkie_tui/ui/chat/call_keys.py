@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from talkie_tui.ui.chat import voice as voice_ui
     from talkie_tui.ui.chat.call_controller import CallController
     from talkie_tui.ui.widgets.voice_bar import VoiceBar
     from talkie_tui.voice.call import VoiceCall
@@ -20,7 +21,8 @@ __all__ = ["CallKeys"]
 
 class CallKeys:
     """F5 calls and hangs up, F6 (or Ctrl+Space) talks, F7 switches to hands-free, Esc
-    interrupts the assistant; the screen decides with `voice.allows` when each applies."""
+    interrupts the assistant; the screen decides with `voice.allows` when each applies. The
+    call's updates come here too."""
 
     voice: CallController
     """The screen's one call."""
@@ -39,6 +41,11 @@ class CallKeys:
     def voice_bar(self) -> VoiceBar | None:
         """The voice bar, while a call is on."""
         return self.voice.bar
+
+    def on_voice_update(self, message: voice_ui.VoiceUpdate) -> None:
+        """What the call reports, from its own tasks: handed to the call."""
+        message.stop()
+        self.voice.update(message.call, message.update)
 
     def action_voice_call(self) -> None:
         """Start a voice call in the open thread (a new voice thread when none is open)."""

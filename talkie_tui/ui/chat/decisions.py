@@ -17,52 +17,28 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.widgets.action_card import ActionCard, explain_decision_error
 from talkie_tui.ui.widgets.decision import DecisionView
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from textual.timer import Timer
-
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.conversation import Conversation
     from talkie_tui.chat.vocabulary import Action, DecisionResult
     from talkie_tui.ui.chat.call_controller import CallController
     from talkie_tui.ui.messages import DecisionRequested
-    from talkie_tui.ui.widgets.transcript import Transcript
 
 __all__ = ["FOLLOW_CHECKS", "DecisionHost", "Decisions"]
 
 FOLLOW_CHECKS = 10  # how often a still-running action is asked for before we stop asking
 
 
-class DecisionHost(ScreenHost, Protocol):
+class DecisionHost(ChatHost, Protocol):
     """What the actions need of the screen they are shown on; `ChatScreen` is one."""
-
-    # Textual: a running action is asked for again by the screen's timer; focus is the screen's.
-    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
-        """Call `callback` once, `delay` seconds from now."""
-
-    # The chat around the actions.
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the action cards are."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in (a reload of the thread would cut in)."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
     def open_thread(self, thread_id: str) -> object:
         """Load the stored thread again (a result card the server posted is in it)."""

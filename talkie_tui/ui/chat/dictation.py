@@ -22,14 +22,13 @@ from textual.binding import Binding, BindingType
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.chat import voice as voice_ui
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.chat.recording import MAX_SECONDS, Recording
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
     from talkie_tui.backends.base import Backend, Dictates
-    from talkie_tui.ui.widgets.composer import Composer
     from talkie_tui.ui.widgets.dictation_bar import DictationBar, DictationState
     from talkie_tui.voice.microphone import Microphone
 
@@ -61,22 +60,12 @@ def make_microphone(options: voice_ui.VoiceOptions) -> Microphone:
     return DeviceMicrophone(options.input_device)
 
 
-class DictationHost(ScreenHost, Protocol):
+class DictationHost(ChatHost, Protocol):
     """What dictation needs of the screen; `ChatScreen` is one."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the text goes, for review."""
 
     @property
     def dictation_bar(self) -> DictationBar:
         """Where the recording shows."""
-
-    def set_interval(self, interval: float, callback: Any) -> Timer:
-        """Call `callback` every `interval` seconds."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class Dictation:

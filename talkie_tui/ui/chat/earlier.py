@@ -7,39 +7,23 @@ for that thread."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from talkie_tui.backends.base import PagesBack
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, Session
-    from talkie_tui.core.errors import TalkieError as Error
-    from talkie_tui.ui.widgets.transcript import Transcript
 
-__all__ = ["EarlierHost", "EarlierPages"]
-
-
-class EarlierHost(ScreenHost, Protocol):
-    """What earlier pages need of the chat screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the earlier page is shown."""
-
-    def sign_in_needed(self, error: Error) -> bool:
-        """Offer a new sign-in on a 401; True when it was offered."""
+__all__ = ["EarlierPages"]
 
 
 class EarlierPages:
     """Asks the backend for the page before the oldest message shown."""
 
-    def __init__(self, host: EarlierHost, backend: Backend) -> None:
+    def __init__(self, host: ChatHost, backend: Backend) -> None:
         self._host = host
         self._backend = backend
         self._loading = False

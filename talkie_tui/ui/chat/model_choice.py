@@ -10,11 +10,11 @@ gives it an id, so it moves with the thread, not with the composer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.screens.model_picker import (
     EFFORT_NAMES,
     ModelPick,
@@ -23,13 +23,10 @@ from talkie_tui.ui.screens.model_picker import (
 )
 
 if TYPE_CHECKING:
-    from textual.app import App
-
-    from talkie_tui.backends.base import Backend, ChoosesModel, Session
+    from talkie_tui.backends.base import Backend, ChoosesModel
     from talkie_tui.chat.conversation import Conversation
-    from talkie_tui.ui.widgets.composer import Composer
 
-__all__ = ["ModelChoiceHost", "ThreadModels", "describe_pick"]
+__all__ = ["ThreadModels", "describe_pick"]
 
 
 def describe_pick(pick: ModelPick) -> str:
@@ -42,28 +39,10 @@ def describe_pick(pick: ModelPick) -> str:
     return _("{model} · {effort} effort").format(model=name, effort=_(EFFORT_NAMES[pick.effort]))
 
 
-class ModelChoiceHost(ScreenHost, Protocol):
-    """What the choice of a model needs of the screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def composer(self) -> Composer:
-        """Its title names the choice."""
-
-    @property
-    def app(self) -> App[Any]:
-        """The picker is pushed over the screen."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
-
-
 class ThreadModels:
     """The model picked in each thread of one chat screen."""
 
-    def __init__(self, host: ModelChoiceHost, backend: Backend) -> None:
+    def __init__(self, host: ChatHost, backend: Backend) -> None:
         self._host = host
         self._backend = backend
         self._by_thread: dict[str, ModelPick] = {}

@@ -16,50 +16,32 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from talkie_tui.backends.base import AnswerOutcome, Answers
 from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.widgets.question import QuestionView, expires_at
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.conversation import Change
     from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
-    from talkie_tui.ui.widgets.transcript import Transcript
 
-__all__ = ["QuestionHost", "Questions"]
+__all__ = ["Questions"]
 
 ANSWER_SHOWN_CHARS = 60  # of a typed answer, on the closed question's line
-
-
-class QuestionHost(ScreenHost, Protocol):
-    """What the questions need of the screen they are shown on; `ChatScreen` is one."""
-
-    def call_after_refresh(self, callback: Callable[..., object], *args: Any) -> bool:
-        """Call `callback` once the screen has drawn what changed."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the question views are."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class Questions:
     """The answers to the agent's questions on one chat screen."""
 
     def __init__(
-        self, host: QuestionHost, backend: Backend, *, clock: Callable[[], float] = time.time
+        self, host: ChatHost, backend: Backend, *, clock: Callable[[], float] = time.time
     ) -> None:
         self._host = host
         self._backend = backend

@@ -11,43 +11,23 @@ server that takes no replies (a Talkie server, a Minara gateway) says so when as
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.widgets.reply_bar import ReplyBar, ReplyTarget, reply_target
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.base import Backend, Outgoing, Session
+    from talkie_tui.backends.base import Backend, Outgoing
     from talkie_tui.chat.turns import Turn
-    from talkie_tui.ui.widgets.composer import Composer
-    from talkie_tui.ui.widgets.transcript import Transcript
 
-__all__ = ["Replies", "ReplyHost"]
-
-
-class ReplyHost(ScreenHost, Protocol):
-    """What replies need of the screen they are written on; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the message answered is selected."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the reply is written: it takes the focus."""
-
-    def refresh_bindings(self) -> None:
-        """Read again which keys apply (Esc drops a reply while there is one)."""
+__all__ = ["Replies"]
 
 
 class Replies:
     """The message the next one answers, if any."""
 
-    def __init__(self, host: ReplyHost, backend: Backend, bar: Callable[[], ReplyBar]) -> None:
+    def __init__(self, host: ChatHost, backend: Backend, bar: Callable[[], ReplyBar]) -> None:
         self._host = host
         self._backend = backend
         self._bar = bar

@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from talkie_tui.config import save_logo
 from talkie_tui.core.errors import TalkieError, TransportError, UnauthorizedError
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from talkie_tui.backends.base import Backend
     from talkie_tui.ui.chat.call_controller import CallController
-    from talkie_tui.ui.widgets.header import ConnectionState, TalkieHeader
-    from talkie_tui.ui.widgets.transcript import Transcript
+    from talkie_tui.ui.widgets.header import ConnectionState
 
-__all__ = ["CHECK_SECONDS", "RETRY_SECONDS", "ServerStatus", "StatusHost"]
+__all__ = ["CHECK_SECONDS", "RETRY_SECONDS", "ServerStatus"]
 
 CHECK_SECONDS = 5.0
 """Seconds between checks that the server still answers, while nothing else reaches it."""
@@ -36,44 +37,16 @@ RETRY_SECONDS = (2.0, 4.0, 8.0, 15.0)
 """Seconds before each next try once it did not answer (the last one repeats)."""
 
 
-class StatusHost(ScreenHost, Protocol):
-    """What the status needs of the screen it is shown on; `ChatScreen` is one."""
-
-    @property
-    def header(self) -> TalkieHeader:
-        """Where the user, the usage and the logo show."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Its welcome panel shows the call key when the person may call."""
-
-    def refresh_bindings(self) -> None:
-        """Ask the footer and the key checks to look again (voice may now be allowed)."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
-
-    def show_state(self) -> None:
-        """Show the header's derived state again (`reach` changed)."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in (it tells by itself whether the server answers)."""
-
-    def set_interval(self, interval: float, callback: Any) -> Any:
-        """Call `callback` every `interval` seconds."""
-
-
 class ServerStatus:
     """The signed-in person, their usage and the logo of one chat screen's server."""
 
     def __init__(
         self,
-        host: StatusHost,
+        host: ChatHost,
         backend: Backend,
         call: CallController,
         *,
-        clock: Any = time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._host = host
         self._backend = backend

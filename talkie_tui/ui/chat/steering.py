@@ -11,34 +11,25 @@ from __future__ import annotations
 
 from collections import deque
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.backends.base import Steers
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.conversation import Conversation
 
 __all__ = ["Steering", "SteeringHost"]
 
 
-class SteeringHost(ScreenHost, Protocol):
+class SteeringHost(ChatHost, Protocol):
     """What steering needs of the chat screen."""
-
-    session: Session[Any]
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in."""
 
     def send_text(self, text: str) -> None:
         """Send `text` as a new message of the thread on screen."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class Steering:

@@ -7,37 +7,25 @@ or changed (a sent message, a call, a new sign-in) here; opening a thread stays 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.backends.base import Searches
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from textual.app import App
-
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.ui.widgets.thread_list import ThreadList
 
 __all__ = ["Threads", "ThreadsHost"]
 
 
-class ThreadsHost(ScreenHost, Protocol):
+class ThreadsHost(ChatHost, Protocol):
     """What the thread list needs of the screen it is on; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its thread is the one on screen."""
-
-    @property
-    def app(self) -> App[Any]:
-        """The app: the confirmation is pushed over the screen."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
     def action_new_thread(self) -> None:
         """Start a new thread (the one on screen was deleted)."""

@@ -51,7 +51,10 @@ class LineCompositor(Compositor):
 
 # A plain mixin at run time: a Widget base here would take the place of the widget class's own
 # first base in Textual's CSS inheritance (its DEFAULT_CSS and type selectors would be lost).
-_WidgetBase = Widget if TYPE_CHECKING else object
+if TYPE_CHECKING:
+    _WidgetBase = Widget
+else:
+    _WidgetBase = object
 
 
 class RepaintedByLayout(_WidgetBase):
@@ -69,7 +72,7 @@ class RepaintedByLayout(_WidgetBase):
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
         moved = size != self._size or virtual_size != self.virtual_size
-        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        changed: bool = super()._size_updated(size, virtual_size, container_size, layout=False)
         if moved and layout:
             # The layout repaints every widget whose size or virtual size it changed, scroll
             # bars included; Textual would repaint its old area and its scroll bars again.

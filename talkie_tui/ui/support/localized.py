@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import TypeVar
+from typing import Any
 
 from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
+from typing_extensions import TypeVar
 
 from talkie_tui.i18n import _, current_language
 
@@ -22,7 +23,8 @@ def _translated(binding: Binding, language: str) -> Binding:
     )
 
 
-ResultType = TypeVar("ResultType")
+# A default: the subclasses name their result in their `Screen` base, not here.
+ResultType = TypeVar("ResultType", default=Any)
 
 
 class LocalizedBindings(Screen[ResultType]):

@@ -41,6 +41,7 @@ from talkie_tui.core.errors import (
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.messages import DecisionRequested
 from talkie_tui.ui.widgets.decision import DecisionView, Standing
+from talkie_tui.ui.widgets.durations import clock_text
 from talkie_tui.ui.widgets.guard import ASK_AGAIN_SECONDS, GUARD_SECONDS, Clock
 
 __all__ = [
@@ -73,11 +74,7 @@ def format_remaining(seconds: float) -> str:
     left = max(0, math.ceil(seconds))
     if left < 60:
         return _("{seconds}s").format(seconds=left)
-    minutes, left = divmod(left, 60)
-    if minutes < 60:
-        return f"{minutes}:{left:02d}"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{left:02d}"
+    return clock_text(left)
 
 
 def explain_decision_error(error: BaseException) -> str:

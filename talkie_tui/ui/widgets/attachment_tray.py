@@ -149,7 +149,7 @@ class AttachmentTray(Vertical):
         self._rows += 1
         self.display = True
 
-    def remove(self, item: Pending) -> None:
+    def drop(self, item: Pending) -> None:
         """Stop showing a file."""
         row, item.row = item.row, None
         if row is None:

@@ -171,26 +171,11 @@ class ButtonsView(DecisionView):
         """The arrows between the buttons, Enter taps."""
         return _("←→ move · Enter taps")
 
-    def set_busy(self, busy: bool) -> None:
-        """Disable (or enable) the buttons while a tap is in flight."""
-        self._busy = busy
-        if busy:
-            self._error = None
-        self._sync()
-
     def show_taken(self, button_id: str) -> None:
         """The hub took the tap: shown as chosen at once (its message confirms it)."""
         self._busy = False
         self._error = None
         self._taken_here = button_id
-        self._sync()
-
-    def show_error(self, text: str) -> None:
-        """Show why the tap did not go through, and take taps again (after the guard)."""
-        self._busy = False
-        self._error = text
-        self.second_step.clear()
-        self.arm_guard()
         self._sync()
 
     def refresh_part(self) -> None:

@@ -10,8 +10,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from talkie_tui.i18n import _, ngettext, pgettext
-from talkie_tui.ui.chat.attaching import pasted_path
 from talkie_tui.ui.support.notify import notify_plain
+from talkie_tui.ui.widgets.pasted_paths import pasted_path
 
 __all__ = ["Composer"]
 
@@ -65,7 +65,7 @@ class Composer(TextArea):
         # Content, not a str: a str title is read as markup, and a model's name is server text.
         self.border_title = Content(text)
 
-    def _on_paste(self, event: events.Paste) -> None:
+    async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own paste handler after this one, unless prevented.
         path = pasted_path(event.text) if self.offer_paths else None
         if path is not None:

@@ -188,6 +188,31 @@ class DecisionView(Widget, can_focus=True):
         if control.has_focus:
             self.screen.set_focus(self, scroll_visible=False)
 
+    # --- a decision in flight ---------------------------------------------------------------
+
+    # Set by each view: busy while its decision is on its way, else why the last one failed.
+    _busy: bool
+    _error: str | None
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable (or enable) the controls while a decision is in flight."""
+        self._busy = busy
+        if busy:
+            self._error = None
+        self._sync()
+
+    def show_error(self, text: str) -> None:
+        """Show why the decision did not go through, and take it again (after the guard)."""
+        self._busy = False
+        self._error = text
+        self.second_step.clear()
+        self.arm_guard()
+        self._sync()
+
+    def _sync(self) -> None:
+        """Draw the view's state again."""
+        raise NotImplementedError
+
     # --- drawing -----------------------------------------------------------------------------
 
     def hint_label(self) -> Label:

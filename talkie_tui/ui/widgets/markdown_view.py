@@ -4,14 +4,14 @@ Why not Textual's `Markdown`: it mounts a widget per block and every frame lays 
 again, so a long answer falls further and further behind (notes/textual.md §2.2b). Here a whole
 message is one line-API widget. Finished top-level blocks are *frozen*: parsed and wrapped once
 (again only when the width changes) and painted from cached `Strip`s. Only the open tail (the
-last block, which may still grow) is re-parsed and re-wrapped, at most once per frame.
+last block, which may still grow) is re-parsed and re-wrapped, at most once per frame. Their
+lines are `BlockLines`; the styles come from the screen's one `MarkdownPalette`.
 """
 
 from __future__ import annotations
 
 from time import monotonic
-from typing import Any, ClassVar
-from weakref import WeakKeyDictionary
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -19,7 +19,6 @@ from rich.text import Text
 from textual import events
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -29,16 +28,15 @@ from talkie_tui.ui.support.markdown import (
     DEFAULT_STYLES,
     LINK_LABEL_KEY,
     LINK_URL_KEY,
-    STYLE_NAMES,
     Link,
-    MarkdownBlock,
     StyleSource,
     parse_blocks,
     render_segments,
-    stack_blocks,
 )
+from talkie_tui.ui.widgets.markdown_lines import BlockLines, line_start
+from talkie_tui.ui.widgets.markdown_palette import MarkdownPalette, component_class, palette_for
 
-__all__ = ["FRAME_INTERVAL", "MarkdownPalette", "MarkdownView"]
+__all__ = ["FRAME_INTERVAL", "MarkdownView"]
 
 FRAME_INTERVAL = 1 / 24
 """Seconds between two re-renders of the live tail while text streams in.
@@ -75,78 +73,11 @@ RESERVE_RELEASE = 0.5
 _RESERVE_SCREEN_SHARE = 0.6
 # A rate is measured over at least this many seconds of growth.
 _RATE_WINDOW = 0.2
-
 # Textual's one-shot timer cannot wait for (almost) nothing; such flushes run next instead.
 _MIN_TIMER = 0.002
 # Painted frozen lines kept as Strips: a few screens' worth. A Strip costs ~10 objects, and
 # caching every line of a long history made full garbage collections (UI pauses) longer.
 _STRIP_CACHE_LINES = 256
-_COMPONENT_PREFIX = "markdown-view--"
-
-
-def _component_class(style_name: str) -> str:
-    return _COMPONENT_PREFIX + style_name.removeprefix("md.")
-
-
-def _line_start(text: str, line: int) -> int:
-    """Character offset where line number `line` (0-based) of `text` starts."""
-    offset = 0
-    for _ in range(line):
-        offset = text.index("\n", offset) + 1
-    return offset
-
-
-class _Lines:
-    """A run of blocks and their wrapped lines (one blank line between blocks)."""
-
-    __slots__ = ("blocks", "lines")
-
-    def __init__(self) -> None:
-        self.blocks: list[MarkdownBlock] = []
-        self.lines: list[Text] = []
-
-    def extend(self, blocks: list[MarkdownBlock], width: int, *, separated: bool) -> None:
-        """Add blocks; `separated` puts a blank line before the first one too."""
-        # Width 0 means "not laid out yet": keep the blocks, wrap them at the first layout.
-        if width > 0:
-            self.lines += stack_blocks(blocks, width, after_block=separated or bool(self.blocks))
-        self.blocks += blocks
-
-    def relayout(self, width: int, *, separated: bool) -> None:
-        """Wrap every block again at a new width."""
-        blocks, self.blocks, self.lines = self.blocks, [], []
-        self.extend(blocks, width, separated=separated)
-
-
-class MarkdownPalette(Widget):
-    """Hidden carrier of the Markdown component classes: one per screen, shared by every view.
-
-    Textual gives each widget a styled virtual node per component class (~40 objects each). On
-    every message of a long history that was ~700 extra objects per message and made full
-    garbage collections (UI pauses) twice as long, so the classes live here once instead.
-    """
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {_component_class(name) for name in STYLE_NAMES}
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """No lines, even where markdown.tcss (which hides it) is not loaded."""
-        return 0
-
-    def render_line(self, y: int) -> Strip:
-        """Nothing to paint."""
-        return Strip.blank(self.size.width)
-
-
-_palettes: WeakKeyDictionary[Screen[Any], MarkdownPalette] = WeakKeyDictionary()
-
-
-def _palette_for(screen: Screen[Any]) -> MarkdownPalette:
-    """The screen's palette, mounted on first use."""
-    palette = _palettes.get(screen)
-    if palette is None or not palette.is_attached:
-        palette = _palettes[screen] = MarkdownPalette()
-        screen.mount(palette)
-    return palette
 
 
 class MarkdownView(RepaintedByLayout, Widget):
@@ -163,8 +94,8 @@ class MarkdownView(RepaintedByLayout, Widget):
         self._tail_chunks: list[str] = [text] if text else []
         self._pending = bool(text)
         self._references: dict[str, Any] = {}
-        self._frozen = _Lines()
-        self._live = _Lines()
+        self._frozen = BlockLines()
+        self._live = BlockLines()
         self._width = 0
         self._flush_scheduled = False
         self._last_flush = 0.0
@@ -262,7 +193,7 @@ class MarkdownView(RepaintedByLayout, Widget):
 
     def on_mount(self) -> None:
         """Find (or mount) the screen's palette; render text given before mounting."""
-        self._palette = _palette_for(self.screen)
+        self._palette = palette_for(self.screen)
         if self._pending:
             self._update(final=not self._streaming)
 
@@ -398,12 +329,12 @@ class MarkdownView(RepaintedByLayout, Widget):
             )
             cut_line = blocks[keep].start_line if keep else 0
         if keep:
-            cut = len(tail) if cut_line is None else _line_start(tail, cut_line)
+            cut = len(tail) if cut_line is None else line_start(tail, cut_line)
             self._frozen_chunks.append(tail[:cut])
             self._tail_chunks = [tail[cut:]] if cut < len(tail) else []
             self._references = self._frozen_references(parsed.references, cut_line)
             self._frozen.extend(blocks[:keep], self._width, separated=False)
-        self._live = _Lines()
+        self._live = BlockLines()
         self._live.extend(blocks[keep:], self._width, separated=bool(self._frozen.blocks))
         self._pending = False
 
@@ -544,7 +475,7 @@ class MarkdownView(RepaintedByLayout, Widget):
         palette = self._palette
         if palette is None or not palette.is_attached:
             return DEFAULT_STYLES[name]
-        styles = palette.get_component_styles(_component_class(name))
+        styles = palette.get_component_styles(component_class(name))
         # Blend translucent TCSS colours over this view's own background, not the palette's.
         _, background = self.background_colors
         color = (background + styles.color).rich_color if styles.has_rule("color") else None

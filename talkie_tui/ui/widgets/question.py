@@ -23,10 +23,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from talkie_tui.chat.block_text import question_outcome
 from talkie_tui.chat.turns import Question, QuestionOption, QuestionPart
@@ -35,6 +34,7 @@ from talkie_tui.ui.messages import AnswerRequested, SecretProvided, SecretValue
 from talkie_tui.ui.widgets.action_card import format_remaining
 from talkie_tui.ui.widgets.decision import DecisionView, Standing
 from talkie_tui.ui.widgets.guard import Clock
+from talkie_tui.ui.widgets.question_controls import OptionBox, OptionButton, SecretInput
 
 __all__ = ["OUTCOMES", "REFUSALS", "QuestionView", "SecretInput", "expires_at"]
 
@@ -58,63 +58,6 @@ def expires_at(part: QuestionPart) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
-
-
-class SecretInput(Input):
-    """A password box whose value never travels in a message.
-
-    Textual's `Changed`, `Submitted` and `Blurred` carry the value, so they are not posted;
-    Enter posts a bare `Entered`. Copy and cut do nothing (the clipboard is not a safe place).
-    """
-
-    class Entered(Message):
-        """Enter was pressed in the box (read the value from the box, then clear it)."""
-
-        def __init__(self, box: SecretInput) -> None:
-            super().__init__()
-            self.box = box
-
-        @property
-        def control(self) -> SecretInput:
-            """The box."""
-            return self.box
-
-    def __init__(self, *, placeholder: str = "", classes: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, password=True, classes=classes)
-
-    def post_message(self, message: Message) -> bool:
-        """Every message but the ones that would carry the value."""
-        if isinstance(message, Input.Changed | Input.Submitted | Input.Blurred):
-            return False
-        return super().post_message(message)
-
-    async def action_submit(self) -> None:
-        """Enter: say so, without the value."""
-        self.post_message(self.Entered(self))
-
-    def action_copy(self) -> None:
-        """Nothing: a secret is not copied."""
-
-    def action_cut(self) -> None:
-        """Nothing: a secret is not cut to the clipboard."""
-
-
-class _OptionButton(Button):
-    """A button that stands for one option of one question."""
-
-    def __init__(self, index: int, option: QuestionOption, shown: str, classes: str) -> None:
-        super().__init__(Content(shown), compact=True, classes=classes)
-        self.question_index = index
-        self.answer_label = option.label
-
-
-class _OptionBox(Checkbox):
-    """A checkbox for one option of a question that takes several."""
-
-    def __init__(self, index: int, option: QuestionOption) -> None:
-        super().__init__(Content(option.label), compact=True, classes="question--check")
-        self.question_index = index
-        self.answer_label = option.label
 
 
 class QuestionView(DecisionView):
@@ -175,7 +118,7 @@ class QuestionView(DecisionView):
                             else option.label
                         )
                         variant = "question--option -first" if number == 0 else "question--option"
-                        yield _OptionButton(0, option, shown, variant)
+                        yield OptionButton(0, option, shown, variant)
                 for option in self._confirm_options():
                     if option.description:
                         text = f"{option.label}: {option.description}"
@@ -203,9 +146,9 @@ class QuestionView(DecisionView):
             for option in question.options:
                 with Horizontal(classes="question--row"):
                     if question.multi:
-                        yield _OptionBox(index, option)
+                        yield OptionBox(index, option)
                     else:
-                        yield _OptionButton(index, option, option.label, "question--option")
+                        yield OptionButton(index, option, option.label, "question--option")
                     if option.description:
                         yield Static(
                             Content(option.description),
@@ -296,21 +239,6 @@ class QuestionView(DecisionView):
                 return widget
         return None
 
-    def set_busy(self, busy: bool) -> None:
-        """Disable (or enable) the controls while an answer is in flight."""
-        self._busy = busy
-        if busy:
-            self._error = None
-        self._sync()
-
-    def show_error(self, text: str) -> None:
-        """Show why the answer did not go through, and take answers again (after the guard)."""
-        self._busy = False
-        self._error = text
-        self.second_step.clear()
-        self.arm_guard()
-        self._sync()
-
     def refresh_part(self) -> None:
         """Redraw after the part changed (closed by the server, or settled here)."""
         if not self.is_open:
@@ -338,7 +266,7 @@ class QuestionView(DecisionView):
         self._press_option(refusal=True)
 
     def _press_option(self, *, refusal: bool) -> None:
-        for button in self.query(_OptionButton):
+        for button in self.query(OptionButton):
             if (button.answer_label.strip().casefold() in REFUSALS) == refusal:
                 button.focus()
                 button.press()
@@ -353,7 +281,7 @@ class QuestionView(DecisionView):
         button = event.button
         if self.is_guarded or not self._can_answer():
             return
-        if isinstance(button, _OptionButton):
+        if isinstance(button, OptionButton):
             self._option_pressed(button)
         elif button.has_class("question--send"):
             self._send()
@@ -378,7 +306,7 @@ class QuestionView(DecisionView):
             return
         self._send()
 
-    def _option_pressed(self, button: _OptionButton) -> None:
+    def _option_pressed(self, button: OptionButton) -> None:
         kind = self.part.kind
         if kind == "confirm":
             label = button.answer_label
@@ -415,7 +343,7 @@ class QuestionView(DecisionView):
             elif question.multi:
                 picked = [
                     box.answer_label
-                    for box in self.query(_OptionBox)
+                    for box in self.query(OptionBox)
                     if box.question_index == index and box.value
                 ]
                 if not picked:
@@ -515,7 +443,7 @@ class QuestionView(DecisionView):
             if not enabled:
                 self.keep_focus_near(control)
             control.disabled = not enabled
-        for button in self.query(_OptionButton):
+        for button in self.query(OptionButton):
             picked = self._selected.get(button.question_index) == button.answer_label
             pending = self.second_step.asking_for(button.answer_label)
             button.set_class(picked, "-selected")

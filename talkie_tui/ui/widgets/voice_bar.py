@@ -17,6 +17,7 @@ from textual.widget import Widget
 from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.ui.chat.voice import BARGE_IN_KEY, CALL_KEY, MODE_KEY, TALK_KEYS
 from talkie_tui.ui.screens.help import describe_key
+from talkie_tui.ui.widgets.durations import clock_text
 from talkie_tui.ui.widgets.tool_status import SPINNER_FRAMES
 
 if TYPE_CHECKING:
@@ -51,12 +52,7 @@ def _key(keys: str) -> str:
 
 def format_clock(seconds: float) -> str:
     """Elapsed time as mm:ss (h:mm:ss from an hour)."""
-    total = max(0, int(seconds))
-    minutes, secs = divmod(total, 60)
-    if minutes < 60:
-        return f"{minutes:02d}:{secs:02d}"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}"
+    return clock_text(max(0, int(seconds)), pad_minutes=True)
 
 
 def format_left(seconds: float) -> str:
