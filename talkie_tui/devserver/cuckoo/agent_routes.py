@@ -8,8 +8,8 @@ from starlette.routing import Route
 
 from talkie_tui.devserver.cuckoo import shapes
 from talkie_tui.devserver.cuckoo.bodies import int_query
-from talkie_tui.devserver.cuckoo.chat import Draft
 from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.drafts import Draft
 from talkie_tui.devserver.cuckoo.errors import invalid
 from talkie_tui.devserver.cuckoo.outbox import envelope
 from talkie_tui.devserver.cuckoo.principals import agent_of
@@ -83,7 +83,7 @@ async def history(request: Request) -> JSONResponse:
     rows = rows[:limit]
     return JSONResponse(
         {
-            "messages": [hub.chat.agent_form(message) for message in rows],
+            "messages": [hub.forms.agent_form(message) for message in rows],
             "next_before": rows[-1]["id"] if more else None,
         }
     )
@@ -97,7 +97,7 @@ async def send(request: Request) -> JSONResponse:
         sent = hub.chat.send_by_agent(
             agent_of(request), request.path_params["conversation_id"], Draft.of(body)
         )
-        answer = {"message": hub.chat.agent_form_of(sent)}
+        answer = {"message": hub.forms.agent_form_of(sent)}
     await hub.storage.durable()
     return created(answer, sent.created)
 
@@ -126,7 +126,7 @@ async def activity(request: Request) -> Response:
 async def append(request: Request) -> Response:
     """POST /v1/agent/messages/{id}/append {text} → 204"""
     body = await read_json(request, {"text"})
-    hub_of(request).chat.append(
+    hub_of(request).streams.append(
         agent_of(request), request.path_params["message_id"], body.get("text")
     )
     return no_content()
@@ -136,13 +136,13 @@ async def finish(request: Request) -> JSONResponse:
     """POST /v1/agent/messages/{id}/finish {buttons?, quick_replies?} → 200 {message}"""
     hub = hub_of(request)
     body = await read_json(request, {"buttons", "quick_replies"}, optional=True)
-    row = hub.chat.finish(
+    row = hub.streams.finish(
         agent_of(request),
         request.path_params["message_id"],
         body.get("buttons"),
         body.get("quick_replies"),
     )
-    return JSONResponse({"message": hub.chat.agent_form(row)})
+    return JSONResponse({"message": hub.forms.agent_form(row)})
 
 
 CONVERSATION = "/v1/agent/conversations/{conversation_id}"
