@@ -7,9 +7,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.devserver.cuckoo import shapes
-from talkie_tui.devserver.cuckoo.bodies import int_query
+from talkie_tui.devserver.cuckoo.bodies import PAGE_DEFAULT, PAGE_MAX, int_query
 from talkie_tui.devserver.cuckoo.conversations import check_id
-from talkie_tui.devserver.cuckoo.drafts import Draft
+from talkie_tui.devserver.cuckoo.drafts import AGENT_FIELDS, Draft
 from talkie_tui.devserver.cuckoo.errors import invalid
 from talkie_tui.devserver.cuckoo.outbox import envelope
 from talkie_tui.devserver.cuckoo.principals import agent_of
@@ -17,18 +17,6 @@ from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, rea
 
 EVENTS_DEFAULT = 100
 EVENTS_MAX = 100
-PAGE_DEFAULT = 50
-PAGE_MAX = 100
-SEND_FIELDS = (
-    "text",
-    "attachments",
-    "idempotency_key",
-    "reply_to",
-    "stream",
-    "buttons",
-    "quick_replies",
-    "schedule_id",
-)
 
 
 async def me(request: Request) -> JSONResponse:
@@ -92,7 +80,7 @@ async def history(request: Request) -> JSONResponse:
 async def send(request: Request) -> JSONResponse:
     """POST …/messages: a message (201), a replay (200), or the start of a stream."""
     hub = hub_of(request)
-    body = await read_json(request, SEND_FIELDS)
+    body = await read_json(request, AGENT_FIELDS)
     with hub.storage.grouped():
         sent = hub.chat.send_by_agent(
             agent_of(request), request.path_params["conversation_id"], Draft.of(body)

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from talkie_tui.core.waiting import wait_event
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.json_input import JsonInputError, decode, encodable
+from talkie_tui.devserver.common.tasks import until_first_ends
 from talkie_tui.devserver.cuckoo.drafts import Draft
 from talkie_tui.devserver.cuckoo.errors import ApiError, forbidden, invalid
 from talkie_tui.devserver.cuckoo.outbox import dump
@@ -77,17 +78,9 @@ class AgentSocket:
 
     async def run(self) -> None:
         """Serve until the backend leaves or the socket is closed."""
-        tasks = [
-            asyncio.create_task(self._read()),
-            asyncio.create_task(self._write()),
-            asyncio.create_task(self._pump()),
-        ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            await until_first_ends(self._read(), self._write(), self._pump())
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             self.caught_up = False
             if self._in_flight:
                 now = clock.iso(clock.now())

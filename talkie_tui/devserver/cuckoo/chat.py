@@ -13,10 +13,7 @@ from typing import Any
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.cuckoo import ids, shapes, signing
-from talkie_tui.devserver.cuckoo.announcer import Announcer
 from talkie_tui.devserver.cuckoo.buttons import LABEL_CHARS, parse_buttons, parse_quick_replies
-from talkie_tui.devserver.cuckoo.config import HubConfig
-from talkie_tui.devserver.cuckoo.conversations import Conversations
 from talkie_tui.devserver.cuckoo.drafts import (
     Draft,
     Sent,
@@ -29,10 +26,8 @@ from talkie_tui.devserver.cuckoo.drafts import (
     take_rate,
 )
 from talkie_tui.devserver.cuckoo.errors import conflict, invalid
-from talkie_tui.devserver.cuckoo.live import ClientFeeds
-from talkie_tui.devserver.cuckoo.rates import RateLimiter
 from talkie_tui.devserver.cuckoo.schedules import Schedules
-from talkie_tui.devserver.cuckoo.storage import Storage
+from talkie_tui.devserver.cuckoo.writing import Writing
 
 ACTIVITY_STATES = ("thinking", "working", "idle")
 
@@ -40,26 +35,9 @@ ACTIVITY_STATES = ("thinking", "working", "idle")
 class Chat:
     """The rules of sending and streaming."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        config: HubConfig,
-        limiter: RateLimiter,
-        feeds: ClientFeeds,
-        signing_key: str,
-        *,
-        conversations: Conversations,
-        schedules: Schedules,
-        announcer: Announcer,
-    ) -> None:
-        self.storage = storage
-        self.config = config
-        self.limiter = limiter
-        self.feeds = feeds
-        self.signing_key = signing_key
-        self.conversations = conversations
+    def __init__(self, writing: Writing, schedules: Schedules) -> None:
+        self.writing = writing
         self.schedules = schedules
-        self.announcer = announcer
 
     # creating
 
@@ -95,8 +73,8 @@ class Chat:
             "last_append_at": now if streaming else None,
             "schedule_id": schedule_id,
         }
-        row["signature"] = signing.sign(self.signing_key, row)
-        storage = self.storage
+        row["signature"] = signing.sign(self.writing.signing_key, row)
+        storage = self.writing.storage
         with storage.grouped():
             stored = storage.add_message(row)
             if media:
@@ -105,7 +83,7 @@ class Chat:
             if schedule_id is not None:
                 self.schedules.ran(schedule_id)
             sent = Sent(stored, True, reply)
-            self.announcer.announce(
+            self.writing.announcer.announce(
                 stored,
                 "message.started" if streaming else "message.created",
                 conversation=conversation,
@@ -118,31 +96,31 @@ class Chat:
 
     def send_by_person(self, user_id: str, conversation_id: str, draft: Draft) -> Sent:
         """Send text, files or a tap (not created when the idempotency key matched)."""
-        conversation = self.conversations.for_member(user_id, conversation_id)
-        prior = replay(self.storage, user_id, conversation_id, draft.idempotency_key)
+        conversation = self.writing.conversations.for_member(user_id, conversation_id)
+        prior = replay(self.writing.storage, user_id, conversation_id, draft.idempotency_key)
         if prior is not None:
             return Sent(prior, False)
-        self.conversations.check_not_blocked(conversation_id)
+        self.writing.conversations.check_not_blocked(conversation_id)
         if draft.buttons not in (None, []) or draft.quick_replies not in (None, []):
             raise invalid(
                 "buttons_not_allowed", "Only agents send buttons and quick replies.", "buttons"
             )
-        take_rate(self.limiter, "send", user_id, self.config.person_send_rate)
-        media = checked_attachments(self.storage, user_id, draft.attachments)
+        take_rate(self.writing.limiter, "send", user_id, self.writing.config.person_send_rate)
+        media = checked_attachments(self.writing.storage, user_id, draft.attachments)
         body: dict[str, Any] = {}
         if draft.action is not None:
             if (draft.text or "").strip() or media:
                 raise invalid("invalid_action", "A tap carries no text and no files.", "action")
-            action, label = checked_tap(self.storage, conversation_id, draft.action)
+            action, label = checked_tap(self.writing.storage, conversation_id, draft.action)
             body = {"text": label, "action": action}
         else:
             body["text"] = checked_text(
-                draft.text, self.config.max_text_chars, allow_empty=bool(media)
+                draft.text, self.writing.config.max_text_chars, allow_empty=bool(media)
             )
         if media:
             body["attachments"] = [shapes.attachment_json(item) for item in media]
-        reply = checked_reply_to(self.storage, conversation_id, draft.reply_to)
-        if draft.action is not None and not self.storage.select_button(
+        reply = checked_reply_to(self.writing.storage, conversation_id, draft.reply_to)
+        if draft.action is not None and not self.writing.storage.select_button(
             body["action"]["source_message_id"], body["action"]["button_id"]
         ):
             raise conflict("button_already_selected", "A button of this message was taken.")
@@ -160,8 +138,8 @@ class Chat:
 
     def send_by_agent(self, agent_id: str, conversation_id: str, draft: Draft) -> Sent:
         """Send a message or start a stream (not created when the idempotency key matched)."""
-        conversation = self.conversations.for_member(agent_id, conversation_id)
-        prior = replay(self.storage, agent_id, conversation_id, draft.idempotency_key)
+        conversation = self.writing.conversations.for_member(agent_id, conversation_id)
+        prior = replay(self.writing.storage, agent_id, conversation_id, draft.idempotency_key)
         if prior is not None:
             return Sent(prior, False)
         schedule_id = None
@@ -171,8 +149,8 @@ class Chat:
             )
         if not isinstance(draft.stream, bool):
             raise invalid("invalid_stream", "`stream` must be true or false.", "stream")
-        take_rate(self.limiter, "send", agent_id, self.config.agent_send_rate)
-        reply = checked_reply_to(self.storage, conversation_id, draft.reply_to)
+        take_rate(self.writing.limiter, "send", agent_id, self.writing.config.agent_send_rate)
+        reply = checked_reply_to(self.writing.storage, conversation_id, draft.reply_to)
         if draft.stream:
             if draft.text not in (None, ""):
                 raise invalid("stream_with_text", "A stream starts empty.", "text")
@@ -192,10 +170,10 @@ class Chat:
                 streaming=True,
                 schedule_id=schedule_id,
             )
-        media = checked_attachments(self.storage, agent_id, draft.attachments)
+        media = checked_attachments(self.writing.storage, agent_id, draft.attachments)
         body: dict[str, Any] = {
             "text": checked_text(
-                draft.text, self.config.max_text_chars, allow_empty=bool(media), trim=False
+                draft.text, self.writing.config.max_text_chars, allow_empty=bool(media), trim=False
             )
         }
         if media:
@@ -221,8 +199,8 @@ class Chat:
 
     def activity(self, agent_id: str, conversation_id: str, state: Any, label: Any) -> None:
         """Show people what the agent is doing (thinking, working with a label, idle)."""
-        self.conversations.for_member(agent_id, conversation_id)
-        take_rate(self.limiter, "activity", agent_id, self.config.activity_rate)
+        self.writing.conversations.for_member(agent_id, conversation_id)
+        take_rate(self.writing.limiter, "activity", agent_id, self.writing.config.activity_rate)
         if state not in ACTIVITY_STATES:
             raise invalid("invalid_state", "`state` is thinking, working or idle.", "state")
         data: dict[str, Any] = {
@@ -239,12 +217,14 @@ class Chat:
                     "label",
                 )
             data["label"] = label.strip()
-        data["expires_at"] = clock.iso(clock.later(self.config.typing_seconds))
-        self.feeds.push(self.conversations.people_of(conversation_id), "activity", data)
+        data["expires_at"] = clock.iso(clock.later(self.writing.config.typing_seconds))
+        self.writing.feeds.push(
+            self.writing.conversations.people_of(conversation_id), "activity", data
+        )
 
     def typing(self, agent_id: str, conversation_id: str, state: Any) -> None:
         """The older form of activity: start is thinking, stop is idle."""
         if state not in ("start", "stop"):
-            self.conversations.for_member(agent_id, conversation_id)
+            self.writing.conversations.for_member(agent_id, conversation_id)
             raise invalid("invalid_state", "`state` is start or stop.", "state")
         self.activity(agent_id, conversation_id, "thinking" if state == "start" else "idle", None)

@@ -14,6 +14,11 @@ from talkie_tui.devserver.cuckoo.storage import Storage
 
 MAX_ATTACHMENTS = 10
 KEY_CHARS = 200
+_SENT_BY_ALL = ("text", "attachments", "idempotency_key", "reply_to")
+PERSON_FIELDS = (*_SENT_BY_ALL, "action", "buttons", "quick_replies")
+"""The fields of a person's send (a tap is an `action`; buttons are refused, but named)."""
+AGENT_FIELDS = (*_SENT_BY_ALL, "stream", "buttons", "quick_replies", "schedule_id")
+"""The fields of an agent's send."""
 
 
 class Unread:

@@ -24,6 +24,7 @@ from talkie_tui.devserver.cuckoo.storage import Storage
 from talkie_tui.devserver.cuckoo.streams import Streams
 from talkie_tui.devserver.cuckoo.sweeper import Sweeper
 from talkie_tui.devserver.cuckoo.webhooks import WebhookSender
+from talkie_tui.devserver.cuckoo.writing import Writing
 
 logger = logging.getLogger(__name__)
 
@@ -66,26 +67,17 @@ class Hub:
         self.schedules = Schedules(storage, self.conversations, self.outbox, self.feeds)
         self.forms = MessageForms(storage, self.conversations, self.schedules)
         self.announcer = Announcer(storage, self.feeds, self.outbox, self.conversations, self.forms)
-        self.streams = Streams(
+        writing = Writing(
             storage,
             config,
             self.limiter,
             self.feeds,
             self.signing_key,
-            conversations=self.conversations,
-            outbox=self.outbox,
-            announcer=self.announcer,
+            self.conversations,
+            self.announcer,
         )
-        self.chat = Chat(
-            storage,
-            config,
-            self.limiter,
-            self.feeds,
-            self.signing_key,
-            conversations=self.conversations,
-            schedules=self.schedules,
-            announcer=self.announcer,
-        )
+        self.streams = Streams(writing, self.outbox)
+        self.chat = Chat(writing, self.schedules)
         self.sweeper = Sweeper(
             config,
             storage,

@@ -8,45 +8,23 @@ from typing import Any
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.cuckoo import shapes, signing
-from talkie_tui.devserver.cuckoo.announcer import Announcer
 from talkie_tui.devserver.cuckoo.buttons import parse_buttons, parse_quick_replies
-from talkie_tui.devserver.cuckoo.config import HubConfig
-from talkie_tui.devserver.cuckoo.conversations import Conversations
 from talkie_tui.devserver.cuckoo.drafts import take_rate
 from talkie_tui.devserver.cuckoo.errors import conflict, invalid, not_found
-from talkie_tui.devserver.cuckoo.live import ClientFeeds
 from talkie_tui.devserver.cuckoo.outbox import Outbox
-from talkie_tui.devserver.cuckoo.rates import RateLimiter
-from talkie_tui.devserver.cuckoo.storage import Storage
+from talkie_tui.devserver.cuckoo.writing import Writing
 
 
 class Streams:
     """The rules of streaming."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        config: HubConfig,
-        limiter: RateLimiter,
-        feeds: ClientFeeds,
-        signing_key: str,
-        *,
-        conversations: Conversations,
-        outbox: Outbox,
-        announcer: Announcer,
-    ) -> None:
-        self.storage = storage
-        self.config = config
-        self.limiter = limiter
-        self.feeds = feeds
-        self.signing_key = signing_key
-        self.conversations = conversations
+    def __init__(self, writing: Writing, outbox: Outbox) -> None:
+        self.writing = writing
         self.outbox = outbox
-        self.announcer = announcer
 
     def append(self, agent_id: str, message_id: str, text: Any) -> None:
         """Add text to the agent's open stream (409 `not_streaming`, `stopped`)."""
-        row = self.storage.get_message(message_id) if isinstance(message_id, str) else None
+        row = self.writing.storage.get_message(message_id) if isinstance(message_id, str) else None
         if row is None or row["sender_id"] != agent_id:
             raise conflict("not_streaming", "That message is not a stream of yours.")
         if row["stopped"]:
@@ -55,8 +33,8 @@ class Streams:
             raise conflict("not_streaming", "That stream is finished.")
         if not isinstance(text, str):
             raise invalid("invalid_text", "`text` must be a string.", "text")
-        take_rate(self.limiter, "delta", agent_id, self.config.delta_rate)
-        limit = self.config.max_text_chars
+        take_rate(self.writing.limiter, "delta", agent_id, self.writing.config.delta_rate)
+        limit = self.writing.config.max_text_chars
         current = str(row["body"].get("text", ""))
         room = max(0, limit - len(current))
         piece = text[:room]
@@ -65,10 +43,10 @@ class Streams:
             fields["truncated"] = True
         if piece:
             fields["body"] = {**row["body"], "text": current + piece}
-        self.storage.update_message(message_id, **fields)
+        self.writing.storage.update_message(message_id, **fields)
         if piece:
-            self.feeds.push(
-                self.conversations.people_of(row["conversation_id"]),
+            self.writing.feeds.push(
+                self.writing.conversations.people_of(row["conversation_id"]),
                 "message.delta",
                 {
                     "conversation_id": row["conversation_id"],
@@ -81,7 +59,7 @@ class Streams:
         self, agent_id: str, message_id: str, buttons: Any = None, quick_replies: Any = None
     ) -> Row:
         """End the agent's stream, with buttons and quick replies; again: the same message."""
-        row = self.storage.get_message(message_id) if isinstance(message_id, str) else None
+        row = self.writing.storage.get_message(message_id) if isinstance(message_id, str) else None
         if row is None or row["sender_id"] != agent_id:
             raise not_found("stream_not_found", "That message is not a stream of yours.")
         if row["status"] != "streaming":
@@ -106,7 +84,7 @@ class Streams:
         """Finish a stream as complete (clamped, signed again) and tell everyone."""
         body = dict(body if body is not None else row["body"])
         text = str(body.get("text", ""))
-        limit = self.config.max_text_chars
+        limit = self.writing.config.max_text_chars
         if len(text) > limit:
             body["text"] = text[:limit]
             truncated = True
@@ -117,16 +95,16 @@ class Streams:
             "truncated": truncated or row["truncated"],
             "stopped": stopped,
         }
-        stored = self.storage.update_message(
+        stored = self.writing.storage.update_message(
             row["id"],
             body=body,
             status="complete",
             truncated=finished["truncated"],
             stopped=stopped,
-            signature=signing.sign(self.signing_key, finished),
+            signature=signing.sign(self.writing.signing_key, finished),
             updated_at=clock.iso(clock.now()),
         )
-        self.announcer.announce(stored, "message.completed")
+        self.writing.announcer.announce(stored, "message.completed")
         return stored
 
     def cut_short(self, row: Row) -> None:
@@ -136,8 +114,8 @@ class Streams:
     def sweep_streams(self) -> None:
         """Finish streams idle too long (truncated) or open too long."""
         now = clock.now()
-        config = self.config
-        for row in self.storage.streaming_messages():
+        config = self.writing.config
+        for row in self.writing.storage.streaming_messages():
             idle = (
                 now - clock.parse_iso(row["last_append_at"] or row["created_at"])
             ).total_seconds()
@@ -149,14 +127,14 @@ class Streams:
 
     def stop(self, user_id: str, conversation_id: str) -> list[Row]:
         """A person stops the replies in progress; each agent hears `stop.requested`."""
-        conversation = self.conversations.for_member(user_id, conversation_id)
+        conversation = self.writing.conversations.for_member(user_id, conversation_id)
         stopped: dict[str, str] = {}
         rows = []
-        for row in self.storage.streaming_in(conversation_id):
+        for row in self.writing.storage.streaming_in(conversation_id):
             if row["sender_kind"] == "agent":
                 rows.append(self.close_stream(row, truncated=True, stopped=True))
                 stopped[row["sender_id"]] = row["id"]
-        for part in self.storage.participants_named(conversation_id):
+        for part in self.writing.storage.participants_named(conversation_id):
             if part["kind"] == "agent" and not part["blocked"]:
                 self.outbox.emit(
                     part["member_id"],

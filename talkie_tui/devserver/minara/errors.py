@@ -6,18 +6,11 @@ from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
 
+from talkie_tui.devserver.common.errors import ServerApiError
 
-class ApiError(Exception):
+
+class ApiError(ServerApiError):
     """An error answer: raised anywhere in a handler, rendered as the envelope."""
-
-    def __init__(
-        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = dict(headers or {})
 
     def response(self) -> JSONResponse:
         """The HTTP response for this error."""

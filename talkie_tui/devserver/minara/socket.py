@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from talkie_tui.devserver.common.http import bearer_token
 from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.common.tasks import until_first_ends
 from talkie_tui.devserver.minara.auth import token_matches
 from talkie_tui.devserver.minara.channels import Channel, Event
 
@@ -92,17 +93,9 @@ class StreamSocket:
 
     async def run(self) -> None:
         """Serve the socket until the client leaves, it goes idle, or it is dropped."""
-        tasks = [
-            asyncio.create_task(self._read()),
-            asyncio.create_task(self._write()),
-            asyncio.create_task(self._keepalive()),
-        ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            await until_first_ends(self._read(), self._write(), self._keepalive())
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             for subscription in self._subscriptions.values():
                 subscription.channel.unsubscribe(subscription)
             self._subscriptions.clear()

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
 
+from talkie_tui.devserver.common.errors import ServerApiError
 
-class ApiError(Exception):
+
+class ApiError(ServerApiError):
     """An error answer: raised anywhere in a handler, rendered as the §3 envelope."""
 
     def __init__(
@@ -19,12 +21,8 @@ class ApiError(Exception):
         retryable: bool = False,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+        super().__init__(status, code, message, headers=headers)
         self.retryable = retryable
-        self.headers = dict(headers or {})
 
     def response(self) -> JSONResponse:
         """The HTTP response for this error."""
