@@ -245,6 +245,7 @@ class AgentLink:
         """Connect, read, and reconnect until cancelled; raises LinkEnded when it must stop."""
         first = True
         line = self._line
+        line.backoff.reset()
         while True:
             try:
                 ws = await line.open(self._secret)

@@ -127,12 +127,16 @@ class ClientSocket:
 
     # --- the connection ------------------------------------------------------------------
 
+    async def _open(self, token: str | None) -> ClientConnection:
+        """Open one socket with `token` as the bearer."""
+        return await self._line.open(token)
+
     async def _connect(self, token_refreshed: bool) -> tuple[ClientConnection | None, str, bool]:
         """One attempt: the open socket, or None with the reason; and whether the token was
         refreshed. Raises when trying again cannot help."""
         token = await self.tokens.token() if self.tokens is not None else None
         try:
-            return await self._line.open(token), "", token_refreshed
+            return await self._open(token), "", token_refreshed
         except InvalidStatus as error:
             status = error.response.status_code
             if status == 401 and not token_refreshed and await refreshed(self.tokens, token):
@@ -153,6 +157,7 @@ class ClientSocket:
 
     async def _items(self) -> AsyncIterator[SocketItem]:
         token_refreshed, lost = False, False
+        self._line.backoff.reset()
         try:
             while not self._closing.is_set():
                 self.state = "reconnecting" if lost else "connecting"

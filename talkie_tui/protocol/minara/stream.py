@@ -67,7 +67,7 @@ from talkie_tui.protocol.minara.subscription import (
 from talkie_tui.protocol.net.addresses import check_socket_url
 from talkie_tui.protocol.net.pacing import rest_after
 from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import SocketLine, close_quietly, refreshed
+from talkie_tui.protocol.net.websocket import SocketLine, close_quietly, ping_every, refreshed
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -320,7 +320,7 @@ class MinaraStream:
                 Subscribe(subscription.channel, subscription.key, subscription.last_applied)
             )
         reader = asyncio.create_task(self._read(socket))
-        pinger = asyncio.create_task(self._ping(socket))
+        pinger = asyncio.create_task(ping_every(socket, self.ping_interval, build_frame(Ping())))
         idle = asyncio.create_task(self._idle.wait())
         try:
             await asyncio.wait({reader, idle}, return_when=asyncio.FIRST_COMPLETED)
@@ -343,12 +343,6 @@ class MinaraStream:
         if not self._subs:
             await close_quietly(socket)
         return closed
-
-    async def _ping(self, socket: ClientConnection) -> None:
-        while True:
-            await asyncio.sleep(self.ping_interval)
-            with contextlib.suppress(ConnectionClosed):
-                await socket.send(build_frame(Ping()))
 
     async def _read(self, socket: ClientConnection) -> tuple[int, str]:
         """Read frames and hand them out until the socket closes or goes silent."""

@@ -21,13 +21,14 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.protocol.net.http import USER_AGENT
 
-__all__ = ["Backoff", "SocketLine", "close_quietly", "refreshed"]
+__all__ = ["Backoff", "SocketLine", "close_quietly", "ping_every", "refreshed"]
 
 CLOSE_TIMEOUT = 2.0
 """Seconds a socket's closing handshake may take before the connection is dropped."""
@@ -123,6 +124,15 @@ class SocketLine:
             await asyncio.sleep(delay)
         elif delay:
             await wait_event(wake, delay)
+
+
+async def ping_every(socket: ClientConnection, interval: float, frame: str) -> None:
+    """Send a protocol's own ping `frame` every `interval` seconds, for a protocol whose server
+    takes a socket it has not heard from for dead (websockets' pings are control frames)."""
+    while True:
+        await asyncio.sleep(interval)
+        with contextlib.suppress(ConnectionClosed):
+            await socket.send(frame)
 
 
 async def close_quietly(socket: ClientConnection) -> None:
