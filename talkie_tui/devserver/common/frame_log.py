@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-
-from talkie_tui.core.waiting import wait_event
+import contextlib
 
 
 class FrameLog:
@@ -34,4 +33,8 @@ class FrameLog:
         """Wait up to `patience` s for more than `seen` frames or a wake-up; False on timeout."""
         if len(self.frames) > seen or self.done:
             return True
-        return await wait_event(self._changed, patience)
+        changed = self._changed  # a wake-up sets this one and puts a new one in its place
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(patience):
+                await changed.wait()
+        return changed.is_set()

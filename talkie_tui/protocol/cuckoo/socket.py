@@ -20,7 +20,6 @@ import logging
 import ssl
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
@@ -38,7 +37,7 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.pushes import Push, parse_push
 from talkie_tui.protocol.net.addresses import check_socket_url
 from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import SocketLine, close_quietly, refreshed
+from talkie_tui.protocol.net.websocket import LineState, SocketLine, close_quietly, refreshed
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -55,7 +54,7 @@ RECONNECT_DELAYS: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0,
 """Seconds before each reconnect attempt; the last one repeats (the cap)."""
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # a message is at most 8000 characters: ample room
 
-SocketState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+SocketState = LineState
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,6 @@ import logging
 import ssl
 import time
 from collections.abc import Sequence
-from typing import Literal
 from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection
@@ -67,7 +66,13 @@ from talkie_tui.protocol.minara.subscription import (
 from talkie_tui.protocol.net.addresses import check_socket_url
 from talkie_tui.protocol.net.pacing import rest_after
 from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import SocketLine, close_quietly, ping_every, refreshed
+from talkie_tui.protocol.net.websocket import (
+    LineState,
+    SocketLine,
+    close_quietly,
+    ping_every,
+    refreshed,
+)
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -84,7 +89,7 @@ UNAUTHORIZED_CLOSE = 4401
 # skipped; a larger one makes websockets drop the socket (1009), which ends the stream.
 SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
 
-StreamState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+StreamState = LineState
 
 
 class MinaraStream:

@@ -17,7 +17,7 @@ import contextlib
 import random
 import ssl
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -28,8 +28,10 @@ from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.protocol.net.http import USER_AGENT
 
-__all__ = ["Backoff", "SocketLine", "close_quietly", "ping_every", "refreshed"]
+__all__ = ["Backoff", "LineState", "SocketLine", "close_quietly", "ping_every", "refreshed"]
 
+LineState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+"""Where a reconnecting socket is: not started, opening, open, lost and trying again, closed."""
 CLOSE_TIMEOUT = 2.0
 """Seconds a socket's closing handshake may take before the connection is dropped."""
 
