@@ -4,6 +4,7 @@ renders it in its own envelope."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Self
 
 from starlette.responses import JSONResponse
 
@@ -19,6 +20,16 @@ class ServerApiError(Exception):
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+
+    @classmethod
+    def not_found(cls, what: str) -> Self:
+        """404 `not_found` for an unknown thing (a thread, a session, a file…)."""
+        return cls(404, "not_found", f"{what} was not found.")
+
+    @classmethod
+    def invalid_request(cls, message: str) -> Self:
+        """400 `invalid_request` for malformed input (where the protocol has a 400)."""
+        return cls(400, "invalid_request", message)
 
     def response(self) -> JSONResponse:
         """The HTTP response for this error, in the server's envelope."""

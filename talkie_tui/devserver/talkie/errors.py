@@ -44,14 +44,8 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
-def not_found(what: str) -> ApiError:
-    """404 for an unknown thread, action, file…"""
-    return ApiError(404, "not_found", f"{what} was not found.")
-
-
-def invalid_request(message: str) -> ApiError:
-    """400 for malformed input."""
-    return ApiError(400, "invalid_request", message)
+not_found = ApiError.not_found
+invalid_request = ApiError.invalid_request
 
 
 def internal_error() -> JSONResponse:
