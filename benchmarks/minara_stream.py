@@ -36,11 +36,8 @@ from stream_core import stream_bytes
 
 from talkie_tui.backends.minara.reducer import MinaraConversation
 from talkie_tui.protocol.minara.frames import parse_frame
-from talkie_tui.protocol.minara.stream import (
-    MinaraStream,
-    StreamEvent,
-    Subscription,
-)
+from talkie_tui.protocol.minara.stream import MinaraStream
+from talkie_tui.protocol.minara.subscription import StreamEvent, Subscription
 
 KEY = "bench"
 

@@ -7,9 +7,9 @@ Where it sits in the layers: at the level of what `talkie_tui.commands` uses, be
 the conformance runner and the reference servers. A bridge is a long-running program of its
 own rather than a piece of one command: it drives a Talkie server through `talkie_tui.backends`
 (the same `Backend` and `Session` the TUI and `talkie ask` use, so runs, cards and actions are
-read once, by the backend's reducer), speaks the hub's agent protocol on the wire itself (its
-socket, or a webhook receiver for a webhook binding, and the `/v1/agent` routes, with
-`talkie_tui.protocol`'s REST plumbing and the hub's error envelope), and keeps its state with
+read once, by the backend's reducer), speaks the hub's agent protocol through
+`talkie_tui.protocol.cuckoo.agent_client` (the socket and the `/v1/agent` routes) or, for a
+webhook binding, a webhook receiver of its own, and keeps its state with
 `talkie_tui.config`'s folders. It prints nothing itself and never imports Textual or Rich:
 `talkie_tui.commands.bridge` gives it the backend, the lines' destination and the Ctrl+C
 handling, and `cli.py` parses the arguments.

@@ -24,7 +24,8 @@ from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
-    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.bridge.context import BridgeContext
+    from talkie_tui.bridge.decisions import Decisions
 
 __all__ = ["PRIVATE_TEXT", "Answers"]
 
@@ -44,8 +45,9 @@ class _Run:
 class Answers:
     """The runs that answer the people's messages, one at a time per conversation."""
 
-    def __init__(self, bridge: CuckooBridge) -> None:
-        self.bridge = bridge
+    def __init__(self, context: BridgeContext, decisions: Decisions) -> None:
+        self.context = context
+        self.decisions = decisions
         self.runs: dict[str, _Run] = {}
 
     def abandon(self) -> None:
@@ -66,19 +68,19 @@ class Answers:
             elif code == "not_streaming":
                 # The hub finished it (idle, or open too long): the text goes on in a new one.
                 stream.done = stream.closed_early = True
-                self.bridge.warn(
+                self.context.warn(
                     _(
                         "{conversation}: the hub closed a reply early; it goes on in a new message"
                     ).format(conversation=conversation_id)
                 )
             else:
-                self.bridge.warn(_("hub refused a part of a reply ({code})").format(code=code))
+                self.context.warn(_("hub refused a part of a reply ({code})").format(code=code))
 
     # --- messages ---------------------------------------------------------------------
 
     async def message(self, event_id: str, conversation_id: str, message: dict[str, Any]) -> None:
         """A person's `message.created`: answered, or a tap decided, or a stranger told."""
-        if self.bridge.state.has_left(conversation_id, since=message.get("created_at")):
+        if self.context.state.has_left(conversation_id, since=message.get("created_at")):
             return
         sender = message.get("sender") if isinstance(message.get("sender"), dict) else {}
         assert isinstance(sender, dict)
@@ -86,7 +88,7 @@ class Answers:
             return
         person = str(sender.get("id") or "")
         name = clean_text(str(sender.get("display_name") or person))
-        served = self.bridge.served
+        served = self.context.served
         assert served is not None
         if person not in served.allowed:
             await self._private(conversation_id, person, name)
@@ -94,10 +96,10 @@ class Answers:
         body = message.get("body") if isinstance(message.get("body"), dict) else {}
         assert isinstance(body, dict)
         message_id = str(message.get("id") or "")
-        reply = Reply(self.bridge, event_id, conversation_id, None)
+        reply = Reply(self.context, event_id, conversation_id, None)
         tap = body.get("action")
         if isinstance(tap, dict):
-            await self.bridge.decisions.tap(reply, tap, name)
+            await self.decisions.tap(reply, tap, name)
             return
         text = body.get("text") if isinstance(body.get("text"), str) else ""
         assert isinstance(text, str)
@@ -105,13 +107,13 @@ class Answers:
         if not text:
             if body.get("attachments"):
                 await reply.send(
-                    self.bridge.speak(N_("This agent reads text only: files are not passed on."))
+                    self.context.speak(N_("This agent reads text only: files are not passed on."))
                 )
             return
-        limit = self.bridge.backend.info.max_message_chars
+        limit = self.context.backend.info.max_message_chars
         if len(text) > limit:
             await reply.send(
-                self.bridge.speak(
+                self.context.speak(
                     N_("That message is longer than this agent takes ({limit} characters).")
                 ).format(limit=limit)
             )
@@ -120,17 +122,17 @@ class Answers:
         await self._answer(reply, conversation_id, message_id, text, name)
 
     async def _private(self, conversation_id: str, person: str, name: str) -> None:
-        if self.bridge.state.told_private(conversation_id):
+        if self.context.state.told_private(conversation_id):
             return
-        await self.bridge.ops.send(
+        await self.context.ops.send(
             conversation_id,
             {
-                "text": self.bridge.speak(PRIVATE_TEXT),
+                "text": self.context.speak(PRIVATE_TEXT),
                 "idempotency_key": f"private:{conversation_id}",
             },
         )
-        self.bridge.state.mark_told_private(conversation_id)
-        self.bridge.say(
+        self.context.state.mark_told_private(conversation_id)
+        self.context.say(
             _(
                 "{name} ({person}) in {conversation} is not served: told the agent is private"
             ).format(name=name, person=person, conversation=conversation_id)
@@ -140,11 +142,11 @@ class Answers:
         self, reply: Reply, conversation_id: str, message_id: str, text: str, name: str
     ) -> None:
         started = time.monotonic()
-        thread_id = self.bridge.state.thread_of(conversation_id)
-        session = self.bridge.backend.new_session(thread_id)
+        thread_id = self.context.state.thread_of(conversation_id)
+        session = self.context.backend.new_session(thread_id)
         outgoing = session.again(text, message_id)
         if thread_id is None and outgoing.thread_id:
-            self.bridge.state.set_thread(conversation_id, outgoing.thread_id)
+            self.context.state.set_thread(conversation_id, outgoing.thread_id)
         run = _Run(reply, lambda: outgoing.run_id)
         self.runs[conversation_id] = run
         seen_actions: set[str] = set()
@@ -172,7 +174,7 @@ class Answers:
                         await reply.action(change.action)
                 elif isinstance(change, LinkPart):
                     button = render.link_button(
-                        change.link.label, change.link.url, self.bridge.backend.resolve_url
+                        change.link.label, change.link.url, self.context.backend.resolve_url
                     )
                     if button is not None:
                         reply.links.append(button)
@@ -185,14 +187,14 @@ class Answers:
             if self.runs.get(conversation_id) is run:
                 del self.runs[conversation_id]
         if outgoing.thread_id and outgoing.thread_id != thread_id:
-            self.bridge.state.set_thread(conversation_id, outgoing.thread_id)
+            self.context.state.set_thread(conversation_id, outgoing.thread_id)
         if failure is None and outgoing.failure is not None:
             failure = outgoing.failure.message
             if outgoing.failure.code:
                 failure += f" ({outgoing.failure.code})"
         if failure is not None and not run.stopped:
             await reply.send(
-                self.bridge.speak(N_("The agent could not answer: {words}")).format(words=failure)
+                self.context.speak(N_("The agent could not answer: {words}")).format(words=failure)
             )
         await reply.close()
         took = time.monotonic() - started
@@ -204,7 +206,7 @@ class Answers:
             extras.append(
                 ngettext("{n} action", "{n} actions", reply.actions).format(n=reply.actions)
             )
-        self.bridge.say(
+        self.context.say(
             _("{conversation}: {name}: “{text}” → {what}{extras} in {seconds:.1f} s").format(
                 conversation=conversation_id,
                 name=name,
@@ -215,7 +217,7 @@ class Answers:
             )
         )
         if failure is not None:
-            self.bridge.warn(
+            self.context.warn(
                 _("{conversation}: {words}").format(conversation=conversation_id, words=failure)
             )
 
@@ -238,18 +240,20 @@ class Answers:
         run.reply.stop()
         run_id = run.run_id()
         if run_id is not None:
-            self.bridge.spawn(self._cancel(run_id))
+            self.context.spawn(self._cancel(run_id))
         return True
 
     async def _cancel(self, run_id: str) -> None:
         try:
-            await wait_within(self.bridge.backend.stop(run_id), timeout=10)
+            await wait_within(self.context.backend.stop(run_id), timeout=10)
         except (TalkieError, TimeoutError) as error:
-            self.bridge.warn(_("could not stop run {run}: {words}").format(run=run_id, words=error))
+            self.context.warn(
+                _("could not stop run {run}: {words}").format(run=run_id, words=error)
+            )
 
     async def stop(self, conversation_id: str) -> None:
         if self.stop_run(conversation_id):
-            self.bridge.say(
+            self.context.say(
                 _("{conversation}: stopped on the person's request").format(
                     conversation=conversation_id
                 )

@@ -4,8 +4,9 @@ The bridge takes the agent's events from the hub and, signed in to the Talkie se
 operator (a `Backend`), answers each conversation from one Talkie thread. Events come in one of
 two ways, as the agent's binding is set up on the hub:
 
-- a socket binding: the bridge holds the agent socket (`hub.AgentLink`), acknowledges each event
-  there once its work is done, and sends its messages as socket ops (`ops.SocketOps`);
+- a socket binding: the bridge holds the agent socket (`AgentLink`, in
+  `protocol.cuckoo.agent_client`), acknowledges each event there once its work is done, and
+  sends its messages as socket ops (`ops.SocketOps`);
 - a webhook binding (`webhook=(host, port)`): the bridge listens for the hub's signed POSTs
   (`webhook.WebhookReceiver`), keeps each event in the state file before answering 2xx (the hub
   wants an answer within 10 s), and sends its messages over HTTP (`ops.HttpOps`).
@@ -44,17 +45,17 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from talkie_tui.bridge import render
 from talkie_tui.bridge.answers import Answers
+from talkie_tui.bridge.context import BridgeContext, Served
 from talkie_tui.bridge.decisions import Decisions
 from talkie_tui.bridge.greeting import Greeting
-from talkie_tui.bridge.hub import AgentApi, AgentLink, LinkEnded
 from talkie_tui.bridge.ops import HttpOps, HubOps, SocketOps
 from talkie_tui.bridge.webhook import WebhookReceiver
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import _, ngettext
+from talkie_tui.protocol.cuckoo.agent_client import AgentApi, AgentLink, LinkEnded
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend
@@ -77,17 +78,6 @@ with the next event)."""
 WEBHOOK_RETRY = 30.0
 """Seconds before a webhook's event whose work failed is tried again (a socket's is sent again
 by the hub, 30 s after it was pushed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Served:
-    """Who the bridge serves: the agent, and the people it answers."""
-
-    agent_id: str
-    handle: str
-    display_name: str
-    allowed: frozenset[str]
-    owner_id: str | None
 
 
 @dataclass(slots=True)
@@ -120,18 +110,11 @@ class CuckooBridge:
         self.backend = backend
         self.greeting = greeting
         self.hub_url = hub_url
-        self._open_state = open_state
-        self._state: BridgeState | None = None
         self.allow = frozenset(allow)
         self.say = say
         self.warn = warn
-        self.flush_interval = flush_interval
         self.before_ack = before_ack
         self.api = api or AgentApi(hub_url, secret)
-        self.served: Served | None = None
-        # What people on the hub are told is in the agent's language (see `render.speech`).
-        self.speak: render.Speak = render.speech(backend.info.locale)
-        self.decisions = Decisions(self)
         self.link: AgentLink | None = None
         self.receiver: WebhookReceiver | None = None
         self.ops: HubOps
@@ -156,17 +139,29 @@ class CuckooBridge:
         self._active: set[str] = set()
         self._order: collections.deque[str] = collections.deque()
         self._workers: dict[str, _Worker] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.answers = Answers(self)
+        self.context = BridgeContext(
+            backend=backend,
+            ops=self.ops,
+            api=self.api,
+            open_state=open_state,
+            say=say,
+            warn=warn,
+            flush_interval=flush_interval,
+        )
+        self.decisions = Decisions(self.context)
+        self.answers = Answers(self.context, self.decisions)
         self.ready = asyncio.Event()
         self.handled_count = 0
 
     @property
     def state(self) -> BridgeState:
         """The state file (open once `start` learned the agent's id)."""
-        if self._state is None:
-            raise RuntimeError("the bridge has not started")
-        return self._state
+        return self.context.state
+
+    @property
+    def served(self) -> Served | None:
+        """Whom the bridge serves (known once `start` asked the hub)."""
+        return self.context.served
 
     # --- running ------------------------------------------------------------------------
 
@@ -175,16 +170,15 @@ class CuckooBridge:
         agent = await self.api.me()
         owner = agent.get("owner_id") if isinstance(agent.get("owner_id"), str) else None
         allowed = self.allow or (frozenset({owner}) if owner else frozenset())
-        self.served = Served(
+        served = Served(
             agent_id=str(agent["id"]),
             handle=clean_text(str(agent.get("handle") or "")),
             display_name=clean_text(str(agent.get("display_name") or "")),
             allowed=allowed,
             owner_id=owner,
         )
-        if self._state is None:
-            self._state = self._open_state(self.served.agent_id)
-        return self.served
+        self.context.serve(served)
+        return served
 
     async def run(self) -> None:
         """Serve until cancelled; LinkEnded when the hub ended the agent's socket for good,
@@ -203,7 +197,7 @@ class CuckooBridge:
 
     async def _shut(self) -> None:
         tasks = [w.task for w in self._workers.values() if w.task is not None]
-        tasks.extend(self._tasks)
+        tasks.extend(self.context.tasks)
         for task in tasks:
             task.cancel()
         self.answers.abandon()
@@ -215,14 +209,6 @@ class CuckooBridge:
         await self.api.aclose()
 
     # --- events in ----------------------------------------------------------------------
-
-    def spawn(self, coroutine: Awaitable[None]) -> None:
-        self.keep(asyncio.ensure_future(coroutine))
-
-    def keep(self, task: asyncio.Task[None]) -> None:
-        """A task the bridge cancels when it stops."""
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     def _posted(self, event: dict[str, Any]) -> None:
         """An event the hub POSTed to the webhook: kept pending before the hub is told it
@@ -237,7 +223,7 @@ class CuckooBridge:
             return  # being handled: acknowledged when done
         if self.state.is_handled(event_id):
             if pushed and self.link is not None:
-                self.spawn(self._ack(event_id))  # its acknowledgement was lost
+                self.context.spawn(self._ack(event_id))  # its acknowledgement was lost
             return
         self._active.add(event_id)
         self._order.append(event_id)
@@ -250,10 +236,10 @@ class CuckooBridge:
         assert isinstance(conversation, dict)
         conversation_id = conversation.get("id")
         if not isinstance(conversation_id, str) or not conversation_id:
-            self.spawn(self._done(event))  # nothing to do with it
+            self.context.spawn(self._done(event))  # nothing to do with it
             return
         if kind == "stop.requested":
-            self.spawn(self._handled(event, self.answers.stop(conversation_id)))
+            self.context.spawn(self._handled(event, self.answers.stop(conversation_id)))
             return
         if kind == "conversation.left" and self.state.mark_left(
             conversation_id, event.get("created_at")
@@ -292,7 +278,7 @@ class CuckooBridge:
                 again = _("the hub will send it again")
             else:  # a webhook's event: the hub had its 2xx, and it is pending here
                 again = _("tried again in {seconds:.0f} s").format(seconds=self.webhook_retry)
-                self.spawn(self._retry(event))
+                self.context.spawn(self._retry(event))
             self.warn(
                 _("could not handle {event} ({type}): {words}; {again}").format(
                     event=event["id"], type=event.get("type"), words=words, again=again

@@ -31,7 +31,7 @@ from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.i18n import N_, _
 
 if TYPE_CHECKING:
-    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.bridge.context import BridgeContext
     from talkie_tui.protocol.talkie.models import Action, Card
 
 __all__ = ["FOLLOW_GRACE", "Decisions"]
@@ -48,28 +48,28 @@ _ENDED = ("done", "failed", "cancelled", "expired")
 class Decisions:
     """The bridge's buttons on actions: taps decided, undo windows followed."""
 
-    def __init__(self, bridge: CuckooBridge) -> None:
-        self.bridge = bridge
+    def __init__(self, context: BridgeContext) -> None:
+        self.context = context
         self._following: dict[str, asyncio.Task[None]] = {}
 
     # --- taps ---------------------------------------------------------------------------
 
     async def tap(self, reply: Reply, tap: dict[str, Any], name: str) -> None:
         """A person tapped a button of a message: decide the action it names."""
-        bridge = self.bridge
-        speak = bridge.speak
+        context = self.context
+        speak = context.speak
         parsed = render.parse_action_button(tap.get("button_id"))
         if parsed is None:
             return  # not one of the bridge's buttons
         key, decision = parsed
-        kept = bridge.state.action(key)
+        kept = context.state.action(key)
         if kept is None or kept.conversation_id != reply.conversation_id:
             await reply.send(
                 speak(N_("That button does not belong to an action of this conversation."))
             )
             return
         try:
-            action = await bridge.backend.action(kept.action_id)
+            action = await context.backend.action(kept.action_id)
             if decision == "cancel" and action.status in ("done", "failed"):
                 # An Undo after its window (the button stays on the sent message).
                 await self._too_late(reply, key, action, name)
@@ -78,11 +78,11 @@ class Decisions:
                 await reply.send(render.sure_text(action, speak), render.sure_buttons(key, speak))
                 return
             decision = "confirm" if decision == "sure" else decision
-            result = await bridge.backend.decide(action, decision, "button")
+            result = await context.backend.decide(action, decision, "button")
         except TalkieError as error:
             words = str(error) if isinstance(error, ServerError) else error.message
             await reply.send(speak(N_("Nothing was decided: {words}")).format(words=words))
-            bridge.warn(
+            context.warn(
                 _("{conversation}: decision on {action} refused: {words}").format(
                     conversation=reply.conversation_id, action=kept.action_id, words=words
                 )
@@ -96,7 +96,7 @@ class Decisions:
         for card in render.cards_of(result.events):
             await reply.card(card)
         self._settle(key, kept.action_id, reply.conversation_id, decided)
-        bridge.say(
+        context.say(
             _("{conversation}: {name} chose {decision} on {action} → {status}").format(
                 conversation=reply.conversation_id,
                 name=name,
@@ -107,9 +107,9 @@ class Decisions:
         )
 
     async def _too_late(self, reply: Reply, key: str, action: Action, name: str) -> None:
-        await reply.send(render.too_late_text(action, self.bridge.speak))
-        self.bridge.state.mark_action_ended(key)
-        self.bridge.say(
+        await reply.send(render.too_late_text(action, self.context.speak))
+        self.context.state.mark_action_ended(key)
+        self.context.say(
             _("{conversation}: {name} tapped Undo on {action} too late → {status}").format(
                 conversation=reply.conversation_id,
                 name=name,
@@ -121,7 +121,7 @@ class Decisions:
     def _settle(self, key: str, action_id: str, conversation_id: str, action: Action) -> None:
         """What a decision left: an action in its undo window is followed, an ended one is
         forgotten in a day."""
-        state = self.bridge.state
+        state = self.context.state
         if action.status in _ENDED:
             state.mark_action_ended(key)
             state.drop_follow(key)
@@ -139,7 +139,7 @@ class Decisions:
 
     def resume(self) -> None:
         """Follow again every action the state file says is followed (after a restart)."""
-        for follow in self.bridge.state.follows():
+        for follow in self.context.state.follows():
             self.follow(follow)
 
     def follow(self, follow: Follow) -> None:
@@ -148,7 +148,7 @@ class Decisions:
             return
         task = asyncio.ensure_future(self._follow(follow))
         self._following[follow.key] = task
-        self.bridge.keep(task)
+        self.context.keep(task)
         task.add_done_callback(lambda done: self._forget(follow.key, done))
 
     def _forget(self, key: str, task: asyncio.Task[None]) -> None:
@@ -156,24 +156,24 @@ class Decisions:
             del self._following[key]
 
     async def _follow(self, follow: Follow) -> None:
-        bridge = self.bridge
+        context = self.context
         delay = follow.undo_until + FOLLOW_GRACE - time.time()
         retries = iter(FOLLOW_RETRY)
         while True:
             if delay > 0:
                 await asyncio.sleep(delay)
             try:
-                action = await bridge.backend.action(follow.action_id)
+                action = await context.backend.action(follow.action_id)
             except TalkieError as error:
                 if not error.retryable:
-                    bridge.warn(
+                    context.warn(
                         _("{conversation}: could not follow {action}: {words}").format(
                             conversation=follow.conversation_id,
                             action=follow.action_id,
                             words=error,
                         )
                     )
-                    bridge.state.drop_follow(follow.key)
+                    context.state.drop_follow(follow.key)
                     return
                 delay = next(retries, FOLLOW_RETRY[-1])
                 continue
@@ -189,16 +189,16 @@ class Decisions:
             except TalkieError as error:
                 # Tried again (the messages' keys make a second try harmless), and at the next
                 # start if all tries fail.
-                bridge.warn(
+                context.warn(
                     _("{conversation}: could not tell how {action} ended: {words}").format(
                         conversation=follow.conversation_id, action=follow.action_id, words=error
                     )
                 )
         else:
             return
-        bridge.state.mark_action_ended(follow.key)
-        bridge.state.drop_follow(follow.key)
-        bridge.say(
+        context.state.mark_action_ended(follow.key)
+        context.state.drop_follow(follow.key)
+        context.say(
             _("{conversation}: {action} ended after its undo window → {status}").format(
                 conversation=follow.conversation_id, action=follow.action_id, status=action.status
             )
@@ -206,26 +206,26 @@ class Decisions:
 
     async def _tell_end(self, follow: Follow, action: Action) -> None:
         """The result card(s) as messages, else a line; nothing in a conversation left."""
-        bridge = self.bridge
-        if bridge.state.has_left(follow.conversation_id):
+        context = self.context
+        if context.state.has_left(follow.conversation_id):
             return
         # Keys `end:<key>:n`: a second try (a restart before the follow was dropped) finds the
         # messages already made.
-        reply = Reply(bridge, f"end:{follow.key}", follow.conversation_id, None)
+        reply = Reply(context, f"end:{follow.key}", follow.conversation_id, None)
         cards = await self._result_cards(follow) if action.status == "done" else []
         if not cards:
-            await reply.send(render.outcome_text(action, bridge.speak))
+            await reply.send(render.outcome_text(action, context.speak))
         for card in cards:
             await reply.card(card)
 
     async def _result_cards(self, follow: Follow) -> list[Card]:
         """The cards the thread gained when the undo window ended: those of the first answer
         stored at or after `undoUntil` that has any (the server posts the result there)."""
-        thread_id = self.bridge.state.thread_of(follow.conversation_id)
+        thread_id = self.context.state.thread_of(follow.conversation_id)
         if thread_id is None:
             return []
         try:
-            session = self.bridge.backend.new_session(thread_id)
+            session = self.context.backend.new_session(thread_id)
             conversation = await session.load(thread_id)
         except TalkieError as error:
             logger.info("thread %s: %s", thread_id, error)

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
-from talkie_tui.bridge.hub import AgentApi, AgentLink, OpFailed
 from talkie_tui.bridge.render import Button
 from talkie_tui.core.errors import RateLimitedError, ServerError, TalkieError, TransportError
+from talkie_tui.protocol.cuckoo.agent_client import AgentApi, AgentLink, OpFailed
 
 __all__ = ["HttpOps", "HubOps", "SocketOps"]
 

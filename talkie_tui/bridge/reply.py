@@ -18,14 +18,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from talkie_tui.bridge import render
-from talkie_tui.bridge.hub import OpFailed
 from talkie_tui.bridge.split import Chunk, Splitter, fence_at
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.waiting import wait_event
 from talkie_tui.i18n import N_
+from talkie_tui.protocol.cuckoo.agent_client import OpFailed
 
 if TYPE_CHECKING:
-    from talkie_tui.bridge.cuckoo import CuckooBridge
+    from talkie_tui.bridge.context import BridgeContext
     from talkie_tui.bridge.ops import HubOps
     from talkie_tui.protocol.talkie.models import Action, Card
 
@@ -209,10 +209,10 @@ class Reply:
     """Everything sent for one event, in order, each message with its idempotency key."""
 
     def __init__(
-        self, bridge: CuckooBridge, event_id: str, conversation_id: str, reply_to: str | None
+        self, context: BridgeContext, event_id: str, conversation_id: str, reply_to: str | None
     ) -> None:
-        self.bridge = bridge
-        self.ops = bridge.ops
+        self.context = context
+        self.ops = context.ops
         self.event_id = event_id
         self.conversation_id = conversation_id
         self.reply_to = reply_to
@@ -279,17 +279,17 @@ class Reply:
         message_id = str(message.get("id") or "")
         complete = message.get("status") == "complete"
         conversation_id = self.conversation_id
-        api = self.bridge.api
+        api = self.context.api
         self.stream = Stream(
             self.ops,
             message_id,
-            interval=self.bridge.flush_interval,
+            interval=self.context.flush_interval,
             read=lambda: api.message_text(conversation_id, message_id),
             held=already,
             done=complete,
             cut_short=complete and message.get("stopped") is not True,
         )
-        self.bridge.keep(self.stream._task)
+        self.context.keep(self.stream._task)
 
     async def end_stream(self, buttons: list[list[render.Button]] | None = None) -> bool:
         """End the message being streamed, with the text held back for it and `buttons` at its
@@ -320,7 +320,7 @@ class Reply:
         it has left open."""
         await stream.end()  # lets the pacing task go; nothing more is sent to it
         self.stream = None
-        stored = await self.bridge.api.message_text(self.conversation_id, stream.message_id)
+        stored = await self.context.api.message_text(self.conversation_id, stream.message_id)
         if stored is None:
             return
         whole = "".join(stream.whole)
@@ -349,15 +349,15 @@ class Reply:
 
     async def card(self, card: Card) -> None:
         self.cards += 1
-        buttons = render.card_buttons(card, self.bridge.backend.resolve_url, self.bridge.speak)
+        buttons = render.card_buttons(card, self.context.backend.resolve_url, self.context.speak)
         await self.send(render.card_text(card), buttons)
 
     async def action(self, action: Action) -> None:
         self.actions += 1
         key = render.action_key(action.id)
         expires = action.expires_at.timestamp() if action.expires_at is not None else None
-        self.bridge.state.keep_action(key, action.id, self.conversation_id, expires)
-        speak = self.bridge.speak
+        self.context.state.keep_action(key, action.id, self.conversation_id, expires)
+        speak = self.context.speak
         await self.send(
             render.action_text(action, speak), render.action_buttons(action, key, speak)
         )
@@ -374,7 +374,7 @@ class Reply:
         links = render.url_rows(self.links)
         ended = await self.end_stream(links or None)
         if links and not ended and not self.stopped:
-            await self.send(self.bridge.speak(N_("Links:")), links)
+            await self.send(self.context.speak(N_("Links:")), links)
         if not self.stopped:
             await self.activity("idle")
 

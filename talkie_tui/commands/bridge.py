@@ -58,8 +58,8 @@ async def bridge_cuckoo(
 ) -> int:
     """Run the bridge; the exit code (0 after Ctrl+C, 1 on a failure, 3 sign-in needed)."""
     from talkie_tui.bridge.cuckoo import CuckooBridge
-    from talkie_tui.bridge.hub import LinkEnded
     from talkie_tui.bridge.state import BridgeState, default_state_path
+    from talkie_tui.protocol.cuckoo.agent_client import LinkEnded
     from talkie_tui.protocol.cuckoo.client import hub_base
 
     out, err = out or sys.stdout, err or sys.stderr

@@ -5,9 +5,23 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from talkie_tui.core.exit_codes import ExitCode
+
+
+def _serve(run_forever: Callable[..., None], config: object, ready: Callable[[str], str]) -> int:
+    """Serve until Ctrl+C; once up, the URL is the one line on stdout and `ready(url)` says on
+    stderr what serves there."""
+
+    def on_ready(url: str) -> None:
+        print(url, flush=True)
+        print(ready(url), file=sys.stderr, flush=True)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        run_forever(config, on_ready=on_ready)
+    return ExitCode.OK
 
 
 def serve_minara(
@@ -21,18 +35,12 @@ def serve_minara(
         host=host, port=port, db_path=db, auth_token=auth_token, test_mode=test_mode
     )
 
-    def ready(url: str) -> None:
-        print(url, flush=True)
-        auth = "bearer token required" if auth_token else "anonymous (no token)"
-        print(
-            f"talkie: serving a Minara gateway at {url}, {auth} (Ctrl+C to stop)",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    with contextlib.suppress(KeyboardInterrupt):
-        run_forever(config, on_ready=ready)
-    return ExitCode.OK
+    auth = "bearer token required" if auth_token else "anonymous (no token)"
+    return _serve(
+        run_forever,
+        config,
+        lambda url: f"talkie: serving a Minara gateway at {url}, {auth} (Ctrl+C to stop)",
+    )
 
 
 def _dev_help(url: str) -> str:
@@ -73,17 +81,10 @@ def serve_cuckoo(*, host: str, port: int, db: Path | None, dev: bool) -> int:
         hub_log.propagate = False
     config = HubConfig(host=host, port=port, db_path=db, dev=dev)
 
-    def ready(url: str) -> None:
-        print(url, flush=True)
-        mode = "development mode" if dev else "sessions and API keys only"
-        print(
-            f"talkie: serving a Cuckoo hub at {url}, {mode} (Ctrl+C to stop)",
-            file=sys.stderr,
-            flush=True,
-        )
-        if dev:
-            print(_dev_help(url), file=sys.stderr, flush=True)
+    mode = "development mode" if dev else "sessions and API keys only"
 
-    with contextlib.suppress(KeyboardInterrupt):
-        run_forever(config, on_ready=ready)
-    return ExitCode.OK
+    def ready(url: str) -> str:
+        said = f"talkie: serving a Cuckoo hub at {url}, {mode} (Ctrl+C to stop)"
+        return f"{said}\n{_dev_help(url)}" if dev else said
+
+    return _serve(run_forever, config, ready)

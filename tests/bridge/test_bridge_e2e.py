@@ -14,8 +14,8 @@ import pytest
 from websockets.asyncio.client import connect
 
 from talkie_tui.bridge.greeting import Greeting
-from talkie_tui.bridge.hub import LinkEnded
 from talkie_tui.devserver.talkie.testmode import SLOW_TEXT
+from talkie_tui.protocol.cuckoo.agent_client import LinkEnded
 from tests.bridge.conftest import Agent, Person, ServedBy, StartBridge
 from tests.helpers import AUTH, TEST_TOKEN
 

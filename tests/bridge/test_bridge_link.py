@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from talkie_tui.bridge.hub import LinkEnded
+from talkie_tui.protocol.cuckoo.agent_client import LinkEnded
 from tests.bridge.conftest import Agent, Person, StartBridge
 
 pytestmark = pytest.mark.slow

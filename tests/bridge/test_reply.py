@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 
 from talkie_tui.bridge import reply as reply_module
-from talkie_tui.bridge.cuckoo import CuckooBridge
+from talkie_tui.bridge.context import BridgeContext
 from talkie_tui.bridge.reply import Reply
 
 
@@ -114,7 +114,7 @@ class _Bridge:
 
 def _reply(hub: ScriptedHub, event: str = "evt_1") -> Reply:
     """A reply wired as `Answers.delta_failed` wires the bridge's."""
-    made = Reply(cast(CuckooBridge, _Bridge(hub)), event, "cnv_1", None)
+    made = Reply(cast(BridgeContext, _Bridge(hub)), event, "cnv_1", None)
 
     def failed(message_id: str, code: str) -> None:
         stream = made.stream

@@ -42,8 +42,8 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.minara.client import MinaraClient, SseTurn
 from talkie_tui.protocol.minara.files import check_count
 from talkie_tui.protocol.minara.models import AttachmentRef, SessionDetail, TurnRequest
-from talkie_tui.protocol.minara.stream import (
-    MinaraStream,
+from talkie_tui.protocol.minara.stream import MinaraStream
+from talkie_tui.protocol.minara.subscription import (
     StreamEvent,
     StreamLost,
     StreamRefused,

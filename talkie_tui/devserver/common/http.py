@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from talkie_tui.devserver.common.errors import ServerApiError
+
 logger = logging.getLogger(__name__)
 
 
@@ -28,17 +30,13 @@ class ErrorResponse(Protocol):
     ) -> Response: ...
 
 
-class _Answerable(Protocol):
-    def response(self) -> Response: ...
-
-
 ExceptionHandler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 async def answer_api_error(request: Request, exc: Exception) -> Response:
     """An API error of any server answers with the body it carries."""
-    answerable: _Answerable = exc  # type: ignore[assignment]
-    return answerable.response()
+    assert isinstance(exc, ServerApiError)
+    return exc.response()
 
 
 def router_errors(

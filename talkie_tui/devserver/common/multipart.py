@@ -12,7 +12,7 @@ from email.message import Message
 from email.utils import collapse_rfc2231_value
 
 ErrorFactory = Callable[[str], Exception]
-ParamValue = str | tuple[str, str, str]
+ParamValue = str | tuple[str | None, str | None, str]
 TEXT_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin-1", "latin1"})
 """The charsets an RFC 2231 parameter may name; any other is read as UTF-8."""
 

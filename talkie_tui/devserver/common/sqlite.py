@@ -50,6 +50,12 @@ class Database:
                 raise
             self._db.execute("COMMIT")
 
+    def _changed(self, sql: str, *args: Any) -> bool:
+        """Run one statement in its transaction; whether it changed a row (an insert not
+        ignored, an update or a delete that matched)."""
+        with self._transaction() as db:
+            return db.execute(sql, args).rowcount > 0
+
     def _one(self, sql: str, *args: Any) -> Row | None:
         with self._lock:
             self._before_statement()

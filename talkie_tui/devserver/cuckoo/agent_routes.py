@@ -7,9 +7,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from talkie_tui.devserver.cuckoo import shapes
-from talkie_tui.devserver.cuckoo.bodies import int_query
-from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.cuckoo.bodies import PAGE_DEFAULT, PAGE_MAX, int_query
 from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.drafts import AGENT_FIELDS, Draft
 from talkie_tui.devserver.cuckoo.errors import invalid
 from talkie_tui.devserver.cuckoo.outbox import envelope
 from talkie_tui.devserver.cuckoo.principals import agent_of
@@ -17,18 +17,6 @@ from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, rea
 
 EVENTS_DEFAULT = 100
 EVENTS_MAX = 100
-PAGE_DEFAULT = 50
-PAGE_MAX = 100
-SEND_FIELDS = (
-    "text",
-    "attachments",
-    "idempotency_key",
-    "reply_to",
-    "stream",
-    "buttons",
-    "quick_replies",
-    "schedule_id",
-)
 
 
 async def me(request: Request) -> JSONResponse:
@@ -83,7 +71,7 @@ async def history(request: Request) -> JSONResponse:
     rows = rows[:limit]
     return JSONResponse(
         {
-            "messages": [hub.chat.agent_form(message) for message in rows],
+            "messages": [hub.forms.agent_form(message) for message in rows],
             "next_before": rows[-1]["id"] if more else None,
         }
     )
@@ -92,12 +80,12 @@ async def history(request: Request) -> JSONResponse:
 async def send(request: Request) -> JSONResponse:
     """POST …/messages: a message (201), a replay (200), or the start of a stream."""
     hub = hub_of(request)
-    body = await read_json(request, SEND_FIELDS)
+    body = await read_json(request, AGENT_FIELDS)
     with hub.storage.grouped():
         sent = hub.chat.send_by_agent(
             agent_of(request), request.path_params["conversation_id"], Draft.of(body)
         )
-        answer = {"message": hub.chat.agent_form_of(sent)}
+        answer = {"message": hub.forms.agent_form_of(sent)}
     await hub.storage.durable()
     return created(answer, sent.created)
 
@@ -126,7 +114,7 @@ async def activity(request: Request) -> Response:
 async def append(request: Request) -> Response:
     """POST /v1/agent/messages/{id}/append {text} → 204"""
     body = await read_json(request, {"text"})
-    hub_of(request).chat.append(
+    hub_of(request).streams.append(
         agent_of(request), request.path_params["message_id"], body.get("text")
     )
     return no_content()
@@ -136,13 +124,13 @@ async def finish(request: Request) -> JSONResponse:
     """POST /v1/agent/messages/{id}/finish {buttons?, quick_replies?} → 200 {message}"""
     hub = hub_of(request)
     body = await read_json(request, {"buttons", "quick_replies"}, optional=True)
-    row = hub.chat.finish(
+    row = hub.streams.finish(
         agent_of(request),
         request.path_params["message_id"],
         body.get("buttons"),
         body.get("quick_replies"),
     )
-    return JSONResponse({"message": hub.chat.agent_form(row)})
+    return JSONResponse({"message": hub.forms.agent_form(row)})
 
 
 CONVERSATION = "/v1/agent/conversations/{conversation_id}"

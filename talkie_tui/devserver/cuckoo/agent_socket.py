@@ -20,8 +20,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from talkie_tui.core.waiting import wait_event
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.json_input import JsonInputError, decode, encodable
-from talkie_tui.devserver.cuckoo import presence
-from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.common.tasks import until_first_ends
+from talkie_tui.devserver.cuckoo.drafts import Draft
 from talkie_tui.devserver.cuckoo.errors import ApiError, forbidden, invalid
 from talkie_tui.devserver.cuckoo.outbox import dump
 from talkie_tui.devserver.cuckoo.principals import principal_of
@@ -78,17 +78,9 @@ class AgentSocket:
 
     async def run(self) -> None:
         """Serve until the backend leaves or the socket is closed."""
-        tasks = [
-            asyncio.create_task(self._read()),
-            asyncio.create_task(self._write()),
-            asyncio.create_task(self._pump()),
-        ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            await until_first_ends(self._read(), self._write(), self._pump())
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             self.caught_up = False
             if self._in_flight:
                 now = clock.iso(clock.now())
@@ -204,7 +196,7 @@ class AgentSocket:
             self.send({"reply_to_cid": cid, "ok": False, "error": error.as_frame()})
 
     def _op(self, op: Any, frame: dict[str, Any]) -> dict[str, Any] | None:
-        chat = self.hub.chat
+        chat, streams, forms = self.hub.chat, self.hub.streams, self.hub.forms
         conversation_id = str(frame.get("conversation_id") or "")
         if op in ("send", "stream.start"):
             if frame.get("attachments"):
@@ -214,18 +206,18 @@ class AgentSocket:
                     "Files go through POST /v1/agent/conversations/{id}/messages.",
                 )
             draft = Draft.of({**frame, "stream": op == "stream.start", "attachments": None})
-            return chat.agent_form_of(chat.send_by_agent(self.agent_id, conversation_id, draft))
+            return forms.agent_form_of(chat.send_by_agent(self.agent_id, conversation_id, draft))
         if op == "stream.delta":
-            chat.append(self.agent_id, str(frame.get("message_id") or ""), frame.get("text"))
+            streams.append(self.agent_id, str(frame.get("message_id") or ""), frame.get("text"))
             return None
         if op == "stream.end":
-            row = chat.finish(
+            row = streams.finish(
                 self.agent_id,
                 str(frame.get("message_id") or ""),
                 frame.get("buttons"),
                 frame.get("quick_replies"),
             )
-            return chat.agent_form(row)
+            return forms.agent_form(row)
         if op == "typing":
             chat.typing(self.agent_id, conversation_id, frame.get("state"))
             return None
@@ -254,8 +246,8 @@ async def agent_socket(websocket: WebSocket) -> None:
     try:
         await websocket.accept()
         hub.outbox.succeeded(principal.agent_id)
-        presence.announce(hub, principal.agent_id)
+        hub.presence.announce(principal.agent_id)
         await link.run()
     finally:
         if hub.links.detach(principal.agent_id, link):
-            presence.announce(hub, principal.agent_id)
+            hub.presence.announce(principal.agent_id)

@@ -160,13 +160,13 @@ class AgentStore(HubDatabase):
 
     def revoke_pair_token(self, agent_id: str, token_id: str, now: str) -> bool:
         """Revoke a code; False when there is no such live code."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "UPDATE pair_tokens SET revoked_at = ? WHERE id = ? AND agent_id = ?"
-                " AND revoked_at IS NULL",
-                (now, token_id, agent_id),
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "UPDATE pair_tokens SET revoked_at = ? WHERE id = ? AND agent_id = ?"
+            " AND revoked_at IS NULL",
+            now,
+            token_id,
+            agent_id,
+        )
 
 
 def _decode_token(row: Row | None) -> Row | None:

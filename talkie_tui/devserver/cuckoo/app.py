@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.common.app import api_app
+from talkie_tui.devserver.common.http import CatchInternalErrors, router_errors
 from talkie_tui.devserver.cuckoo.agent_routes import AGENT_ROUTES
 from talkie_tui.devserver.cuckoo.agent_socket import agent_socket
 from talkie_tui.devserver.cuckoo.auth_routes import AUTH_ROUTES
@@ -64,27 +64,22 @@ def create_app(config: HubConfig) -> Starlette:
         WebSocketRoute("/v1/client/socket", client_socket),
         WebSocketRoute("/v1/agent/socket", agent_socket),
     ]
-    app = Starlette(
+    return api_app(
         routes=routes,
         middleware=[
             Middleware(RequestIds),
             Middleware(CatchInternalErrors, internal_error=internal_error),
             Middleware(HubAuth),
         ],
-        exception_handlers={
-            ApiError: answer_api_error,
-            HTTPException: router_errors(
-                error_response,
-                method_code="method_not_allowed",
-                method_status=422,
-                not_found_code="route_not_found",
-            ),
-        },
+        api_error=ApiError,
+        router_errors=router_errors(
+            error_response,
+            method_code="method_not_allowed",
+            method_status=422,
+            not_found_code="route_not_found",
+        ),
         lifespan=lifespan,
     )
-    # A trailing slash gets a 404 envelope, not a redirect.
-    app.router.redirect_slashes = False
-    return app
 
 
 def stop_streams(app: Starlette) -> None:

@@ -75,6 +75,11 @@ def one_line(value: str, name: str, code: str, low: int, high: int) -> str:
     return value
 
 
+PAGE_DEFAULT = 50
+PAGE_MAX = 100
+"""Messages in one page of a conversation's history: by default, and at most."""
+
+
 def int_query(request: Request, name: str, default: int, low: int, high: int) -> int:
     """An integer query parameter in `low`..`high`, or 422 `invalid_<name>`."""
     raw = request.query_params.get(name)

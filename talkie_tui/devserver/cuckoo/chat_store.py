@@ -270,13 +270,12 @@ class ChatStore(HubDatabase):
 
     def select_button(self, message_id: str, button_id: str) -> bool:
         """Mark a button taken; False when one of the message's buttons was taken already."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "UPDATE messages SET selected_button_id = ? WHERE id = ?"
-                " AND selected_button_id IS NULL",
-                (button_id, message_id),
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "UPDATE messages SET selected_button_id = ? WHERE id = ?"
+            " AND selected_button_id IS NULL",
+            button_id,
+            message_id,
+        )
 
     def last_message(
         self, conversation_id: str, since: str, viewer: str | None = None

@@ -13,25 +13,13 @@ from starlette.routing import Route
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.cuckoo import ids, shapes
-from talkie_tui.devserver.cuckoo.bodies import int_query, one_line, req_str
-from talkie_tui.devserver.cuckoo.chat import Draft
+from talkie_tui.devserver.cuckoo.bodies import PAGE_DEFAULT, PAGE_MAX, int_query, one_line, req_str
 from talkie_tui.devserver.cuckoo.contacts import hidden_conversations
 from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.drafts import PERSON_FIELDS, Draft
 from talkie_tui.devserver.cuckoo.errors import invalid, not_found
 from talkie_tui.devserver.cuckoo.principals import principal_of, user_of
 from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
-
-PAGE_DEFAULT = 50
-PAGE_MAX = 100
-SEND_FIELDS = (
-    "text",
-    "attachments",
-    "idempotency_key",
-    "reply_to",
-    "action",
-    "buttons",
-    "quick_replies",
-)
 
 
 async def me(request: Request) -> JSONResponse:
@@ -129,7 +117,7 @@ async def list_messages(request: Request) -> JSONResponse:
             next_before = rows[-1]["id"]
     return JSONResponse(
         {
-            "messages": [hub.chat.client_form(message) for message in rows],
+            "messages": [hub.forms.client_form(message) for message in rows],
             "next_before": next_before,
             "next_after": next_after,
             "trimmed": row["created_at"] < since,
@@ -140,12 +128,12 @@ async def list_messages(request: Request) -> JSONResponse:
 async def send_message(request: Request) -> JSONResponse:
     """POST …/messages: send text and files, or tap a button (`action`) → 201, or 200 on replay."""
     hub = hub_of(request)
-    body = await read_json(request, SEND_FIELDS)
+    body = await read_json(request, PERSON_FIELDS)
     with hub.storage.grouped():
         sent = hub.chat.send_by_person(
             user_of(request), request.path_params["conversation_id"], Draft.of(body)
         )
-        answer = {"message": hub.chat.client_form_of(sent)}
+        answer = {"message": hub.forms.client_form_of(sent)}
     await hub.storage.durable()  # the 201 goes out once the message and its events are stored
     return created(answer, sent.created)
 
@@ -154,8 +142,8 @@ async def stop(request: Request) -> JSONResponse:
     """POST …/stop → {stopped: [Message]}; each agent hears `stop.requested`."""
     hub = hub_of(request)
     await read_json(request, (), optional=True)
-    rows = hub.chat.stop(user_of(request), request.path_params["conversation_id"])
-    return JSONResponse({"stopped": [hub.chat.client_form(row) for row in rows]})
+    rows = hub.streams.stop(user_of(request), request.path_params["conversation_id"])
+    return JSONResponse({"stopped": [hub.forms.client_form(row) for row in rows]})
 
 
 async def mark_read(request: Request) -> Response:

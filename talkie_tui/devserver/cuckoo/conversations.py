@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
-from talkie_tui.devserver.cuckoo import ids, presence, shapes
+from talkie_tui.devserver.cuckoo import ids, shapes
+from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.errors import forbidden, invalid, not_found
-
-if TYPE_CHECKING:
-    from talkie_tui.devserver.cuckoo.services import Hub
+from talkie_tui.devserver.cuckoo.outbox import Outbox
+from talkie_tui.devserver.cuckoo.presence import Presence
+from talkie_tui.devserver.cuckoo.storage import Storage
 
 
 def check_id(value: str, prefix: str, what: str) -> str:
@@ -31,20 +33,38 @@ def _agent_participant(part: Row, me: str) -> dict[str, Any]:
 
 
 class Conversations:
-    """Lookups and views of conversations."""
+    """Lookups and views of conversations.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    The messages' parts sit above this one and are reached by callbacks: `message_form`, a
+    message as people's apps see it; `end_stream`, a stream cut short (truncated).
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        config: HubConfig,
+        outbox: Outbox,
+        presence: Presence,
+        *,
+        message_form: Callable[[Row], dict[str, Any]],
+        end_stream: Callable[[Row], object],
+    ) -> None:
+        self.storage = storage
+        self.config = config
+        self.outbox = outbox
+        self.presence = presence
+        self._message_form = message_form
+        self._end_stream = end_stream
 
     def window_start(self) -> str:
         """The oldest moment the retention window still covers."""
-        return clock.iso(clock.later(-self.hub.config.retention_seconds))
+        return clock.iso(clock.later(-self.config.retention_seconds))
 
     def for_member(self, member_id: str, conversation_id: str) -> Row:
         """The conversation, if `member_id` is in it (else 404 or 403 `not_participant`); an
         agent a person here blocked has left it (403 `blocked`)."""
         check_id(conversation_id, "cnv", "conversation")
-        row, is_member = self.hub.storage.conversation_for(conversation_id, member_id)
+        row, is_member = self.storage.conversation_for(conversation_id, member_id)
         if row is None:
             raise not_found("conversation_not_found", "There is no such conversation.")
         if not is_member:
@@ -56,9 +76,17 @@ class Conversations:
     def _blocked_agents(self, conversation_id: str) -> set[str]:
         return {
             part["member_id"]
-            for part in self.hub.storage.participants_named(conversation_id)
+            for part in self.storage.participants_named(conversation_id)
             if part["blocked"]
         }
+
+    def people_of(self, conversation_id: str) -> list[str]:
+        """The people in a conversation."""
+        return [
+            part["member_id"]
+            for part in self.storage.participants_named(conversation_id)
+            if part["kind"] == "user"
+        ]
 
     def check_not_blocked(self, conversation_id: str) -> None:
         """403 `blocked` when a person here blocked its agent (nobody would receive a send)."""
@@ -68,9 +96,9 @@ class Conversations:
     def name_of(self, kind: str, member_id: str) -> str:
         """A participant's display name."""
         row = (
-            self.hub.storage.get_user(member_id)
+            self.storage.get_user(member_id)
             if kind == "user"
-            else self.hub.storage.get_agent(member_id)
+            else self.storage.get_agent(member_id)
         )
         return str(row["display_name"]) if row is not None else ""
 
@@ -82,10 +110,10 @@ class Conversations:
         if named is not None:
             return [_agent_participant(part, me) for part in named]
         out = []
-        for part in self.hub.storage.participants(conversation_id):
+        for part in self.storage.participants(conversation_id):
             item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}
             if part["kind"] == "agent":
-                agent = self.hub.storage.get_agent(part["member_id"])
+                agent = self.storage.get_agent(part["member_id"])
                 item["display_name"] = agent["display_name"] if agent else ""
                 item["handle"] = agent["handle"] if agent else ""
             else:
@@ -97,13 +125,13 @@ class Conversations:
     def client_participants(self, conversation_id: str) -> list[dict[str, Any]]:
         """Participants as a person's app sees them (agents with their status)."""
         out = []
-        for part in self.hub.storage.participants(conversation_id):
+        for part in self.storage.participants(conversation_id):
             item: dict[str, Any] = {"kind": part["kind"], "id": part["member_id"]}
             if part["kind"] == "agent":
-                agent = self.hub.storage.get_agent(part["member_id"])
+                agent = self.storage.get_agent(part["member_id"])
                 if agent is None:
                     continue
-                status = presence.status_of(self.hub, agent["id"])
+                status = self.presence.status_of(agent["id"])
                 item.update(
                     display_name=agent["display_name"],
                     handle=agent["handle"],
@@ -120,13 +148,13 @@ class Conversations:
     def client_view(self, row: Row, user_id: str) -> dict[str, Any]:
         """A conversation in the client API's form."""
         since = self.window_start()
-        last = self.hub.storage.last_message(row["id"], since, user_id)
+        last = self.storage.last_message(row["id"], since, user_id)
         return {
             "id": row["id"],
             "kind": row["kind"],
             "participants": self.client_participants(row["id"]),
-            "last_message": self.hub.chat.client_form(last) if last is not None else None,
-            "unread_count": self.hub.storage.unread_count(row["id"], user_id, since),
+            "last_message": self._message_form(last) if last is not None else None,
+            "unread_count": self.storage.unread_count(row["id"], user_id, since),
             "created_at": row["created_at"],
         }
 
@@ -142,14 +170,12 @@ class Conversations:
     ) -> tuple[Row, bool]:
         """A person's DM with an agent; a new one tells the agent (`conversation.joined`).
         A person who blocked the agent unblocks it instead (403 `blocked`)."""
-        existing = self.hub.storage.dm_between(user_id, agent_id)
+        existing = self.storage.dm_between(user_id, agent_id)
         if existing is not None:
             return existing, False
-        if self.hub.storage.is_blocked(user_id, agent_id):
+        if self.storage.is_blocked(user_id, agent_id):
             raise forbidden("blocked", "You blocked this agent; unblock it to add it again.")
-        row = self.hub.storage.create_dm(
-            ids.new_id("cnv"), user_id, agent_id, clock.iso(clock.now())
-        )
+        row = self.storage.create_dm(ids.new_id("cnv"), user_id, agent_id, clock.iso(clock.now()))
         token = None
         if pair_token is not None:
             token = {"id": pair_token["id"], "payload": pair_token["payload"]}
@@ -158,7 +184,7 @@ class Conversations:
 
     def tell_joined(self, row: Row, agent_id: str, token: dict[str, Any] | None) -> None:
         """`conversation.joined` to the agent (`token`: the code's `{id, payload}`, or None)."""
-        self.hub.outbox.emit(
+        self.outbox.emit(
             agent_id,
             "conversation.joined",
             {
@@ -170,22 +196,22 @@ class Conversations:
 
     def _agent_to_block(self, agent_id: str) -> None:
         check_id(agent_id, "agt", "agent")
-        if self.hub.storage.get_agent(agent_id) is None:
+        if self.storage.get_agent(agent_id) is None:
             raise not_found("agent_not_found", "There is no such agent.")
 
     def block(self, user_id: str, agent_id: str) -> None:
         """A person blocks an agent: it leaves their conversation (`conversation.left`, reason
         `user_blocked`), its replies streaming there end, and it may write there no more."""
         self._agent_to_block(agent_id)
-        if not self.hub.storage.block(user_id, agent_id, clock.iso(clock.now())):
+        if not self.storage.block(user_id, agent_id, clock.iso(clock.now())):
             return  # blocked already: it left then
-        row = self.hub.storage.dm_between(user_id, agent_id)
+        row = self.storage.dm_between(user_id, agent_id)
         if row is None:
             return
-        for message in self.hub.storage.streaming_in(row["id"]):
+        for message in self.storage.streaming_in(row["id"]):
             if message["sender_id"] == agent_id:
-                self.hub.chat.close_stream(message, truncated=True)
-        self.hub.outbox.emit(
+                self._end_stream(message)
+        self.outbox.emit(
             agent_id,
             "conversation.left",
             {"conversation": shapes.conversation_ref(row), "reason": "user_blocked"},
@@ -194,8 +220,8 @@ class Conversations:
     def unblock(self, user_id: str, agent_id: str) -> None:
         """A person unblocks an agent: it joins their conversation again, with no pair token."""
         self._agent_to_block(agent_id)
-        if not self.hub.storage.unblock(user_id, agent_id):
+        if not self.storage.unblock(user_id, agent_id):
             return  # not blocked: nothing changes
-        row = self.hub.storage.dm_between(user_id, agent_id)
+        row = self.storage.dm_between(user_id, agent_id)
         if row is not None:
             self.tell_joined(row, agent_id, None)

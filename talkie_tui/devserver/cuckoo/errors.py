@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from talkie_tui.devserver.common.errors import ServerApiError
 from talkie_tui.devserver.cuckoo import ids
 
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="")
 
 
-class ApiError(Exception):
+class ApiError(ServerApiError):
     """An error answer: raised anywhere in a handler, rendered as the envelope."""
 
     def __init__(
@@ -29,12 +30,8 @@ class ApiError(Exception):
         field: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+        super().__init__(status, code, message, headers=headers)
         self.field = field
-        self.headers = dict(headers or {})
 
     def response(self) -> JSONResponse:
         """The HTTP response for this error."""

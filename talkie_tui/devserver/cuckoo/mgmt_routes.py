@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
-from talkie_tui.devserver.cuckoo import ids, presence, shapes
+from talkie_tui.devserver.cuckoo import ids, shapes
 from talkie_tui.devserver.cuckoo.addresses import url_problem
 from talkie_tui.devserver.cuckoo.bodies import one_line, opt_bool, opt_str, req_str
 from talkie_tui.devserver.cuckoo.conversations import check_id
@@ -112,7 +112,7 @@ async def list_agents(request: Request) -> JSONResponse:
 async def get_agent(request: Request) -> JSONResponse:
     """GET /v1/mgmt/agents/{id}"""
     agent = owned_agent(request)
-    status = presence.status_of(hub_of(request), agent["id"])
+    status = hub_of(request).presence.status_of(agent["id"])
     return JSONResponse({"agent": {**shapes.agent_json(agent), "status": status}})
 
 
@@ -144,7 +144,7 @@ async def create_binding(request: Request) -> JSONResponse:
     await hub.links.end(agent["id"], revoked)
     binding = hub.storage.live_binding(agent["id"])
     assert binding is not None
-    presence.announce(hub, agent["id"])
+    hub.presence.announce(agent["id"])
     hub.webhooks.wake()
     return created({"binding": shapes.binding_json(binding), "secret": secret})
 
@@ -164,7 +164,7 @@ async def delete_binding(request: Request) -> Response:
     if not revoked:
         raise not_found("no_binding", "This agent has no binding.")
     await hub.links.end(agent["id"], revoked)
-    presence.announce(hub, agent["id"])
+    hub.presence.announce(agent["id"])
     return no_content()
 
 

@@ -7,15 +7,16 @@ success clears an agent's run of failures; five unbroken minutes of them make it
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
-from talkie_tui.devserver.cuckoo import ids, presence
-
-if TYPE_CHECKING:
-    from talkie_tui.devserver.cuckoo.services import Hub
-
+from talkie_tui.devserver.cuckoo import ids
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.live import AgentLinks
+from talkie_tui.devserver.cuckoo.presence import Presence
+from talkie_tui.devserver.cuckoo.storage import Storage
 
 # Compact JSON of events' data kept from `emit` until first pushed (at most this many).
 TEXTS_KEPT = 10_000
@@ -45,10 +46,28 @@ def envelope(row: Row) -> dict[str, Any]:
 
 
 class Outbox:
-    """Writes events and tells the agent's transport they are due."""
+    """Writes events and tells the agent's transport they are due.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    `queued`: an event waits for its delivery (the webhook sender wakes); `delivered`: an
+    acknowledged event carried this message (its sender hears of it).
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        config: HubConfig,
+        links: AgentLinks,
+        presence: Presence,
+        *,
+        queued: Callable[[], None],
+        delivered: Callable[[str], None],
+    ) -> None:
+        self.storage = storage
+        self.config = config
+        self.links = links
+        self.presence = presence
+        self._queued = queued
+        self._delivered = delivered
         # Agents known to be in good standing (no run of failures, not unreachable): their
         # successes change nothing. Only `succeeded` and `failed` change that standing.
         self._fine: set[str] = set()
@@ -75,19 +94,19 @@ class Outbox:
             "due_at": created_at,
             "attempts": 0,
         }
-        socket = self.hub.links.caught_up(agent_id)
+        socket = self.links.caught_up(agent_id)
         if socket is not None:
-            row["due_at"] = clock.iso(clock.later(self.hub.config.lease_seconds, now))
+            row["due_at"] = clock.iso(clock.later(self.config.lease_seconds, now))
             row["attempts"] = 1
-        text = self.hub.storage.add_event(row)
+        text = self.storage.add_event(row)
         if socket is not None:
             socket.push_leased(event_id, frame_text(row, text))
             return
         self._texts[event_id] = text
         if len(self._texts) > TEXTS_KEPT:
             del self._texts[next(iter(self._texts))]
-        self.hub.links.wake(agent_id)
-        self.hub.webhooks.wake()
+        self.links.wake(agent_id)
+        self._queued()
 
     def frame_of(self, row: Row) -> str:
         """The socket frame of an event row as `claim_due(decode=False)` gives it, without
@@ -101,36 +120,36 @@ class Outbox:
         """A delivery, connection or acknowledgement worked: the agent is reachable."""
         if agent_id in self._fine:
             return
-        agent = self.hub.storage.get_agent(agent_id)
+        agent = self.storage.get_agent(agent_id)
         if agent is None:
             return
         self._fine.add(agent_id)
         if agent["failing_since"] is None and not agent["unreachable"]:
             return
-        self.hub.storage.set_failing(agent_id, None, False)
+        self.storage.set_failing(agent_id, None, False)
         if agent["unreachable"]:
-            presence.announce(self.hub, agent_id)
+            self.presence.announce(agent_id)
 
     def failed(self, agent_id: str, since: str | None = None) -> None:
         """A delivery failed (or, for a socket agent, has waited since `since`): start or
         extend the run; past the limit the agent is unreachable."""
         self._fine.discard(agent_id)
-        agent = self.hub.storage.get_agent(agent_id)
+        agent = self.storage.get_agent(agent_id)
         if agent is None:
             return
         now = clock.now()
         since = agent["failing_since"] or since or clock.iso(now)
         long_enough = (now - clock.parse_iso(since)).total_seconds()
-        unreachable = long_enough >= self.hub.config.unreachable_after
-        self.hub.storage.set_failing(agent_id, since, unreachable)
+        unreachable = long_enough >= self.config.unreachable_after
+        self.storage.set_failing(agent_id, since, unreachable)
         if unreachable and not agent["unreachable"]:
-            presence.announce(self.hub, agent_id)
+            self.presence.announce(agent_id)
 
     def acknowledge(self, agent_id: str, event_id: str) -> None:
         """An agent acknowledged an event: it is delivered (people see their message was)."""
-        row = self.hub.storage.ack(agent_id, event_id, clock.iso(clock.now()))
+        row = self.storage.ack(agent_id, event_id, clock.iso(clock.now()))
         if row is None:
             return
         self.succeeded(agent_id)
         if row["message_id"] is not None and row["type"] == "message.created":
-            self.hub.chat.delivery_changed(row["message_id"])
+            self._delivered(row["message_id"])

@@ -137,11 +137,9 @@ class PeopleStore(HubDatabase):
 
     def delete_session(self, user_id: str, session_id: str) -> bool:
         """Sign out one device of a user; False when there is no such device."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "DELETE FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "DELETE FROM sessions WHERE id = ? AND user_id = ?", session_id, user_id
+        )
 
     def delete_other_sessions(self, user_id: str, keep: str | None) -> list[str]:
         """Sign out every device of a user but `keep`; the ids of those signed out."""
@@ -179,10 +177,10 @@ class PeopleStore(HubDatabase):
 
     def revoke_api_key(self, user_id: str, key_id: str, now: str) -> bool:
         """Revoke one of a user's API keys; False when there is no such key."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ?"
-                " AND revoked_at IS NULL",
-                (now, key_id, user_id),
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ?"
+            " AND revoked_at IS NULL",
+            now,
+            key_id,
+            user_id,
+        )

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.cuckoo import ids, shapes
 from talkie_tui.devserver.cuckoo.bodies import one_line
-from talkie_tui.devserver.cuckoo.conversations import check_id
+from talkie_tui.devserver.cuckoo.conversations import Conversations, check_id
 from talkie_tui.devserver.cuckoo.errors import ApiError, conflict, forbidden, invalid, not_found
-
-if TYPE_CHECKING:
-    from talkie_tui.devserver.cuckoo.services import Hub
+from talkie_tui.devserver.cuckoo.live import ClientFeeds
+from talkie_tui.devserver.cuckoo.outbox import Outbox
+from talkie_tui.devserver.cuckoo.storage import Storage
 
 MAX_PER_CHAT = 10
 INSTRUCTION_CHARS = 500
@@ -159,16 +159,21 @@ def title_of(instruction: str) -> str:
 class Schedules:
     """The rules of schedules, for people and agents."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self, storage: Storage, conversations: Conversations, outbox: Outbox, feeds: ClientFeeds
+    ) -> None:
+        self.storage = storage
+        self.conversations = conversations
+        self.outbox = outbox
+        self.feeds = feeds
 
     # lookups
 
     def _agent_of(self, conversation_id: str) -> Row:
         """The conversation's agent, if it runs schedules (422 `schedules_not_supported`)."""
-        for part in self.hub.storage.participants_named(conversation_id):
+        for part in self.storage.participants_named(conversation_id):
             if part["kind"] == "agent" and not part["blocked"]:
-                agent = self.hub.storage.get_agent(part["member_id"])
+                agent = self.storage.get_agent(part["member_id"])
                 if agent is not None and agent["supports_schedules"]:
                     return agent
         raise invalid("schedules_not_supported", "The agent here runs no schedules.")
@@ -176,9 +181,9 @@ class Schedules:
     def _target(self, member_id: str, conversation_id: str, schedule_id: str) -> Row:
         """A schedule, not deleted, of a conversation `member_id` is in (an agent: one it
         runs); else 404."""
-        self.hub.conversations.for_member(member_id, conversation_id)
+        self.conversations.for_member(member_id, conversation_id)
         check_id(schedule_id, "sch", "schedule")
-        row = self.hub.storage.get_schedule(schedule_id)
+        row = self.storage.get_schedule(schedule_id)
         if (
             row is None
             or row["conversation_id"] != conversation_id
@@ -190,18 +195,18 @@ class Schedules:
 
     def listed(self, conversation_id: str) -> list[dict[str, Any]]:
         """A conversation's schedules (deleted ones left out)."""
-        return [schedule_json(row) for row in self.hub.storage.schedules_in(conversation_id)]
+        return [schedule_json(row) for row in self.storage.schedules_in(conversation_id)]
 
     def refs(self, schedule_ids: list[str]) -> dict[str, dict[str, str]]:
         """`{id, title}` of these schedules by id (what a message sent for one shows)."""
-        titles = self.hub.storage.schedule_titles(schedule_ids)
+        titles = self.storage.schedule_titles(schedule_ids)
         return {sid: {"id": sid, "title": title} for sid, title in titles.items()}
 
     # a person
 
     def request(self, user_id: str, conversation_id: str, body: dict[str, Any]) -> Row:
         """A person asks for a schedule: pending until the agent confirms it."""
-        self.hub.conversations.for_member(user_id, conversation_id)
+        self.conversations.for_member(user_id, conversation_id)
         agent = self._agent_of(conversation_id)
         instruction = _instruction(body.get("instruction"))
         cadence = check_cadence(body.get("cadence"))
@@ -238,7 +243,7 @@ class Schedules:
 
     def create_by_agent(self, agent_id: str, conversation_id: str, body: dict[str, Any]) -> Row:
         """An agent sets up a schedule of its own (active at once)."""
-        self.hub.conversations.for_member(agent_id, conversation_id)
+        self.conversations.for_member(agent_id, conversation_id)
         agent = self._agent_of(conversation_id)
         if agent["id"] != agent_id:
             raise invalid("schedules_not_supported", "You run no schedules here.")
@@ -278,7 +283,7 @@ class Schedules:
         `schedule_paused` or `schedule_deleted`)."""
         row = None
         if isinstance(schedule_id, str) and ids.is_id(schedule_id, "sch"):
-            row = self.hub.storage.get_schedule(schedule_id)
+            row = self.storage.get_schedule(schedule_id)
         if row is None or row["conversation_id"] != conversation_id or row["agent_id"] != agent_id:
             raise not_found("schedule_not_found", "There is no such schedule here.")
         if row["status"] == "deleted":
@@ -289,7 +294,7 @@ class Schedules:
 
     def ran(self, schedule_id: str) -> None:
         """A message was sent for a schedule: when it ran, and when it runs next."""
-        row = self.hub.storage.get_schedule(schedule_id)
+        row = self.storage.get_schedule(schedule_id)
         if row is None:
             return
         now = clock.now()
@@ -311,13 +316,13 @@ class Schedules:
         cadence: dict[str, Any],
         title: str | None,
     ) -> Row:
-        if len(self.hub.storage.schedules_in(conversation_id)) >= MAX_PER_CHAT:
+        if len(self.storage.schedules_in(conversation_id)) >= MAX_PER_CHAT:
             raise conflict(
                 "too_many_schedules", f"A conversation has at most {MAX_PER_CHAT} schedules."
             )
         now = clock.now()
         by_agent = created_by == "agent"
-        row = self.hub.storage.add_schedule(
+        row = self.storage.add_schedule(
             {
                 "id": ids.new_id("sch"),
                 "conversation_id": conversation_id,
@@ -345,7 +350,7 @@ class Schedules:
             fields["next_run_at"] = next_run(fields["cadence"], clock.now())
         if stamp:
             fields["updated_at"] = clock.iso(clock.now())
-        stored = self.hub.storage.update_schedule(row["id"], **fields)
+        stored = self.storage.update_schedule(row["id"], **fields)
         deleted = stored["status"] == "deleted"
         if tell_agent:
             self._tell_agent(stored, "schedule.deleted" if deleted else "schedule.updated")
@@ -353,23 +358,23 @@ class Schedules:
         return stored
 
     def _tell_agent(self, row: Row, event_type: str) -> None:
-        conversation = self.hub.storage.get_conversation(row["conversation_id"])
+        conversation = self.storage.get_conversation(row["conversation_id"])
         assert conversation is not None
-        self.hub.outbox.emit(
+        self.outbox.emit(
             row["agent_id"],
             event_type,
             {
                 "conversation": shapes.conversation_ref(conversation),
                 "schedule": schedule_json(row),
-                "participants": self.hub.conversations.agent_participants(
+                "participants": self.conversations.agent_participants(
                     row["conversation_id"], row["agent_id"]
                 ),
             },
         )
 
     def _push(self, row: Row, *, deleted: bool) -> None:
-        self.hub.feeds.push(
-            self.hub.chat.people_of(row["conversation_id"]),
+        self.feeds.push(
+            self.conversations.people_of(row["conversation_id"]),
             "schedule.changed",
             {
                 "conversation_id": row["conversation_id"],

@@ -15,7 +15,7 @@ import hmac
 import json
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import httpx
 
@@ -23,10 +23,9 @@ from talkie_tui.core.waiting import wait_event
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.cuckoo.addresses import resolved_problem
-from talkie_tui.devserver.cuckoo.outbox import envelope
-
-if TYPE_CHECKING:
-    from talkie_tui.devserver.cuckoo.services import Hub
+from talkie_tui.devserver.cuckoo.config import HubConfig
+from talkie_tui.devserver.cuckoo.outbox import Outbox, envelope
+from talkie_tui.devserver.cuckoo.storage import Storage
 
 logger = logging.getLogger(__name__)
 USER_AGENT = "cuckoo-hub/1"
@@ -51,8 +50,17 @@ class WebhookSender:
     neither the binding's other events (beyond that cap) nor other bindings.
     """
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        storage: Storage,
+        config: HubConfig,
+        outbox: Outbox,
+        delivered: Callable[[str], None],
+    ) -> None:
+        self.storage = storage
+        self.config = config
+        self.outbox = outbox
+        self._delivered = delivered
         self._wake: asyncio.Event | None = None
         self._in_flight: dict[str, set[asyncio.Task[None]]] = {}
 
@@ -66,7 +74,7 @@ class WebhookSender:
         self._wake = asyncio.Event()
         async with httpx.AsyncClient(
             follow_redirects=False,
-            timeout=self.hub.config.webhook_timeout,
+            timeout=self.config.webhook_timeout,
             trust_env=False,
             # The cap is PER_BINDING: a pool limit would make one binding's posts wait for
             # another's (and count the wait against their timeout).
@@ -75,7 +83,7 @@ class WebhookSender:
             try:
                 while True:
                     self._wake.clear()
-                    bindings = self.hub.storage.webhook_bindings()
+                    bindings = self.storage.webhook_bindings()
                     for binding in bindings:
                         self._start_due(client, binding)
                     await self._sleep(bindings)
@@ -94,8 +102,8 @@ class WebhookSender:
             return
         now = clock.now()
         # In flight: not due again before the request has surely timed out.
-        lease = clock.iso(clock.later(self.hub.config.webhook_timeout + 5.0, now))
-        for event in self.hub.storage.claim_due(agent_id, clock.iso(now), lease, free):
+        lease = clock.iso(clock.later(self.config.webhook_timeout + 5.0, now))
+        for event in self.storage.claim_due(agent_id, clock.iso(now), lease, free):
             task = asyncio.create_task(self._deliver(client, binding, event))
             running.add(task)
             task.add_done_callback(functools.partial(self._finished, agent_id))
@@ -117,7 +125,7 @@ class WebhookSender:
         for binding in bindings:
             if len(self._in_flight.get(binding["agent_id"], ())) >= PER_BINDING:
                 continue  # nothing starts before one of its posts ends (which wakes us)
-            due = self.hub.storage.next_due(binding["agent_id"])
+            due = self.storage.next_due(binding["agent_id"])
             if due is not None:
                 wait = min(wait, max(0.0, (clock.parse_iso(due) - now).total_seconds()))
         await wait_event(self._wake, max(wait, 0.01))
@@ -127,21 +135,21 @@ class WebhookSender:
         agent_id = binding["agent_id"]
         error = await self._post(client, binding, event)
         if error is None:
-            self.hub.storage.ack(agent_id, event["id"], clock.iso(clock.now()))
-            self.hub.outbox.succeeded(agent_id)
+            self.storage.ack(agent_id, event["id"], clock.iso(clock.now()))
+            self.outbox.succeeded(agent_id)
             if event["type"] == "message.created" and event["message_id"]:
-                self.hub.chat.delivery_changed(event["message_id"])
+                self._delivered(event["message_id"])
             return
         logger.info("webhook to %s failed: %s", binding["webhook_url"], error)
-        retry = self.hub.config.webhook_retry_seconds
+        retry = self.config.webhook_retry_seconds
         # `attempts` counts this one (the first attempt is 1): its first retry waits retry[0].
         delay = retry[min(event["attempts"], len(retry)) - 1]
-        self.hub.storage.reschedule(event["id"], clock.iso(clock.later(delay)), error)
-        self.hub.outbox.failed(agent_id)
+        self.storage.reschedule(event["id"], clock.iso(clock.later(delay)), error)
+        self.outbox.failed(agent_id)
 
     async def _post(self, client: httpx.AsyncClient, binding: Row, event: Row) -> str | None:
         url = str(binding["webhook_url"])
-        problem = await resolved_problem(url, self.hub.config.dev)
+        problem = await resolved_problem(url, self.config.dev)
         if problem is not None:
             return problem
         body = json.dumps(envelope(event), ensure_ascii=False).encode()

@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, WebSocketRoute
 
-from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.common.app import api_app
+from talkie_tui.devserver.common.http import CatchInternalErrors, router_errors
 from talkie_tui.devserver.minara.auth import BearerAuth
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.errors import ApiError, error_response, internal_error
@@ -36,21 +36,16 @@ def create_app(config: GatewayConfig) -> Starlette:
     routes: list[BaseRoute] = [*ROUTES, *FILE_ROUTES, WebSocketRoute("/v1/stream", stream)]
     if config.test_mode:
         routes.extend(TEST_ROUTES)
-    app = Starlette(
+    return api_app(
         routes=routes,
         middleware=[
             Middleware(CatchInternalErrors, internal_error=internal_error),
             Middleware(BearerAuth, token=config.auth_token),
         ],
-        exception_handlers={
-            ApiError: answer_api_error,
-            HTTPException: router_errors(error_response, method_code="method_not_allowed"),
-        },
+        api_error=ApiError,
+        router_errors=router_errors(error_response, method_code="method_not_allowed"),
         lifespan=lifespan,
     )
-    # A trailing slash gets a 404 envelope, not a redirect.
-    app.router.redirect_slashes = False
-    return app
 
 
 def stop_streams(app: Starlette) -> None:

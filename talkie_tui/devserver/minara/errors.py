@@ -6,18 +6,11 @@ from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
 
+from talkie_tui.devserver.common.errors import ServerApiError
 
-class ApiError(Exception):
+
+class ApiError(ServerApiError):
     """An error answer: raised anywhere in a handler, rendered as the envelope."""
-
-    def __init__(
-        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = dict(headers or {})
 
     def response(self) -> JSONResponse:
         """The HTTP response for this error."""
@@ -32,14 +25,8 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
-def not_found(what: str) -> ApiError:
-    """404 for an unknown session, file…"""
-    return ApiError(404, "not_found", f"{what} was not found.")
-
-
-def invalid_request(message: str) -> ApiError:
-    """400 for malformed input."""
-    return ApiError(400, "invalid_request", message)
+not_found = ApiError.not_found
+invalid_request = ApiError.invalid_request
 
 
 def internal_error() -> JSONResponse:

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from talkie_tui.core.waiting import wait_event
+from talkie_tui.devserver.common.frame_log import FrameLog
 from talkie_tui.devserver.minara.channels import Event
 
 
@@ -35,28 +35,9 @@ class LiveTurn:
     interjections: list[str] = field(default_factory=list)
     late_interjections: list[str] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
-    # The turn's events as SSE `data:` payloads (`common.sse.EventLog`).
-    frames: list[str] = field(default_factory=list)
-    done: bool = False
-    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    # The turn's events as SSE `data:` payloads, for the older revision's followers.
+    log: FrameLog = field(default_factory=FrameLog)
 
     def add_frame(self, event: Event) -> None:
         """Keep one event for SSE followers and wake them."""
-        self.frames.append(json.dumps(event, ensure_ascii=False))
-        self.wake()
-
-    def finish(self) -> None:
-        """The turn ended: followers stop after the last frame."""
-        self.done = True
-        self.wake()
-
-    def wake(self) -> None:
-        """Wake every follower (also to make them notice a server stop)."""
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def wait_for_more(self, seen: int, patience: float) -> bool:
-        """Wait up to `patience` s for more than `seen` frames or the end; False on timeout."""
-        if len(self.frames) > seen or self.done:
-            return True
-        return await wait_event(self._changed, patience)
+        self.log.append(json.dumps(event, ensure_ascii=False))

@@ -193,7 +193,7 @@ def _answer(request: Request, session_row: Row, is_new: bool, log: LiveTurn | No
     # The older revision: the turn's events as the response itself.
     services = _services(request)
     return StreamingResponse(
-        sse.follow(log, services.config.sse_ping_interval, services.turns.stopping),
+        sse.follow(log.log, services.config.sse_ping_interval, services.turns.stopping),
         media_type=sse.MEDIA_TYPE,
         headers={**sse.HEADERS, "X-Session-Id": session_row["id"]},
     )
@@ -219,7 +219,7 @@ def _stored_turn_log(services: Services, session_id: str, message_id: str) -> Li
         else:
             done = {"interrupted": True} if metadata.get("interrupted") else {}
             log.add_frame({"type": "done", "data": done})
-    log.finish()
+    log.log.finish()
     return log
 
 

@@ -9,7 +9,7 @@ from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.credentials import Credentials
 from talkie_tui.devserver.minara.files import FileStore
 from talkie_tui.devserver.minara.questions import QuestionBoard
-from talkie_tui.devserver.minara.socket import SocketRegistry
+from talkie_tui.devserver.minara.socket_registry import SocketRegistry
 from talkie_tui.devserver.minara.storage import Storage
 from talkie_tui.devserver.minara.turns import TurnManager
 from talkie_tui.devserver.minara.voice import Transcriber

@@ -19,10 +19,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from talkie_tui.devserver.common.http import bearer_token
 from talkie_tui.devserver.common.json_input import JsonInputError, decode
+from talkie_tui.devserver.common.tasks import until_first_ends
 from talkie_tui.devserver.minara.auth import token_matches
 from talkie_tui.devserver.minara.channels import Channel, Event
 
 if TYPE_CHECKING:
+    from talkie_tui.devserver.minara.channels import Channels
+    from talkie_tui.devserver.minara.config import GatewayConfig
     from talkie_tui.devserver.minara.services import Services
 
 logger = logging.getLogger(__name__)
@@ -60,10 +63,10 @@ class _Subscription:
 class StreamSocket:
     """One client's `/v1/stream` connection."""
 
-    def __init__(self, websocket: WebSocket, services: Services) -> None:
+    def __init__(self, websocket: WebSocket, config: GatewayConfig, channels: Channels) -> None:
         self.websocket = websocket
-        self._services = services
-        self._config = services.config
+        self._config = config
+        self._channels = channels
         self._outbox: asyncio.Queue[str] = asyncio.Queue()
         self._subscriptions: dict[str, _Subscription] = {}
         self._last_heard = time.monotonic()
@@ -90,17 +93,9 @@ class StreamSocket:
 
     async def run(self) -> None:
         """Serve the socket until the client leaves, it goes idle, or it is dropped."""
-        tasks = [
-            asyncio.create_task(self._read()),
-            asyncio.create_task(self._write()),
-            asyncio.create_task(self._keepalive()),
-        ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            await until_first_ends(self._read(), self._write(), self._keepalive())
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             for subscription in self._subscriptions.values():
                 subscription.channel.unsubscribe(subscription)
             self._subscriptions.clear()
@@ -189,7 +184,7 @@ class StreamSocket:
         if not isinstance(from_seq, int) or isinstance(from_seq, bool) or from_seq < 0:
             self.send_error("bad_frame", "`fromSeq` must be an integer of 0 or more.", key=key)
             return
-        channel = self._services.channels.get(key) if channel_name == CHANNEL else None
+        channel = self._channels.get(key) if channel_name == CHANNEL else None
         if channel is None:
             what = f"session {key}" if channel_name == CHANNEL else f"channel {channel_name!r}"
             self.send_error("not_found", f"There is no {what}.", key=key)
@@ -222,31 +217,6 @@ class StreamSocket:
             subscription.channel.unsubscribe(subscription)
 
 
-class SocketRegistry:
-    """The open sockets (for test mode's `drop_sockets`)."""
-
-    def __init__(self) -> None:
-        self._sockets: set[StreamSocket] = set()
-
-    def add(self, socket: StreamSocket) -> None:
-        """Track an open socket."""
-        self._sockets.add(socket)
-
-    def discard(self, socket: StreamSocket) -> None:
-        """Forget a closed socket."""
-        self._sockets.discard(socket)
-
-    def drop_all(self) -> int:
-        """Abort every open socket (TCP cut, no close frame); how many were dropped."""
-        dropped = 0
-        for socket in list(self._sockets):
-            if socket.abort():
-                dropped += 1
-            else:
-                logger.warning("a socket could not be aborted")
-        return dropped
-
-
 async def stream(websocket: WebSocket) -> None:
     """GET /v1/stream"""
     services: Services = websocket.app.state.services
@@ -257,7 +227,7 @@ async def stream(websocket: WebSocket) -> None:
     if not token_matches(services.config.auth_token, given):
         await websocket.close(CLOSE_UNAUTHORIZED, "unauthorized")
         return
-    socket = StreamSocket(websocket, services)
+    socket = StreamSocket(websocket, services.config, services.channels)
     services.sockets.add(socket)
     try:
         await socket.run()

@@ -14,6 +14,7 @@ from typing import Any
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.ids import new_id
+from talkie_tui.devserver.common.tasks import finish_within
 from talkie_tui.devserver.minara import demo_agent, testmode
 from talkie_tui.devserver.minara.channels import Channel, Channels, Event
 from talkie_tui.devserver.minara.config import GatewayConfig
@@ -135,7 +136,7 @@ class TurnManager:
 
     def _wake_all(self) -> None:
         for turn in self._live.values():
-            turn.wake()
+            turn.log.wake()
 
     async def shutdown(self, grace: float = 2.0) -> None:
         """Interrupt the running turns, let them store their rows, and wait for the tasks."""
@@ -143,13 +144,9 @@ class TurnManager:
         for turn in self._live.values():
             turn.interrupted.set()
         self._wake_all()
-        tasks = [turn.task for turn in self._live.values() if turn.task is not None]
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=grace)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        await finish_within(
+            (turn.task for turn in self._live.values() if turn.task is not None), grace
+        )
 
     def recover_unfinished(self) -> None:
         """Close turns a previous gateway process left running: an assistant row with an error."""
@@ -248,5 +245,5 @@ class TurnManager:
         self._storage.set_active_turn(turn.session_id, None, channel.last_seq + 1)
         channel.append(terminal)
         turn.add_frame(terminal)
-        turn.finish()
+        turn.log.finish()
         self._channels.end_turn(channel)

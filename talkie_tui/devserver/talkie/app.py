@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 
-from talkie_tui.devserver.common.http import CatchInternalErrors, answer_api_error, router_errors
+from talkie_tui.devserver.common.app import api_app
+from talkie_tui.devserver.common.http import CatchInternalErrors, router_errors
 from talkie_tui.devserver.talkie.auth import BearerAuth, OAuthIntrospection
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.errors import ApiError, error_response, internal_error
@@ -31,7 +31,7 @@ def create_app(config: ServerConfig) -> Starlette:
         finally:
             await services.close()
 
-    app = Starlette(
+    return api_app(
         routes=[*ROUTES, *VOICE_ROUTES],
         middleware=[
             Middleware(CatchInternalErrors, internal_error=internal_error),
@@ -39,15 +39,10 @@ def create_app(config: ServerConfig) -> Starlette:
                 BearerAuth, token=config.dev_token, oauth=OAuthIntrospection.from_config(config)
             ),
         ],
-        exception_handlers={
-            ApiError: answer_api_error,
-            HTTPException: router_errors(error_response, method_code="invalid_request"),
-        },
+        api_error=ApiError,
+        router_errors=router_errors(error_response, method_code="invalid_request"),
         lifespan=lifespan,
     )
-    # A trailing slash gets a 404 envelope, not a redirect (clients follow no redirects).
-    app.router.redirect_slashes = False
-    return app
 
 
 def stop_streams(app: Starlette) -> None:

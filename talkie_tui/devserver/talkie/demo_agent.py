@@ -1,7 +1,7 @@
 """The scripted demo CRM assistant: which intent a message asks for, and the answer it gets.
 
 What a message says (language, names) is read in demo_request.py; the answers themselves are in
-demo_answers.py, shared with the voice tools.
+demo_answers.py, demo_lookups.py and demo_proposals.py, shared with the voice tools.
 """
 
 from __future__ import annotations
@@ -10,18 +10,22 @@ from dataclasses import dataclass
 
 from talkie_tui.devserver.talkie.demo_answers import (
     Handler,
-    add_note_answer,
-    delete_contact_answer,
     greeting_answer,
     help_answer,
-    invoices_answer,
-    lookup_answer,
     meetings_answer,
-    offer_answer,
-    pipeline_answer,
-    send_offer_answer,
     thanks_answer,
     unknown_answer,
+)
+from talkie_tui.devserver.talkie.demo_lookups import (
+    invoices_answer,
+    lookup_answer,
+    offer_answer,
+    pipeline_answer,
+)
+from talkie_tui.devserver.talkie.demo_proposals import (
+    add_note_answer,
+    delete_contact_answer,
+    send_offer_answer,
 )
 from talkie_tui.devserver.talkie.demo_request import Request, mentions, parse
 from talkie_tui.devserver.talkie.run_context import RunContext

@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from talkie_tui.devserver.common import clock, sse
+from talkie_tui.devserver.common.frame_log import FrameLog
 from talkie_tui.devserver.common.http import describe_validation_error
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.talkie.accounts import DEV_USER, usage_items
@@ -27,7 +28,7 @@ from talkie_tui.devserver.talkie.run_input import (
     read_body,
     thread_title,
 )
-from talkie_tui.devserver.talkie.runs import INTERRUPTED, RETRYABLE_STATUSES, RunLog
+from talkie_tui.devserver.talkie.runs import INTERRUPTED, RETRYABLE_STATUSES
 from talkie_tui.devserver.talkie.services import Services
 from talkie_tui.devserver.talkie.storage import Storage
 
@@ -122,7 +123,7 @@ async def download(request: Request) -> Response:
 # --- runs ------------------------------------------------------------------------------------
 
 
-def _event_stream(services: Services, log: RunLog) -> StreamingResponse:
+def _event_stream(services: Services, log: FrameLog) -> StreamingResponse:
     return StreamingResponse(
         sse.follow(log, services.config.ping_interval, services.runs.stopping),
         media_type=sse.MEDIA_TYPE,
@@ -164,7 +165,7 @@ async def run(request: Request) -> StreamingResponse:
 
 def _start_for_new(
     services: Services, user_id: str, run_request: RunRequest, new: list[UserInput]
-) -> RunLog:
+) -> FrameLog:
     storage = services.storage
     now = clock.iso(clock.now())
     if storage.get_thread(user_id, run_request.thread_id) is None:

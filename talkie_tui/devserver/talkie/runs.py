@@ -22,8 +22,9 @@ from ag_ui.core import (
     RunStartedEvent,
 )
 
-from talkie_tui.core.waiting import wait_event
 from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.frame_log import FrameLog
+from talkie_tui.devserver.common.tasks import finish_within
 from talkie_tui.devserver.talkie import demo_agent, testmode
 from talkie_tui.devserver.talkie.accounts import estimate_tokens, usage_items
 from talkie_tui.devserver.talkie.actions import ActionService
@@ -45,40 +46,10 @@ def encode(event: BaseEvent) -> str:
     return event.model_dump_json(by_alias=True, exclude_none=True)
 
 
-class RunLog:
-    """The ordered event frames of one run; followers wait on it for more."""
-
-    def __init__(self, frames: list[str] | None = None, *, done: bool = False) -> None:
-        self.frames: list[str] = list(frames or [])
-        self.done = done
-        self._changed = asyncio.Event()
-
-    def append(self, frame: str) -> None:
-        """Add one encoded event and wake the followers."""
-        self.frames.append(frame)
-        self.wake()
-
-    def finish(self) -> None:
-        """Mark the log complete."""
-        self.done = True
-        self.wake()
-
-    def wake(self) -> None:
-        """Wake every follower (also used to make them notice a server stop)."""
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def wait_for_more(self, seen: int, patience: float) -> bool:
-        """Wait up to `patience` s for more than `seen` frames or a wake-up; False on timeout."""
-        if len(self.frames) > seen or self.done:
-            return True
-        return await wait_event(self._changed, patience)
-
-
 @dataclass
 class _LiveRun:
     thread_id: str
-    log: RunLog
+    log: FrameLog
     cancelled: asyncio.Event
     task: asyncio.Task[None] | None = None
 
@@ -115,10 +86,10 @@ class RunManager:
 
     def start(
         self, *, run_id: str, thread_id: str, user_id: str, message_id: str, user_text: str
-    ) -> RunLog:
+    ) -> FrameLog:
         """Record and launch a run answering `message_id`; returns its live log."""
         self._storage.create_run(run_id, thread_id, user_id, message_id, clock.iso(clock.now()))
-        live = _LiveRun(thread_id, RunLog(), asyncio.Event())
+        live = _LiveRun(thread_id, FrameLog(), asyncio.Event())
         ctx = RunContext(
             run_id=run_id,
             thread_id=thread_id,
@@ -133,13 +104,13 @@ class RunManager:
         live.task = asyncio.create_task(self._execute(ctx, live), name=f"talkie-run-{run_id}")
         return live.log
 
-    def log(self, run_id: str) -> RunLog | None:
+    def log(self, run_id: str) -> FrameLog | None:
         """The log of a live or finished run."""
         live = self._live.get(run_id)
         if live is not None:
             return live.log
         row = self._storage.get_run(run_id)
-        return RunLog(row["frames"], done=True) if row is not None else None
+        return FrameLog(row["frames"], done=True) if row is not None else None
 
     def cancel(self, run_id: str) -> None:
         """Ask a live run to stop (unknown or finished runs: nothing to do)."""
@@ -170,13 +141,9 @@ class RunManager:
         for run_id in list(self._live):
             self.cancel(run_id)
         self._wake_all()
-        tasks = [live.task for live in self._live.values() if live.task is not None]
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=grace)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        await finish_within(
+            (live.task for live in self._live.values() if live.task is not None), grace
+        )
 
     def recover_unfinished(self) -> None:
         """Close runs a previous server process left running, so replays of them terminate."""

@@ -150,11 +150,7 @@ class Storage(Database):
 
     def delete_thread(self, user_id: str, thread_id: str) -> bool:
         """Delete a thread and its messages; False when it did not exist."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "DELETE FROM threads WHERE id = ? AND user_id = ?", (thread_id, user_id)
-            )
-            return cursor.rowcount > 0
+        return self._changed("DELETE FROM threads WHERE id = ? AND user_id = ?", thread_id, user_id)
 
     # messages
 
@@ -228,14 +224,16 @@ class Storage(Database):
         self, run_id: str, thread_id: str, user_id: str, message_id: str, created_at: str
     ) -> bool:
         """Record a started run; False when the run id is taken."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO runs"
-                " (id, thread_id, user_id, message_id, status, created_at)"
-                " VALUES (?, ?, ?, ?, 'running', ?)",
-                (run_id, thread_id, user_id, message_id, created_at),
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "INSERT OR IGNORE INTO runs"
+            " (id, thread_id, user_id, message_id, status, created_at)"
+            " VALUES (?, ?, ?, ?, 'running', ?)",
+            run_id,
+            thread_id,
+            user_id,
+            message_id,
+            created_at,
+        )
 
     def get_run(self, run_id: str) -> Row | None:
         """A run by id, `frames` decoded into a list of event JSON strings."""
@@ -432,14 +430,16 @@ class Storage(Database):
         self, session_id: str, call_id: str, name: str, arguments: str, created_at: str
     ) -> bool:
         """Claim a tool call id for the session; False when it was used before."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO voice_tool_calls"
-                " (voice_session_id, call_id, name, arguments, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, call_id, name, arguments, created_at),
-            )
-            return cursor.rowcount > 0
+        return self._changed(
+            "INSERT OR IGNORE INTO voice_tool_calls"
+            " (voice_session_id, call_id, name, arguments, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            session_id,
+            call_id,
+            name,
+            arguments,
+            created_at,
+        )
 
     def finish_voice_tool_call(self, session_id: str, call_id: str, ok: bool, output: str) -> None:
         """Store the outcome of a tool call."""

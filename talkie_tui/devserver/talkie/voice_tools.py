@@ -16,7 +16,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, ToolCallEndEvent
 
-from talkie_tui.devserver.talkie import demo_answers, demo_request
+from talkie_tui.devserver.talkie import demo_answers, demo_lookups, demo_proposals, demo_request
 from talkie_tui.devserver.talkie.actions import ActionService
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.run_context import RunContext
@@ -76,7 +76,7 @@ VOICE_TOOLS: dict[str, VoiceTool] = {
             "search_contacts",
             "Find a company or a person in the CRM and show their card.",
             _schema(("query",), query="a company or person name"),
-            demo_answers.lookup_answer,
+            demo_lookups.lookup_answer,
             _text("query"),
         ),
         VoiceTool(
@@ -90,42 +90,42 @@ VOICE_TOOLS: dict[str, VoiceTool] = {
             "find_offer",
             "Show an offer by its number or company, or list the open offers.",
             _schema(query="an offer number such as N-2026-014, or a company name"),
-            demo_answers.offer_answer,
+            demo_lookups.offer_answer,
             _text("query"),
         ),
         VoiceTool(
             "load_pipeline",
             "Summarise the sales pipeline.",
             _schema(),
-            demo_answers.pipeline_answer,
+            demo_lookups.pipeline_answer,
             lambda arguments: "pipeline",
         ),
         VoiceTool(
             "fetch_invoices",
             "List unpaid invoices.",
             _schema(),
-            demo_answers.invoices_answer,
+            demo_lookups.invoices_answer,
             lambda arguments: "unpaid invoices",
         ),
         VoiceTool(
             "send_offer_email",
             "Prepare an e-mail with an offer for the user to confirm.",
             _schema(offer="the offer number", company="the company the offer is for"),
-            demo_answers.send_offer_answer,
+            demo_proposals.send_offer_answer,
             _text("offer", "company"),
         ),
         VoiceTool(
             "add_note",
             "Prepare a note on a company for the user to confirm.",
             _schema(("company", "note"), company="the company", note="the text of the note"),
-            demo_answers.add_note_answer,
+            demo_proposals.add_note_answer,
             _note_text,
         ),
         VoiceTool(
             "delete_contact",
             "Prepare deleting a contact for the user to confirm (by button only).",
             _schema(("name",), name="the person's name"),
-            demo_answers.delete_contact_answer,
+            demo_proposals.delete_contact_answer,
             _text("name"),
         ),
     )

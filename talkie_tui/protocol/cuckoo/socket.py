@@ -16,14 +16,12 @@ followed: the bearer goes to the hub's origin and nowhere else.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import ssl
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from talkie_tui.core.errors import (
@@ -35,13 +33,11 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
-from talkie_tui.core.urls import is_loopback_host
-from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.pushes import Push, parse_push
 from talkie_tui.protocol.net.addresses import check_socket_url
-from talkie_tui.protocol.net.http import USER_AGENT
 from talkie_tui.protocol.net.trust import ssl_context
+from talkie_tui.protocol.net.websocket import LineState, SocketLine, close_quietly, refreshed
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -58,7 +54,7 @@ RECONNECT_DELAYS: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0,
 """Seconds before each reconnect attempt; the last one repeats (the cap)."""
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # a message is at most 8000 characters: ample room
 
-SocketState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
+SocketState = LineState
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +70,6 @@ class SocketResumed:
 
 
 SocketItem = Push | SocketLost | SocketResumed
-
-
-class _NoRedirects(connect):
-    """websockets' connect, refusing every redirect (it would follow same-origin ones)."""
-
-    def process_redirect(self, exc: Exception) -> Exception | str:
-        return exc
 
 
 class ClientSocket:
@@ -101,19 +90,28 @@ class ClientSocket:
         ssl_context_: ssl.SSLContext | None = None,
         allow_plain: bool = False,
     ) -> None:
-        parsed = check_socket_url(url, allow_plain=allow_plain)
+        check_socket_url(url, allow_plain=allow_plain)
         self.url = url
         self.tokens = tokens
-        self.open_timeout = open_timeout
-        self.ping_interval = ping_interval
-        self.ping_timeout = ping_timeout
-        self.delays = tuple(delays) or (0.0,)
-        self._loopback = is_loopback_host(parsed.host)
-        self._ssl = ssl_context_
+        # A redirect is never followed: the bearer goes to the hub's origin and nowhere else.
+        self._line = SocketLine(
+            url,
+            max_size=MAX_FRAME_BYTES,
+            open_timeout=open_timeout,
+            ping_interval=ping_interval,
+            ping_timeout=ping_timeout,
+            follow_redirects=False,
+            trust=lambda: ssl_context_ or ssl_context(),
+            delays=delays,
+        )
         self._socket: ClientConnection | None = None
         self._closing = asyncio.Event()
         self.state: SocketState = "idle"
-        self.connects = 0  # sockets opened so far (tests read it)
+
+    @property
+    def connects(self) -> int:
+        """Sockets opened so far (tests read it)."""
+        return self._line.connects
 
     def __aiter__(self) -> AsyncIterator[SocketItem]:
         return self._items()
@@ -124,38 +122,23 @@ class ClientSocket:
         self.state = "closed"
         socket = self._socket
         if socket is not None:
-            with contextlib.suppress(Exception):
-                await wait_within(socket.close(), timeout=2)
+            await close_quietly(socket)
 
     # --- the connection ------------------------------------------------------------------
 
     async def _open(self, token: str | None) -> ClientConnection:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        options: dict[str, Any] = {}
-        if self.url.startswith("wss:"):
-            options["ssl"] = self._ssl or ssl_context()
-        return await _NoRedirects(
-            self.url,
-            additional_headers=headers,
-            user_agent_header=USER_AGENT,
-            open_timeout=self.open_timeout,
-            ping_interval=self.ping_interval,
-            ping_timeout=self.ping_timeout,
-            close_timeout=2,
-            max_size=MAX_FRAME_BYTES,
-            proxy=None if self._loopback else True,
-            **options,
-        )
+        """Open one socket with `token` as the bearer."""
+        return await self._line.open(token)
 
-    async def _connect(self, refreshed: bool) -> tuple[ClientConnection | None, str, bool]:
+    async def _connect(self, token_refreshed: bool) -> tuple[ClientConnection | None, str, bool]:
         """One attempt: the open socket, or None with the reason; and whether the token was
         refreshed. Raises when trying again cannot help."""
         token = await self.tokens.token() if self.tokens is not None else None
         try:
-            return await self._open(token), "", refreshed
+            return await self._open(token), "", token_refreshed
         except InvalidStatus as error:
             status = error.response.status_code
-            if status == 401 and not refreshed and await self._refreshed(token):
+            if status == 401 and not token_refreshed and await refreshed(self.tokens, token):
                 return None, "", True  # try the new token at once
             refusal = _refusal(status)
             if refusal is not None:
@@ -165,41 +148,31 @@ class ClientSocket:
             reason = _("Could not connect to the hub's socket: {error}").format(
                 error=clean_text(str(error) or type(error).__name__)
             )
-        return None, reason, refreshed
+        return None, reason, token_refreshed
 
-    async def _refreshed(self, token: str | None) -> bool:
-        """True when the token source has a new token after the hub refused `token`."""
-        if self.tokens is None or not token:
-            return False
-        fresh = await self.tokens.refresh(token)
-        return bool(fresh) and fresh != token
-
-    async def _pause(self, attempt: int) -> None:
+    async def _pause(self) -> None:
         """Wait before the next attempt (woken early by `aclose`)."""
-        delay = self.delays[min(attempt, len(self.delays) - 1)]
-        if delay:
-            await wait_event(self._closing, delay)
+        await self._line.pause(self._line.backoff.next_delay(), self._closing)
 
     async def _items(self) -> AsyncIterator[SocketItem]:
-        attempt, refreshed, lost = 0, False, False
+        token_refreshed, lost = False, False
+        self._line.backoff.reset()
         try:
             while not self._closing.is_set():
                 self.state = "reconnecting" if lost else "connecting"
-                socket, reason, refreshed = await self._connect(refreshed)
+                socket, reason, token_refreshed = await self._connect(token_refreshed)
                 if socket is None:
                     if not reason:
                         continue  # a refreshed token, tried at once
                     if not lost:
                         lost, self.state = True, "reconnecting"
                         yield SocketLost(reason)
-                    await self._pause(attempt)
-                    attempt += 1
+                    await self._pause()
                     continue
                 self._socket, self.state = socket, "open"
-                self.connects += 1
                 if self._closing.is_set():
                     break  # closed while it opened: the finally below closes it
-                attempt, refreshed = 0, False
+                token_refreshed = False
                 if lost:
                     lost = False
                     yield SocketResumed()
@@ -210,15 +183,13 @@ class ClientSocket:
                     break
                 lost, self.state = True, "reconnecting"
                 yield SocketLost(_("The connection to the hub's socket was lost."))
-                await self._pause(attempt)
-                attempt += 1
+                await self._pause()
         finally:
             self.state = "closed"
             socket = self._socket
             self._socket = None
             if socket is not None:
-                with contextlib.suppress(Exception):
-                    await wait_within(socket.close(), timeout=2)
+                await close_quietly(socket)
 
     async def _read(self, socket: ClientConnection) -> AsyncIterator[Push]:
         """The pushes of one open socket, until it closes."""
@@ -244,18 +215,14 @@ def _refusal(status: int) -> TalkieError | None:
             code="invalid_credentials",
             retryable=False,
         )
-    if status == 403:
-        return ForbiddenError(
-            _("The hub refused the socket (HTTP {status}).").format(status=status),
-            status=403,
-            code="forbidden",
-            retryable=False,
+    if status in (403, 404):
+        refused, code = (
+            (ForbiddenError, "forbidden") if status == 403 else (NotFoundError, "route_not_found")
         )
-    if status == 404:
-        return NotFoundError(
+        return refused(
             _("The hub refused the socket (HTTP {status}).").format(status=status),
-            status=404,
-            code="route_not_found",
+            status=status,
+            code=code,
             retryable=False,
         )
     if 300 <= status < 400:

@@ -26,13 +26,10 @@ import contextlib
 import logging
 import ssl
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from collections.abc import Sequence
 from urllib.parse import quote
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from talkie_tui.core.errors import (
@@ -44,8 +41,6 @@ from talkie_tui.core.errors import (
 )
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
-from talkie_tui.core.urls import is_loopback_host
-from talkie_tui.core.waiting import wait_event, wait_within
 from talkie_tui.i18n import _
 from talkie_tui.protocol.minara.frames import (
     MAX_FRAME_BYTES,
@@ -61,22 +56,28 @@ from talkie_tui.protocol.minara.frames import (
     build_frame,
     parse_frame,
 )
+from talkie_tui.protocol.minara.subscription import (
+    END,
+    Fatal,
+    Lost,
+    Refused,
+    Subscription,
+)
 from talkie_tui.protocol.net.addresses import check_socket_url
-from talkie_tui.protocol.net.http import USER_AGENT
 from talkie_tui.protocol.net.pacing import rest_after
 from talkie_tui.protocol.net.trust import ssl_context
+from talkie_tui.protocol.net.websocket import (
+    LineState,
+    SocketLine,
+    close_quietly,
+    ping_every,
+    refreshed,
+)
 
 __all__ = [
     "RECONNECT_DELAYS",
     "MinaraStream",
-    "StreamEvent",
-    "StreamItem",
-    "StreamLost",
-    "StreamRefused",
-    "StreamResumed",
-    "StreamStale",
     "StreamState",
-    "Subscription",
 ]
 
 log = logging.getLogger("talkie_tui.minara.stream")
@@ -88,215 +89,7 @@ UNAUTHORIZED_CLOSE = 4401
 # skipped; a larger one makes websockets drop the socket (1009), which ends the stream.
 SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
 
-StreamState = Literal["idle", "connecting", "open", "reconnecting", "closed"]
-
-
-class StreamEvent(NamedTuple):
-    """One chat event `{type, data}`, with its seq (applied once it was consumed)."""
-
-    seq: int
-    event: dict[str, Any]
-
-
-# A named tuple's own constructor is a Python function; `tuple.__new__` with the fields in
-# order makes the same value in C, which a fast stream notices (one is made per event).
-_new_tuple = tuple.__new__
-
-
-@dataclass(frozen=True, slots=True)
-class StreamLost:
-    """The socket dropped; the stream is reconnecting (`reason` for a person)."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class StreamResumed:
-    """Subscribed again after a loss, from the last applied seq."""
-
-    first_seq: int
-    last_seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class StreamStale:
-    """Events the consumer has not applied are gone: rebuild from the session's rows.
-
-    The subscription goes on from `first_seq` (what the gateway still has).
-    """
-
-    reason: str
-    first_seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class StreamRefused:
-    """A frame the client would not read (too large, malformed): skipped, said why."""
-
-    reason: str
-    too_large: bool = False
-
-
-StreamItem = StreamEvent | StreamLost | StreamResumed | StreamStale | StreamRefused
-
-
-@dataclass(frozen=True, slots=True)
-class _Lost:
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Refused:
-    error: TalkieError
-
-
-@dataclass(frozen=True, slots=True)
-class _Fatal:
-    error: TalkieError
-
-
-_END = object()
-
-
-class Subscription:
-    """The events of one `channel:key`, deduplicated and in order (see the module docstring).
-
-    Iterate it once (`async for item in subscription`); `aclose()` unsubscribes.
-    """
-
-    def __init__(self, stream: MinaraStream, channel: str, key: str, from_seq: int) -> None:
-        self.channel = channel
-        self.key = key
-        self.last_applied = from_seq
-        self.from_zero = from_seq == 0  # the buffer's start is where the events begin
-        self._stream = stream
-        # A deque and a wake-up event, not an asyncio.Queue: frames are taken without an await
-        # while some are waiting, which is most of the time in a fast stream.
-        self._queue: deque[object] = deque()
-        self._ready = asyncio.Event()
-        self._allowance = 0  # refused frames since the last event: seqs that may be missing
-        self._awaiting_replay = False  # resubscribed after a gap on the same socket
-        self._gap_at: int | None = None  # the last applied seq when a gap was last seen
-        self._lost = False
-        self._iterator: AsyncIterator[StreamItem] | None = None
-        self.closed = False
-
-    def put(self, item: object) -> None:
-        """Hand the subscription something the socket brought (the stream's reader calls it)."""
-        self._queue.append(item)
-        self._ready.set()
-
-    def put_end(self) -> None:
-        """End the iteration after what was already handed over (`aclose` still unsubscribes)."""
-        self.put(_END)
-
-    def __aiter__(self) -> AsyncIterator[StreamItem]:
-        # One iterator for the subscription's life: an event counts as applied when the
-        # consumer asks for the next item, whichever loop asks.
-        if self._iterator is None:
-            self._iterator = self._items()
-        return self._iterator
-
-    async def _items(self) -> AsyncIterator[StreamItem]:
-        queue, ready = self._queue, self._ready
-        while True:
-            if not queue:
-                ready.clear()
-                await ready.wait()
-                continue
-            item = queue.popleft()
-            if type(item) is EventFrame:  # the common case first, with its own fast path
-                seq = item.seq
-                if self.last_applied < seq <= self.last_applied + 1 + self._allowance:
-                    self._allowance = 0
-                    self._gap_at = None
-                    self.from_zero = False
-                    yield _new_tuple(StreamEvent, (seq, item.event))
-                    self.last_applied = seq  # the consumer asked for more: applied
-                    continue
-            if item is _END:
-                return
-            if isinstance(item, _Fatal):
-                raise item.error
-            if isinstance(item, _Lost):
-                self._lost = True
-                self._awaiting_replay = False  # a new socket carries only the new subscription
-                yield StreamLost(item.reason)
-            elif isinstance(item, _Refused):
-                self._allowance += 1
-                yield StreamRefused(
-                    item.error.message, too_large=isinstance(item.error, FrameTooLarge)
-                )
-            elif isinstance(item, Subscribed):
-                stale = self._on_subscribed(item)
-                if stale is not None:
-                    yield stale
-                if self._lost:
-                    self._lost = False
-                    yield StreamResumed(item.first_seq, item.last_seq)
-            elif isinstance(item, EventFrame):
-                outcome = self._on_event(item)
-                if isinstance(outcome, StreamStale):
-                    yield outcome
-                    outcome = self._on_event(item)
-                if isinstance(outcome, StreamEvent):
-                    yield outcome
-                    self.last_applied = outcome.seq  # the consumer asked for more: applied
-
-    def _on_subscribed(self, frame: Subscribed) -> StreamStale | None:
-        self._awaiting_replay = False
-        if self.from_zero and self.last_applied == 0:
-            return None  # fromSeq 0: the buffer is replayed from what it still holds
-        if frame.first_seq > self.last_applied + 1 + self._allowance:
-            missed = frame.first_seq - self.last_applied - 1
-            reason = _(
-                "{count} events of this session are no longer on the gateway's stream."
-            ).format(count=missed)
-            self.last_applied = frame.first_seq - 1
-            self._allowance = 0
-            return StreamStale(reason, frame.first_seq)
-        return None
-
-    def _on_event(self, frame: EventFrame) -> StreamEvent | StreamStale | None:
-        seq = frame.seq
-        if self.from_zero and self.last_applied == 0:
-            self.from_zero = False
-            return StreamEvent(seq, frame.event)  # the first event of the buffer
-        if seq <= self.last_applied:
-            return None  # delivered before (a replay, or a duplicate): applied once
-        if seq <= self.last_applied + 1 + self._allowance:
-            self._allowance = 0
-            self._gap_at = None
-            return StreamEvent(seq, frame.event)
-        if self._awaiting_replay:
-            return None  # the old subscription's frames; the replay from the last is coming
-        if self._gap_at == self.last_applied:
-            # The replay has the same hole: it is real, the events are gone.
-            reason = _("Events {first}–{last} of this session were never delivered.").format(
-                first=self.last_applied + 1, last=seq - 1
-            )
-            self._gap_at = None
-            self.last_applied = seq - 1
-            self._allowance = 0
-            return StreamStale(reason, seq)
-        self._gap_at = self.last_applied
-        self._awaiting_replay = True
-        self._stream.resubscribe(self)
-        return None
-
-    async def aclose(self) -> None:
-        """Stop the subscription (the socket closes once none is left)."""
-        if self.closed:
-            return
-        self.closed = True
-        self.put(_END)
-        await self._stream.release(self)
-
-    async def __aenter__(self) -> Subscription:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
+StreamState = LineState
 
 
 class MinaraStream:
@@ -316,26 +109,34 @@ class MinaraStream:
         ssl_context_: ssl.SSLContext | None = None,
         allow_plain: bool = False,
     ) -> None:
-        parsed = check_socket_url(url, allow_plain=allow_plain)
+        check_socket_url(url, allow_plain=allow_plain)
         self.url = url
         self.tokens = tokens
         self.ping_interval = ping_interval
         self.dead_after = dead_after
-        self.open_timeout = open_timeout
-        self.delays = tuple(delays) or (0.0,)
         self.give_up_after = give_up_after
         self.token_in_query = token_in_query
-        self._loopback = is_loopback_host(parsed.host)
-        self._ssl = ssl_context_
+        self._line = SocketLine(
+            url,
+            max_size=SOCKET_MAX_SIZE,
+            open_timeout=open_timeout,
+            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
+            trust=lambda: ssl_context_ or ssl_context(),
+            delays=delays,
+        )
         self._subs: dict[tuple[str, str], list[Subscription]] = {}
         self._task: asyncio.Task[None] | None = None
         self._socket: ClientConnection | None = None
         self._idle = asyncio.Event()
         self.state: StreamState = "idle"
-        self.connects = 0  # sockets opened so far (a test and the benchmark read it)
         self.read_pause = 0.0  # rest after a frame that waited (see protocol.pacing)
         self._closed = False
         self._token: str | None = None
+
+    @property
+    def connects(self) -> int:
+        """Sockets opened so far (a test and the benchmark read it)."""
+        return self._line.connects
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -379,7 +180,7 @@ class MinaraStream:
         self._closed = True
         for subscription in self._all():
             subscription.closed = True
-            subscription.put(_END)
+            subscription.put(END)
         self._subs.clear()
         self._idle.set()
         task = self._task
@@ -407,26 +208,11 @@ class MinaraStream:
 
     async def _open(self) -> ClientConnection:
         token = await self.tokens.token() if self.tokens is not None else None
-        url, headers = self.url, {}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-            if self.token_in_query:
-                url += ("&" if "?" in url else "?") + "token=" + quote(token, safe="")
-        options: dict[str, Any] = {}
-        if url.startswith("wss:"):
-            options["ssl"] = self._ssl or ssl_context()
+        url = self.url
+        if token and self.token_in_query:
+            url += ("&" if "?" in url else "?") + "token=" + quote(token, safe="")
         self._token = token
-        return await connect(
-            url,
-            additional_headers=headers,
-            user_agent_header=USER_AGENT,
-            open_timeout=self.open_timeout,
-            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
-            close_timeout=2,
-            max_size=SOCKET_MAX_SIZE,
-            proxy=None if self._loopback else True,
-            **options,
-        )
+        return await self._line.open(token, url=url)
 
     def _all(self) -> list[Subscription]:
         return [subscription for group in self._subs.values() for subscription in group]
@@ -436,18 +222,19 @@ class MinaraStream:
             subscription.put(item)
 
     async def _run(self) -> None:
-        attempt = 0
+        backoff = self._line.backoff
+        backoff.reset()  # a new run: the first retry comes at once again
         failing_since: float | None = None
-        refreshed = False
+        token_refreshed = False
         was_open = False
         while self._subs and not self._closed:
-            self.state = "reconnecting" if was_open or attempt else "connecting"
+            self.state = "reconnecting" if was_open or backoff.attempt else "connecting"
             try:
                 socket = await self._open()
             except InvalidStatus as error:
                 status = error.response.status_code
-                if status == 401 and not refreshed and await self._refreshed():
-                    refreshed = True
+                if status == 401 and not token_refreshed and await self._refreshed():
+                    token_refreshed = True
                     continue
                 failure = self._refusal(status)
                 if failure is not None:
@@ -459,16 +246,15 @@ class MinaraStream:
                     error=clean_text(str(error) or type(error).__name__)
                 )
             else:
-                self.connects += 1
-                attempt, failing_since, was_open = 0, None, True
+                failing_since, was_open = None, True
                 closed = await self._connected(socket)
                 if closed is None:
                     continue  # idle: no subscription left (the loop ends) or a new one came
                 code, reason = closed
                 if code == UNAUTHORIZED_CLOSE:
-                    if not refreshed and await self._refreshed():
-                        refreshed = True
-                        self._broadcast(_Lost(reason))
+                    if not token_refreshed and await self._refreshed():
+                        token_refreshed = True
+                        self._broadcast(Lost(reason))
                         continue
                     self._fail(
                         UnauthorizedError(
@@ -479,8 +265,8 @@ class MinaraStream:
                         )
                     )
                     return
-                refreshed = False
-                self._broadcast(_Lost(reason))
+                token_refreshed = False
+                self._broadcast(Lost(reason))
             # A failed connect or a dropped socket: wait, then try again.
             now = time.monotonic()
             failing_since = failing_since or now
@@ -493,15 +279,13 @@ class MinaraStream:
                     )
                 )
                 return
-            if attempt == 0 and not was_open:
+            if backoff.attempt == 0 and not was_open:
                 log.debug("stream connect failed: %s", reason)
-                self._broadcast(_Lost(reason))  # the first connect failed: show "reconnecting"
+                self._broadcast(Lost(reason))  # the first connect failed: show "reconnecting"
                 was_open = True
-            delay = self.delays[min(attempt, len(self.delays) - 1)]
-            attempt += 1
+            delay = backoff.next_delay()
             self.state = "reconnecting"
-            if delay:
-                await wait_event(self._idle, delay)
+            await self._line.pause(delay, self._idle)
         self.state = "closed" if self._closed else "idle"
 
     def _refusal(self, status: int) -> TalkieError | None:
@@ -524,14 +308,11 @@ class MinaraStream:
 
     async def _refreshed(self) -> bool:
         """True when the token source has a new token after the gateway refused this one."""
-        if self.tokens is None or not self._token:
-            return False
-        fresh = await self.tokens.refresh(self._token)
-        return bool(fresh) and fresh != self._token
+        return await refreshed(self.tokens, self._token)
 
     def _fail(self, error: TalkieError) -> None:
         self.state = "closed"
-        self._broadcast(_Fatal(error))
+        self._broadcast(Fatal(error))
         self._subs.clear()
 
     async def _connected(self, socket: ClientConnection) -> tuple[int, str] | None:
@@ -544,7 +325,7 @@ class MinaraStream:
                 Subscribe(subscription.channel, subscription.key, subscription.last_applied)
             )
         reader = asyncio.create_task(self._read(socket))
-        pinger = asyncio.create_task(self._ping(socket))
+        pinger = asyncio.create_task(ping_every(socket, self.ping_interval, build_frame(Ping())))
         idle = asyncio.create_task(self._idle.wait())
         try:
             await asyncio.wait({reader, idle}, return_when=asyncio.FIRST_COMPLETED)
@@ -553,8 +334,7 @@ class MinaraStream:
             self._socket = None
             for task in (pinger, idle, reader):
                 task.cancel()
-            with contextlib.suppress(Exception):
-                await wait_within(socket.close(), timeout=2)
+            await close_quietly(socket)
             raise
         finally:
             self._socket = None
@@ -562,20 +342,12 @@ class MinaraStream:
                 task.cancel()
             await asyncio.gather(pinger, idle, reader, return_exceptions=True)
         if reader.cancelled() or not reader.done():
-            with contextlib.suppress(Exception):
-                await wait_within(socket.close(), timeout=2)
+            await close_quietly(socket)
             return None
         closed = reader.result()
         if not self._subs:
-            with contextlib.suppress(Exception):
-                await wait_within(socket.close(), timeout=2)
+            await close_quietly(socket)
         return closed
-
-    async def _ping(self, socket: ClientConnection) -> None:
-        while True:
-            await asyncio.sleep(self.ping_interval)
-            with contextlib.suppress(ConnectionClosed):
-                await socket.send(build_frame(Ping()))
 
     async def _read(self, socket: ClientConnection) -> tuple[int, str]:
         """Read frames and hand them out until the socket closes or goes silent."""
@@ -605,7 +377,7 @@ class MinaraStream:
                 frame = parse_frame(message)
             except (MalformedFrame, FrameTooLarge) as error:
                 log.debug("frame refused: %s", error.message)
-                self._broadcast(_Refused(error))
+                self._broadcast(Refused(error))
                 continue
             if frame is None:
                 continue  # a frame type this client does not know: skipped
@@ -630,7 +402,7 @@ class MinaraStream:
         status, cls = (404, NotFoundError) if frame.code == "not_found" else (0, ServerError)
         for subscription in group:
             error = cls(message, status=status, code=frame.code, retryable=False)
-            subscription.put(_Fatal(error))
+            subscription.put(Fatal(error))
         if not self._subs:
             self._idle.set()
 

@@ -213,9 +213,16 @@ def test_high_risk_action_is_confirmed_by_button(http: httpx.Client, demo_url: s
 def test_decision_is_not_reachable_from_the_agent() -> None:
     import inspect
 
-    from talkie_tui.devserver.talkie import demo_agent, demo_answers, run_context, testmode
+    from talkie_tui.devserver.talkie import (
+        demo_agent,
+        demo_answers,
+        demo_lookups,
+        demo_proposals,
+        run_context,
+        testmode,
+    )
 
-    for module in (run_context, demo_agent, demo_answers, testmode):
+    for module in (run_context, demo_agent, demo_answers, demo_lookups, demo_proposals, testmode):
         source = inspect.getsource(module)
         assert ".decide(" not in source and "/decision" not in source
     assert not hasattr(run_context.RunContext, "decide")

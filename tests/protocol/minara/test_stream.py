@@ -13,8 +13,8 @@ import pytest
 from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.minara import stream as minara_stream
-from talkie_tui.protocol.minara.stream import (
-    MinaraStream,
+from talkie_tui.protocol.minara.stream import MinaraStream
+from talkie_tui.protocol.minara.subscription import (
     StreamEvent,
     StreamItem,
     StreamLost,

@@ -1,13 +1,14 @@
-"""The agent's side of a Cuckoo hub (spec "Agent API", "The socket"): HTTP and the socket.
+"""The agent's client of a Cuckoo hub (spec "Agent API", "The socket"): HTTP and the socket.
 
-`AgentApi` is the few HTTP routes the bridge needs (`/me`, `/events?since=`), with the binding
-secret as the bearer for the hub's origin only and errors in the hub's words. `AgentLink` keeps
-the agent socket open: it connects with the secret in the Authorization header, hands each
-pushed event to a callback, matches replies to requests by `cid`, and reconnects with backoff
-when the line drops. websockets answers the hub's pings itself (and pings the hub, to notice a
-dead line). What retrying cannot mend ends the link with `LinkEnded`: the socket closed with
-4001 (another backend took over) or 4002 (the binding was revoked or replaced), and a refusal
-before the upgrade (`403 no_binding`, `binding_not_socket`, `401`).
+`AgentApi` is the few HTTP routes an agent (the bridge) needs (`/me`, `/events?since=`), with
+the binding secret as the bearer for the hub's origin only and errors in the hub's words.
+`AgentLink` keeps the agent socket open: it connects with the secret in the Authorization
+header, hands each pushed event to a callback, matches replies to requests by `cid`, and
+reconnects with backoff (`net.websocket.SocketLine`) when the line drops. websockets answers the
+hub's pings itself (and pings the hub, to notice a dead line). What retrying cannot mend ends
+the link with `LinkEnded`: the socket closed with 4001 (another backend took over) or 4002 (the
+binding was revoked or replaced), and a refusal before the upgrade (`403 no_binding`,
+`binding_not_socket`, `401`).
 """
 
 from __future__ import annotations
@@ -17,28 +18,28 @@ import contextlib
 import itertools
 import json
 import logging
-import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI, WebSocketException
 
 from talkie_tui.core.errors import ServerError, TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.cuckoo.errors import error_for
 from talkie_tui.protocol.net.rest import RestClient, path_segment
+from talkie_tui.protocol.net.websocket import SocketLine, close_quietly
 
 __all__ = ["AgentApi", "AgentLink", "HubRefused", "LinkEnded", "OpFailed"]
 
 logger = logging.getLogger(__name__)
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+JITTER = 0.2  # each delay spread by up to a fifth either way
 REPLY_TIMEOUT = 15.0
 FRAME_BYTES = 64 * 1024
 
@@ -219,8 +220,16 @@ class AgentLink:
         self._on_connected = on_connected
         self._on_delta_failed = on_delta_failed
         self._say = say
-        self._backoff = backoff
-        self._ping_interval = ping_interval
+        self._line = SocketLine(
+            self.url,
+            max_size=4 * FRAME_BYTES,
+            user_agent="talkie-bridge",
+            open_timeout=10,
+            ping_interval=ping_interval,
+            ping_timeout=ping_interval,
+            delays=backoff,
+            jitter=JITTER,
+        )
         self._ws: ClientConnection | None = None
         self._up = asyncio.Event()
         self._cids = itertools.count(1)
@@ -234,22 +243,12 @@ class AgentLink:
 
     async def run(self) -> None:
         """Connect, read, and reconnect until cancelled; raises LinkEnded when it must stop."""
-        attempt = 0
         first = True
-        host = httpx.URL(self.url).host
+        line = self._line
+        line.backoff.reset()
         while True:
             try:
-                ws = await connect(
-                    self.url,
-                    additional_headers={"Authorization": f"Bearer {self._secret}"},
-                    open_timeout=10,
-                    ping_interval=self._ping_interval,
-                    ping_timeout=self._ping_interval,
-                    close_timeout=2,
-                    max_size=4 * FRAME_BYTES,
-                    proxy=None if is_loopback_host(host) else True,
-                    user_agent_header="talkie-bridge",
-                )
+                ws = await line.open(self._secret)
             except InvalidStatus as error:
                 refusal = _refusal(error)
                 if isinstance(refusal, LinkEnded):
@@ -262,21 +261,18 @@ class AgentLink:
             except (OSError, TimeoutError, WebSocketException) as error:
                 reason = clean_text(str(error)) or type(error).__name__
             else:
-                attempt = 0
                 try:
                     await self._serve(ws, reconnected=not first)
                 finally:
                     first = False
                 reason = _("the connection to the hub was lost")
-            delay = self._backoff[min(attempt, len(self._backoff) - 1)]
-            delay *= 0.8 + 0.4 * random.random()  # noqa: S311 (jitter, not a secret)
-            attempt += 1
+            delay = line.backoff.next_delay()
             self._say(
                 _("hub: {reason}; trying again in {seconds:.1f} s").format(
                     reason=reason, seconds=delay
                 )
             )
-            await asyncio.sleep(delay)
+            await line.pause(delay)
 
     async def _serve(self, ws: ClientConnection, *, reconnected: bool) -> None:
         self._ws = ws
@@ -393,5 +389,4 @@ class AgentLink:
         """Close the socket (unacknowledged events are delivered again to the next one)."""
         ws = self._ws
         if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
+            await close_quietly(ws)
