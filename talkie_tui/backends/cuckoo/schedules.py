@@ -6,7 +6,6 @@ too), as the model objects of `parts/schedules.py`. The wire is `protocol/cuckoo
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from talkie_tui.backends.cuckoo.records import model_of
@@ -58,7 +57,10 @@ class ConversationSchedules:
     async def create(self, instruction: str, cadence: Cadence) -> Schedule:
         """Ask the agent to run `instruction` on `cadence` (pending until it confirms)."""
         made = await wire.create_schedule(
-            self.backend.client, self.conversation_id, instruction, wire.Cadence(**asdict(cadence))
+            self.backend.client,
+            self.conversation_id,
+            instruction,
+            wire.Cadence.model_validate(cadence.wire()),
         )
         return self._keep(schedule(made))
 

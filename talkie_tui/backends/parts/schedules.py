@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["Cadence", "RunsSchedules", "Schedule", "ScheduleChange", "Schedules"]
 
@@ -22,6 +22,17 @@ class Cadence:
     days: tuple[str, ...] = ()
     date: str | None = None
     timezone: str = "UTC"
+
+    def wire(self) -> dict[str, Any]:
+        """The cadence as a server takes it: the fields its repeat uses (`days` weekly,
+        `date` once), as JSON values."""
+        taken: dict[str, Any] = {"repeat": self.repeat, "time": self.time}
+        if self.repeat == "weekly":
+            taken["days"] = list(self.days)
+        elif self.repeat == "once" and self.date:
+            taken["date"] = self.date
+        taken["timezone"] = self.timezone
+        return taken
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,7 +77,7 @@ def storage_words(storage: StorageUse) -> str:
     return f"{files} · {kept}"
 
 
-class DevicesScreen(LocalizedBindings, Screen[None]):
+class DevicesScreen(LocalizedBindings[None], Screen[None]):
     """The person's signed-in devices: looked at, one ended, or all but this one."""
 
     HELP_GROUP = N_("Devices screen")
