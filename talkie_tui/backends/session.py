@@ -11,7 +11,17 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 if TYPE_CHECKING:
     from talkie_tui.chat.conversation import Change, Conversation
 
-__all__ = ["Broken", "Failure", "Outgoing", "OutgoingT", "Recovered", "Session", "Update"]
+__all__ = [
+    "Broken",
+    "Failure",
+    "Outgoing",
+    "OutgoingMessage",
+    "OutgoingT",
+    "Recovered",
+    "Session",
+    "StepOfAnswer",
+    "Update",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,35 @@ class Outgoing(Protocol):
         ...
 
 
+class OutgoingMessage:
+    """What a protocol's `Outgoing` holds whatever its wire: its words and id, the thread it
+    goes to (the server's word once it answered), and how its answer ended. A protocol says
+    when the server took it (`accepted`), and adds what its wire sends."""
+
+    def __init__(self, text: str, message_id: str, thread_id: str | None) -> None:
+        self.text = text
+        self.message_id = message_id
+        self.thread_id = thread_id
+        self.finished = False
+        self.failure: Failure | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """The server took the message (its answer may be stopped from now on)."""
+        return False
+
+    @property
+    def settled(self) -> bool:
+        """True once the answer ended (finished or failed): nothing is left to re-send."""
+        return self.finished or self.failure is not None
+
+    @property
+    def run_id(self) -> str | None:
+        """What `Backend.stop` stops: the thread's running answer, once the message is
+        `accepted`."""
+        return self.thread_id if self.accepted else None
+
+
 OutgoingT = TypeVar("OutgoingT", bound=Outgoing)
 
 
@@ -124,6 +163,24 @@ class Update(Protocol):
         """The event this step received, as one line of JSON in the protocol's own wire form
         (what `talkie ask --json` prints); None for a step that received none (a recovery)."""
         ...
+
+
+class StepOfAnswer:
+    """What an `Update` of a protocol without talkie/1's actions says the same way: a step
+    with `broken` is a loss, and none proposes an action."""
+
+    __slots__ = ()
+    broken: Broken | None
+
+    @property
+    def lost(self) -> bool:
+        """The connection dropped: it is reconnecting."""
+        return self.broken is not None
+
+    @property
+    def proposes_action(self) -> bool:
+        """Only talkie/1 proposes actions (`Decides`)."""
+        return False
 
 
 class Session(Protocol[OutgoingT]):

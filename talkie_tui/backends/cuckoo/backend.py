@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +54,7 @@ from talkie_tui.backends.cuckoo.threads import AWAY, HubThread, hub_thread, rece
 from talkie_tui.backends.parts.own import ChangesOwn
 from talkie_tui.backends.parts.reach import ReachesAgents
 from talkie_tui.backends.parts.schedules import RunsSchedules
+from talkie_tui.backends.rest_backend import RestBackend
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import (
     AddressRefused,
@@ -233,8 +233,10 @@ def _sign_in_needed(base: str, refused: UnauthorizedError, had_token: bool) -> H
     )
 
 
-class CuckooBackend:
+class CuckooBackend(RestBackend):
     """A Cuckoo hub reached through one client and one shared client socket."""
+
+    client: CuckooClient
 
     def __init__(
         self,
@@ -331,23 +333,6 @@ class CuckooBackend:
         """`POST …/stop`: the agents' replies in progress end where they stand (`run_id` is
         the conversation)."""
         await self.client.stop(run_id)
-
-    def is_same_origin(self, url: str) -> bool:
-        """True when `url` is on the hub's origin."""
-        return self.client.is_same_origin(url)
-
-    def resolve_url(self, url: str) -> str:
-        """`url` made absolute against the hub (a file's path is relative to its base)."""
-        return self.client.resolve_url(url)
-
-    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
-        """A streamed GET of a file of the hub (its media route, or a same-origin URL), with
-        the session token; another origin is refused."""
-        return self.client.open_file(url)
-
-    async def logo(self) -> bytes | None:
-        """A hub has no logo of its own."""
-        return None
 
     async def aclose(self) -> None:
         """Close the socket and the HTTP connections."""

@@ -5,6 +5,7 @@ that came back, has the gap filled with `GET …/messages?after=`."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import UTC, datetime
@@ -87,14 +88,9 @@ class ConversationFollower:
         subscription = self.feed.subscribe(
             lambda item: not self._sending and concerns(conversation_id)(item)
         )
-        try:
-            with self.feed.watching(conversation_id):
-                while True:
-                    item = await subscription.get()
-                    if item is END:
-                        return
-                    if isinstance(item, TalkieError):
-                        raise item
+        with self.feed.watching(conversation_id):
+            async with contextlib.aclosing(subscription.items()) as items:
+                async for item in items:
                     updates: list[CuckooUpdate] = []
                     if isinstance(item, SocketLost):
                         updates.append(CuckooUpdate(broken=Broken(item.reason)))
@@ -110,8 +106,6 @@ class ConversationFollower:
                         updates.insert(0, CuckooUpdate(self._clear_waiting_notice()))
                     for update in updates:
                         yield update
-        finally:
-            subscription.close()
 
     # --- following -----------------------------------------------------------------------
 

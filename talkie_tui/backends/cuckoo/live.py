@@ -3,11 +3,11 @@ agent's status, a message in a conversation no session follows."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncGenerator, Mapping, Set
 
-from talkie_tui.backends.cuckoo.feed import END, Feed
+from talkie_tui.backends.cuckoo.feed import Feed
 from talkie_tui.backends.parts.live import LiveUpdate
-from talkie_tui.core.errors import TalkieError
 from talkie_tui.protocol.cuckoo.pushes import AgentStatusPush, MessagePush
 
 __all__ = ["live_updates"]
@@ -19,14 +19,8 @@ async def live_updates(
     """An agent's status (`agent_status`, one update per conversation with it: `agents_of`
     maps an agent to them), a message in a conversation no session follows
     (`message_elsewhere`), until the feed closes."""
-    subscription = feed.subscribe()
-    try:
-        while True:
-            item = await subscription.get()
-            if item is END:
-                return
-            if isinstance(item, TalkieError):
-                raise item
+    async with contextlib.aclosing(feed.subscribe().items()) as items:
+        async for item in items:
             if isinstance(item, AgentStatusPush):
                 with_agent: list[str | None] = [*sorted(agents_of.get(item.agent_id, ()))]
                 for conversation_id in with_agent or [None]:
@@ -37,5 +31,3 @@ async def live_updates(
                 and not feed.is_watched(item.conversation_id)
             ):
                 yield LiveUpdate("message_elsewhere", item.conversation_id, item.message.id)
-    finally:
-        subscription.close()

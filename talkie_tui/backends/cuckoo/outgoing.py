@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from talkie_tui.backends.parts.files import Attachment
-from talkie_tui.backends.session import Broken, Failure, Recovered
+from talkie_tui.backends.session import Broken, OutgoingMessage, Recovered, StepOfAnswer
 from talkie_tui.chat.conversation import Change
 from talkie_tui.chat.turns import TextPart
 from talkie_tui.protocol.cuckoo.files import check_count
@@ -25,9 +25,9 @@ def push_wire(push: Push) -> str:
     return json.dumps({"type": push.type, "data": data}, ensure_ascii=False, separators=(",", ":"))
 
 
-class CuckooOutgoing:
+class CuckooOutgoing(OutgoingMessage):
     """A message of the person on its way; re-sent, it keeps its idempotency key
-    (`message_id`), so the hub stores it once."""
+    (`message_id`), so the hub stores it once. Its thread is the conversation."""
 
     def __init__(
         self,
@@ -40,30 +40,16 @@ class CuckooOutgoing:
         tap: tuple[str, str] | None = None,
     ) -> None:
         check_count(len(attachments))
-        self.text = text
-        self.message_id = message_id
-        self.conversation_id = conversation_id
+        super().__init__(text, message_id, conversation_id)
         self.attachments = tuple(attachments)
         self.reply_to = reply_to
         self.tap = tap  # (source message id, button id): a button tapped, not text
         self.sent: Message | None = None  # the message as the hub stored it
-        self.finished = False
-        self.failure: Failure | None = None
 
     @property
-    def settled(self) -> bool:
-        """True once the reply ended (complete, stopped, cut short) or the send failed."""
-        return self.finished or self.failure is not None
-
-    @property
-    def thread_id(self) -> str | None:
-        """The conversation the message goes to."""
-        return self.conversation_id
-
-    @property
-    def run_id(self) -> str | None:
-        """What `Backend.stop` stops: the conversation's replies, once the message is sent."""
-        return self.conversation_id if self.sent is not None else None
+    def accepted(self) -> bool:
+        """The hub stored the message (`Backend.stop` stops the conversation's replies)."""
+        return self.sent is not None
 
     @property
     def hub_message_id(self) -> str | None:
@@ -72,7 +58,7 @@ class CuckooOutgoing:
 
 
 @dataclass(frozen=True, slots=True)
-class CuckooUpdate:
+class CuckooUpdate(StepOfAnswer):
     """One step of a send: a push folded in (`push`), a change from the record, a loss or a
     recovery."""
 
@@ -83,19 +69,9 @@ class CuckooUpdate:
     recovered: Recovered | None = None
 
     @property
-    def lost(self) -> bool:
-        """The socket dropped: it is reconnecting."""
-        return self.broken is not None
-
-    @property
     def delta(self) -> str | None:
         """The text this step added to an agent's reply, when it added text."""
         return self.text_added if isinstance(self.change, TextPart) else None
-
-    @property
-    def proposes_action(self) -> bool:
-        """A hub proposes no talkie/1 actions (its agents send buttons)."""
-        return False
 
     @property
     def wire(self) -> str | None:

@@ -229,20 +229,20 @@ class CuckooSession(ConversationFollower):
         # conversation asks the hub too): a hub that is down keeps it, marked, with Retry.
         turn = self._user_turn(outgoing)
         earlier = False  # the chosen conversation's messages before this one were folded in
-        if outgoing.conversation_id is None:
+        if outgoing.thread_id is None:
             try:
-                outgoing.conversation_id = self.thread_id or await self._choose()
+                outgoing.thread_id = self.thread_id or await self._choose()
                 if self.thread_id is None:
-                    self.conversation.thread_id = outgoing.conversation_id
-                    earlier = await self._fold_earlier(outgoing.conversation_id)
+                    self.conversation.thread_id = outgoing.thread_id
+                    earlier = await self._fold_earlier(outgoing.thread_id)
             except TalkieError:
                 turn.state = "failed"
                 raise
         if earlier:  # shown as a reload would show them: before the message
             yield CuckooUpdate(recovered=Recovered(complete=True))
         if self.thread_id is None:
-            self.conversation.thread_id = outgoing.conversation_id
-        conversation_id = outgoing.conversation_id
+            self.conversation.thread_id = outgoing.thread_id
+        conversation_id = outgoing.thread_id
         self._sending = True
         subscription = self.feed.subscribe(concerns(conversation_id))
         self._subscription = subscription
@@ -295,7 +295,7 @@ class CuckooSession(ConversationFollower):
         return bool(page.messages)
 
     async def _post(self, outgoing: CuckooOutgoing) -> Message:
-        conversation_id = outgoing.conversation_id
+        conversation_id = outgoing.thread_id
         assert conversation_id is not None
         if outgoing.tap is not None:
             source, button = outgoing.tap

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from talkie_tui.backends.base import (
     Transcription,
 )
 from talkie_tui.backends.minara.session import MinaraOutgoing, MinaraSession
+from talkie_tui.backends.rest_backend import RestBackend
 from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken, TokenSource
@@ -151,8 +151,10 @@ def _timestamp(value: str | None) -> datetime | None:
         return None
 
 
-class MinaraBackend:
+class MinaraBackend(RestBackend):
     """A Minara gateway reached through one client and one stream socket."""
+
+    client: MinaraClient
 
     def __init__(
         self, client: MinaraClient, stream: MinaraStream, *, sign_in: SignIn = "none"
@@ -226,22 +228,6 @@ class MinaraBackend:
     async def stop(self, run_id: str) -> None:
         """`POST /v1/chat/interrupt` (`run_id` is the session of the running turn)."""
         await self.client.interrupt(run_id)
-
-    def is_same_origin(self, url: str) -> bool:
-        """True when `url` is on the gateway's origin."""
-        return self.client.is_same_origin(url)
-
-    def resolve_url(self, url: str) -> str:
-        """`url` made absolute against the gateway."""
-        return self.client.resolve_url(url)
-
-    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
-        """A streamed GET of a stored file (`/v1/files/:key`, or a same-origin URL)."""
-        return self.client.open_file(url)
-
-    async def logo(self) -> bytes | None:
-        """A gateway has no logo."""
-        return None
 
     async def aclose(self) -> None:
         """Close the socket and the HTTP connections."""

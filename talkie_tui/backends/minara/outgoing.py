@@ -12,7 +12,7 @@ from typing import Any
 
 from talkie_tui.backends.parts.files import Attachment
 from talkie_tui.backends.parts.models import ReasoningEffort
-from talkie_tui.backends.session import Broken, Failure, Recovered
+from talkie_tui.backends.session import Broken, OutgoingMessage, Recovered, StepOfAnswer
 from talkie_tui.chat.conversation import Change
 from talkie_tui.chat.turns import TextPart
 from talkie_tui.core.sanitize import clean_text
@@ -27,8 +27,9 @@ def new_message_id() -> str:
     return f"m_{uuid.uuid4().hex}"
 
 
-class MinaraOutgoing:
-    """A message on its way as a Minara turn; re-sent, it keeps its `client_message_id`."""
+class MinaraOutgoing(OutgoingMessage):
+    """A message on its way as a Minara turn; re-sent, it keeps its `client_message_id`. Its
+    thread is the gateway's session (the gateway's word once it accepted the turn)."""
 
     def __init__(
         self,
@@ -42,37 +43,23 @@ class MinaraOutgoing:
         voice_input_key: str | None = None,
     ) -> None:
         check_count(len(attachments))
-        self.text = text
-        self.message_id = message_id
+        super().__init__(text, message_id, session_id)
         self.attachments = tuple(attachments)
         self.model = model
         self.reasoning_effort = reasoning_effort
         self.voice_input_key = voice_input_key
-        self.session_id = session_id
         self.delivered = False  # the gateway accepted the turn
-        self.finished = False
-        self.failure: Failure | None = None
 
     @property
-    def settled(self) -> bool:
-        """True once the turn ended (done, or an error): nothing is left to re-send."""
-        return self.finished or self.failure is not None
-
-    @property
-    def thread_id(self) -> str | None:
-        """The session the message goes to (the gateway's word once it accepted the turn)."""
-        return self.session_id
-
-    @property
-    def run_id(self) -> str | None:
-        """What `Backend.stop` interrupts: the session of the running turn, once accepted."""
-        return self.session_id if self.delivered else None
+    def accepted(self) -> bool:
+        """The gateway accepted the turn (`Backend.stop` interrupts the session's turn)."""
+        return self.delivered
 
     def request(self) -> TurnRequest:
         """The body of `POST /v1/chat/stream`."""
         return TurnRequest(
             message=self.text,
-            session_id=self.session_id,
+            session_id=self.thread_id,
             attachments=tuple(
                 AttachmentRef(
                     key=a.key,
@@ -91,7 +78,7 @@ class MinaraOutgoing:
 
 
 @dataclass(frozen=True, slots=True)
-class MinaraUpdate:
+class MinaraUpdate(StepOfAnswer):
     """One step of a send: the event received (with its seq), or a loss, or a recovery."""
 
     change: Change = None
@@ -99,11 +86,6 @@ class MinaraUpdate:
     seq: int | None = None
     broken: Broken | None = None
     recovered: Recovered | None = None
-
-    @property
-    def lost(self) -> bool:
-        """The socket dropped: the stream is reconnecting."""
-        return self.broken is not None
 
     @property
     def delta(self) -> str | None:
@@ -115,11 +97,6 @@ class MinaraUpdate:
         text = data.get("text") if isinstance(data, Mapping) else None
         # The reducer appended exactly this (the part's chunks may have been joined since).
         return clean_text(text) if isinstance(text, str) and text else None
-
-    @property
-    def proposes_action(self) -> bool:
-        """A Minara gateway proposes no talkie/1 actions (it asks questions instead)."""
-        return False
 
     @property
     def wire(self) -> str | None:

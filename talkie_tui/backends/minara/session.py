@@ -165,7 +165,7 @@ class MinaraSession:
         """
         conversation = self.conversation
         turn = self._user_turn(outgoing)
-        outgoing.session_id = outgoing.session_id or self.thread_id
+        outgoing.thread_id = outgoing.thread_id or self.thread_id
         try:
             answer = await self.client.chat_stream(outgoing.request())
         except TalkieError:
@@ -179,7 +179,7 @@ class MinaraSession:
             async for update in self._read_sse(outgoing, answer):
                 yield update
             return
-        outgoing.session_id = answer.session_id
+        outgoing.thread_id = answer.session_id
         conversation.thread_id = answer.session_id
         start = 0 if answer.is_new else self.last_seq
         async for update in self._follow(answer.session_id, start, outgoing):
@@ -441,7 +441,7 @@ class MinaraSession:
                         data = event.get("data")
                         session_id = data.get("session_id") if isinstance(data, Mapping) else None
                         if isinstance(session_id, str) and session_id:
-                            outgoing.session_id = session_id
+                            outgoing.thread_id = session_id
                     try:
                         change = self.conversation.apply(event)
                     except UnsupportedProtocolVersion as error:
@@ -463,7 +463,7 @@ class MinaraSession:
 
     async def _recover_sse(self, outgoing: MinaraOutgoing, reason: str) -> MinaraUpdate:
         """Look at the session until the answer is stored, then show it (older revision)."""
-        session_id = outgoing.session_id
+        session_id = outgoing.thread_id
         self._lost, self._stop_requested = True, False
         try:
             for delay in SSE_RECOVERY_DELAYS if session_id else ():
