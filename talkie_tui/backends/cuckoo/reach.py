@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING
 from talkie_tui.backends.cuckoo.records import model_of
 from talkie_tui.backends.cuckoo.threads import HubThread, hub_thread
 from talkie_tui.backends.parts.reach import (
-    MAX_NOTE_CHARS,
-    MUTE_CHOICES,
-    REPORT_REASONS,
     CatalogueEntry,
     Contact,
     Opening,
@@ -37,20 +34,15 @@ if TYPE_CHECKING:
     from talkie_tui.protocol.cuckoo.client import CuckooClient
 
 __all__ = [
-    "MAX_NOTE_CHARS",
-    "MUTE_CHOICES",
-    "REPORT_REASONS",
-    "CatalogueEntry",
-    "Contact",
     "HubReach",
-    "Opening",
-    "PairAccepted",
-    "PairResolve",
-    "PublicAgent",
-    "ReportReason",
     "arrange",
+    "catalogue_entry",
     "clean_code",
+    "contact",
     "contacts_of",
+    "pair_accepted",
+    "pair_resolve",
+    "public_agent",
 ]
 
 

@@ -17,7 +17,7 @@ from talkie_tui.protocol.cuckoo.socket import SocketItem
 if TYPE_CHECKING:
     from talkie_tui.backends.cuckoo.backend import CuckooBackend
 
-__all__ = ["Cadence", "ConversationSchedules", "Schedule", "schedule"]
+__all__ = ["ConversationSchedules", "schedule"]
 
 
 def schedule(record: wire.Schedule) -> Schedule:

@@ -52,7 +52,6 @@ class PublicAgent:
     handle: str = ""
     display_name: str = ""
     description: str = ""
-    has_avatar: bool = False
     starters: tuple[str, ...] = ()
 
     @property
@@ -103,7 +102,6 @@ class Contact:
     muted_until: datetime | None = None
     archived: bool = False
     blocked: bool = False
-    created_at: datetime | None = None
 
     def muted(self, now: datetime | None = None) -> bool:
         """True while the mute lasts."""

@@ -40,18 +40,13 @@ class Schedule:
     """A schedule of a conversation."""
 
     id: str
-    conversation_id: str = ""
-    agent_id: str = ""
     title: str = ""
-    instruction: str = ""
+    instruction: str = ""  # what the agent is asked to do
     cadence: Cadence = field(default_factory=Cadence)
     status: str = "pending"  # pending (the agent has not confirmed it), active, paused
-    created_by: str = "user"
     next_run_at: datetime | None = None
-    last_run_at: datetime | None = None
-    missed_at: datetime | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
+    created_at: datetime | None = None  # the order of the list
+    updated_at: datetime | None = None  # which of two states of it is the newer
 
     @property
     def paused(self) -> bool:
