@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from talkie_tui.backends.cuckoo.reach import CatalogueEntry, Contact
+from talkie_tui.backends.parts.reach import CatalogueEntry, Contact
 from talkie_tui.ui.chat.reach import contact_choices, contact_state
 from talkie_tui.ui.screens.reach import CatalogueScreen, ContactScreen
 from tests.ui.cuckoo_fake import FakeCuckooBackend, cuckoo_app

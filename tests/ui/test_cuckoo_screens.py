@@ -10,9 +10,10 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
+from talkie_tui.backends.cuckoo.devices import as_device, as_storage
 from talkie_tui.core.errors import RateLimitedError, ServerError, UnauthorizedError
 from talkie_tui.ui.screens.confirm import ConfirmScreen
-from talkie_tui.ui.screens.devices import DevicesScreen, as_device, as_storage
+from talkie_tui.ui.screens.devices import DevicesScreen
 from talkie_tui.ui.screens.email_sign_in import EmailSignInScreen
 from tests.ui.cuckoo_fake import FakeCuckooBackend, FakeEmailSignIn, cuckoo_app
 from tests.ui.test_chat_flows import screen_text, until

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from talkie_tui.backends.cuckoo.schedules import Cadence, Schedule
+from talkie_tui.backends.parts.schedules import Cadence, Schedule
 from talkie_tui.ui.chat.schedule_words import CadenceError, parse_cadence, schedule_line
 
 

@@ -4,12 +4,16 @@ every message. The wire is `protocol/cuckoo/message_ops.py`."""
 
 from __future__ import annotations
 
-from talkie_tui.backends.cuckoo.backend import CuckooBackend
+from typing import TYPE_CHECKING
+
 from talkie_tui.backends.cuckoo.session import TRIMMED_ID, CuckooSession
 from talkie_tui.chat.turns import Turn
 from talkie_tui.protocol.cuckoo import message_ops
 from talkie_tui.protocol.cuckoo.message_ops import MAX_DISPLAY_NAME
 from talkie_tui.protocol.talkie.models import User
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.cuckoo.backend import CuckooBackend
 
 __all__ = ["MAX_DISPLAY_NAME", "clear_for_me", "hide_for_me", "rename"]
 

@@ -8,41 +8,54 @@ sent to the hub's origin only. `connect` finds it there when no token is given, 
 it, so the UI can ask for the e-mail address.
 
 Threads are the person's conversations (the title is the agent's name; `HubThread` adds the
-unread count and the agents' status). The talkie/1-only members (actions, decisions, voice
-calls) raise `NotOffered`, and a Minara gateway's questions are not asked here either.
+unread count and the agents' status). A hub's agents send buttons (`TakesTaps`) where
+talkie/1 proposes actions and a Minara gateway asks questions: it implements neither
+`Decides`, `Calls` nor `Answers`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from talkie_tui.backends.base import (
     Account,
-    AnswerOutcome,
-    Answers,
     Attaches,
     Attachment,
     Backend,
     Capabilities,
-    DecidedBy,
-    Decision,
+    Devices,
+    FollowsLive,
     KeptSignIn,
     LiveUpdate,
     LiveUpdates,
     PagesBack,
     ServerInfo,
     Session,
+    SignedInDevice,
+    StorageUse,
+    TakesTaps,
+    TapsAsMessages,
 )
-from talkie_tui.backends.cuckoo.feed import END, Feed
+from talkie_tui.backends.cuckoo import account
+from talkie_tui.backends.cuckoo.account import MAX_DISPLAY_NAME
+from talkie_tui.backends.cuckoo.devices import as_device, as_storage
+from talkie_tui.backends.cuckoo.feed import Feed
+from talkie_tui.backends.cuckoo.live import live_updates
+from talkie_tui.backends.cuckoo.media import upload
 from talkie_tui.backends.cuckoo.reach import HubReach, arrange, contacts_of
+from talkie_tui.backends.cuckoo.schedules import ConversationSchedules
 from talkie_tui.backends.cuckoo.session import CuckooOutgoing, CuckooSession
-from talkie_tui.chat.turns import QuestionPart
+from talkie_tui.backends.cuckoo.threads import AWAY, HubThread, hub_thread, recency
+from talkie_tui.backends.parts.own import ChangesOwn
+from talkie_tui.backends.parts.reach import ReachesAgents
+from talkie_tui.backends.parts.schedules import RunsSchedules
+from talkie_tui.backends.rest_backend import RestBackend
+from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import (
     AddressRefused,
     NotFoundError,
@@ -55,19 +68,12 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.client import CuckooClient, hub_base
-from talkie_tui.protocol.cuckoo.files import probe_upload
-from talkie_tui.protocol.cuckoo.models import Conversation, Device, Storage
 from talkie_tui.protocol.cuckoo.models import User as UserModel
-from talkie_tui.protocol.cuckoo.pushes import AgentStatusPush, MessagePush
 from talkie_tui.protocol.cuckoo.socket import ClientSocket
 from talkie_tui.protocol.talkie.models import Thread, User
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
-    from talkie_tui.protocol.talkie.models import Action, DecisionResult
-    from talkie_tui.voice.audio import AudioSink, AudioSource
-    from talkie_tui.voice.call import VoiceCall
-    from talkie_tui.voice.call_updates import Listener
 
 __all__ = [
     "AWAY",
@@ -76,7 +82,6 @@ __all__ = [
     "HubSignInNeeded",
     "HubThread",
     "NotAHub",
-    "NotOffered",
     "connect",
     "hub_id",
     "hub_name",
@@ -94,12 +99,6 @@ CAPABILITIES = Capabilities(
     replies=True,
 )
 MAX_MESSAGE_CHARS = 8000
-AWAY = "unreachable"
-"""An agent's status while the hub cannot reach it: what is sent waits for it ("away")."""
-
-
-class NotOffered(TalkieError):
-    """Something only another protocol's servers do (actions, decisions, voice calls)."""
 
 
 class NotAHub(TalkieError):
@@ -119,25 +118,6 @@ class HubSignInNeeded(UnauthorizedError):
         self.base = base
         self.hub_id = hub_id(base)
         self.name = hub_name(base)
-
-
-class HubThread(Thread):
-    """A conversation in the thread list, with what a hub says beside it."""
-
-    unread: int = 0
-    agents: tuple[str, ...] = ()  # the agents' ids
-    agent_status: str | None = None  # the first agent's: idle, connected, unreachable
-    # The person's choices about the agent (`reach.arrange`): first in the list, no unread
-    # count shown, under "Archived", and blocked (its conversation takes no messages).
-    pinned: bool = False
-    muted: bool = False
-    archived: bool = False
-    blocked: bool = False
-
-    @property
-    def away(self) -> bool:
-        """The hub cannot reach the agent: what is sent is delivered when it is back."""
-        return self.agent_status == AWAY
 
 
 def hub_id(base: str) -> str:
@@ -253,8 +233,10 @@ def _sign_in_needed(base: str, refused: UnauthorizedError, had_token: bool) -> H
     )
 
 
-class CuckooBackend:
+class CuckooBackend(RestBackend):
     """A Cuckoo hub reached through one client and one shared client socket."""
+
+    client: CuckooClient
 
     def __init__(
         self,
@@ -323,14 +305,14 @@ class CuckooBackend:
         for conversation in conversations:
             for agent in conversation.agents():
                 self._agents_of.setdefault(agent.id, set()).add(conversation.id)
-            threads.append(_thread(conversation))
-        threads.sort(key=_recency, reverse=True)
+            threads.append(hub_thread(conversation))
+        threads.sort(key=recency, reverse=True)
         return threads
 
     @property
     def reach(self) -> HubReach:
         """Pairing codes, the catalogue and the person's contacts on this hub."""
-        return HubReach(self.client)
+        return HubReach(self.client, self.all_threads)
 
     async def delete_thread(self, thread_id: str) -> None:
         """Hide the conversation's messages so far for this person (`POST …/clear`); the hub
@@ -340,7 +322,7 @@ class CuckooBackend:
         except NotFoundError as error:
             if error.code != "route_not_found":
                 raise
-            raise NotOffered(
+            raise TalkieError(
                 _(
                     "A conversation on a hub cannot be deleted; this hub cannot clear it for "
                     "you either."
@@ -352,43 +334,6 @@ class CuckooBackend:
         the conversation)."""
         await self.client.stop(run_id)
 
-    async def action(self, action_id: str) -> Action:
-        """Actions are talkie/1's: a hub's agents send buttons."""
-        _not_offered(_("actions"))
-
-    async def decide(self, action: Action, decision: Decision, method: DecidedBy) -> DecisionResult:
-        """Actions are talkie/1's: a hub's agents send buttons."""
-        _not_offered(_("actions"))
-
-    def is_same_origin(self, url: str) -> bool:
-        """True when `url` is on the hub's origin."""
-        return self.client.is_same_origin(url)
-
-    def resolve_url(self, url: str) -> str:
-        """`url` made absolute against the hub (a file's path is relative to its base)."""
-        return self.client.resolve_url(url)
-
-    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
-        """A streamed GET of a file of the hub (its media route, or a same-origin URL), with
-        the session token; another origin is refused."""
-        return self.client.open_file(url)
-
-    async def logo(self) -> bytes | None:
-        """A hub has no logo of its own."""
-        return None
-
-    def voice_call(
-        self,
-        *,
-        microphone: AudioSource,
-        speaker: AudioSink,
-        listener: Listener,
-        thread_id: str | None,
-        allow_http_signaling: bool = False,
-    ) -> VoiceCall:
-        """Real-time calls are talkie/1's."""
-        _not_offered(_("voice calls"))
-
     async def aclose(self) -> None:
         """Close the socket and the HTTP connections."""
         await self.feed.aclose()
@@ -396,9 +341,9 @@ class CuckooBackend:
 
     # --- the person's devices and storage ------------------------------------------------
 
-    async def devices(self) -> list[Device]:
+    async def devices(self) -> list[SignedInDevice]:
         """Every signed-in device of the person (`current`: this one)."""
-        return await self.client.devices()
+        return [as_device(device) for device in await self.client.devices()]
 
     async def end_device(self, device_id: str) -> None:
         """Sign one device out."""
@@ -408,22 +353,34 @@ class CuckooBackend:
         """Sign out every device but this one."""
         await self.client.end_other_devices()
 
-    async def storage(self) -> Storage:
+    async def storage(self) -> StorageUse:
         """The media budget used, and how long messages are kept."""
-        return await self.client.storage()
-
-    async def mark_read(self, session: Session[Any]) -> None:
-        """The person has read the conversation up to its newest message."""
-        conversation_id = session.thread_id
-        turns = [t for t in session.conversation.turns if t.id.startswith("msg_")]
-        if conversation_id is None or not turns:
-            return
-        await self.client.read(conversation_id, turns[-1].id)
+        return as_storage(await self.client.storage())
 
     async def sign_out(self) -> None:
         """End this device's session on the hub (`POST /v1/auth/logout`); forgetting the
         kept token is the caller's (`sign_in.forget`)."""
         await self.client.logout()
+
+    # --- ChangesOwn and RunsSchedules ----------------------------------------------------
+
+    max_display_name = MAX_DISPLAY_NAME
+
+    async def rename(self, display_name: str) -> User:
+        """Change the person's display name on the hub (`account.rename`)."""
+        return await account.rename(self, display_name)
+
+    async def hide_for_me(self, session: Session[Any], turn: Turn) -> None:
+        """Hide one message for the person (`account.hide_for_me`)."""
+        await account.hide_for_me(self, _cuckoo_session(session), turn)
+
+    async def clear_for_me(self, session: Session[Any]) -> None:
+        """Hide the conversation's messages so far for the person (`account.clear_for_me`)."""
+        await account.clear_for_me(self, _cuckoo_session(session))
+
+    def schedules(self, conversation_id: str) -> ConversationSchedules:
+        """The schedules of a conversation (read them with `load`)."""
+        return ConversationSchedules(self, conversation_id)
 
     # --- PagesBack -----------------------------------------------------------------------
 
@@ -442,15 +399,7 @@ class CuckooBackend:
         cuckoo.mark_trimmed()
         return bool(page.messages)
 
-    # --- Answers -------------------------------------------------------------------------
-
-    async def answer(self, question: QuestionPart, answers: list[list[str]]) -> AnswerOutcome:
-        """A hub's agents ask no questions (they send buttons)."""
-        _not_offered(_("questions"))
-
-    async def provide_secret(self, question: QuestionPart, value: str | None) -> AnswerOutcome:
-        """A hub's agents ask no questions (they send buttons)."""
-        _not_offered(_("questions"))
+    # --- TakesTaps ----------------------------------------------------------------------
 
     async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
         """Tap a button of the agent's message `message_id`: the hub sends its label as the
@@ -468,80 +417,20 @@ class CuckooBackend:
     async def upload(
         self, path: Path, *, progress: Callable[[int, int], None] | None = None
     ) -> Attachment:
-        """`POST /v1/client/media`, its kind and size checked first (FileRefused)."""
-        probed = await asyncio.to_thread(probe_upload, path)
-        media = await self.client.upload(path, progress=progress, probed=probed)
-        # The hub's kinds (image, audio, video, file) are not Minara's: the part keeps the
-        # hub's word, which is what the transcript shows.
-        kind = media.kind or probed.kind
-        return Attachment(
-            key=media.id,
-            filename=media.file_name or probed.filename,
-            media_type=media.mime_type or probed.media_type,
-            size=media.byte_size or probed.size,
-            kind=kind,
-            url=self.client.media_url(media.id),
-        )
+        """`POST /v1/client/media`, its kind and size checked first (`media.upload`)."""
+        return await upload(self.client, path, progress=progress)
 
     # --- LiveUpdates ---------------------------------------------------------------------
 
-    async def live(self) -> AsyncGenerator[LiveUpdate, None]:
-        """What happens outside the conversation a session follows: an agent's status
-        (`agent_status`, one update per conversation with it), a message in a conversation
-        no session follows (`message_elsewhere`), until the backend closes."""
-        subscription = self.feed.subscribe()
-        try:
-            while True:
-                item = await subscription.get()
-                if item is END:
-                    return
-                if isinstance(item, TalkieError):
-                    raise item
-                if isinstance(item, AgentStatusPush):
-                    with_agent: list[str | None] = [*sorted(self._agents_of.get(item.agent_id, ()))]
-                    for conversation_id in with_agent or [None]:
-                        yield LiveUpdate("agent_status", conversation_id, item.status)
-                elif (
-                    isinstance(item, MessagePush)
-                    and item.type != "message.started"
-                    and not self.feed.is_watched(item.conversation_id)
-                ):
-                    yield LiveUpdate("message_elsewhere", item.conversation_id, item.message.id)
-        finally:
-            subscription.close()
-
-
-def _thread(conversation: Conversation) -> HubThread:
-    agents = conversation.agents()
-    names = [a.display_name or a.handle or a.id for a in agents]
-    if not names:
-        names = [p.display_name for p in conversation.participants if p.display_name]
-    last = conversation.last_message
-    return HubThread(
-        id=conversation.id,
-        title=", ".join(names),
-        channel="chat",
-        created_at=conversation.created_at,
-        updated_at=(last.created_at if last else None) or conversation.created_at,
-        unread=conversation.unread_count,
-        agents=tuple(a.id for a in agents),
-        agent_status=agents[0].status if agents else None,
-    )
-
-
-def _recency(thread: Thread) -> float:
-    when = thread.updated_at or thread.created_at
-    return when.timestamp() if when is not None else 0.0
+    def live(self) -> AsyncGenerator[LiveUpdate, None]:
+        """What happens outside the conversation a session follows (`live.updates`)."""
+        return live_updates(self.feed, self._agents_of)
 
 
 def _cuckoo_session(session: Session[Any]) -> CuckooSession:
     if not isinstance(session, CuckooSession):
         raise TypeError("a session of another backend")
     return session
-
-
-def _not_offered(what: str) -> NoReturn:
-    raise NotOffered(_("A Cuckoo hub has no {what}.").format(what=what))
 
 
 def _implements_backend(backend: CuckooBackend) -> Backend:
@@ -554,9 +443,23 @@ def _implements_session(session: CuckooSession) -> Session[CuckooOutgoing]:
     return session
 
 
-def _implements_extras(backend: CuckooBackend) -> tuple[PagesBack, Answers, Attaches, LiveUpdates]:
-    """Checked by mypy only: the optional protocols the capabilities promise."""
-    return backend, backend, backend, backend
+def _implements_session_parts(session: CuckooSession) -> tuple[TapsAsMessages, FollowsLive]:
+    """Checked by mypy only: a hub's session sends taps as messages and follows live."""
+    return session, session
+
+
+def _implements_extras(
+    backend: CuckooBackend,
+) -> tuple[PagesBack, TakesTaps, Attaches, LiveUpdates, Devices]:
+    """Checked by mypy only: the optional parts the capabilities promise."""
+    return backend, backend, backend, backend, backend
+
+
+def _implements_hub_parts(
+    backend: CuckooBackend,
+) -> tuple[ReachesAgents, RunsSchedules, ChangesOwn]:
+    """Checked by mypy only: the parts only a hub has (reach, schedules, one's own)."""
+    return backend, backend, backend
 
 
 async def probe_hub(address: str, *, allow_private_http: bool = False) -> str | None:

@@ -1,76 +1,85 @@
 """How a person reaches agents on a hub, for the UI: a pairing code resolved then accepted,
 the public catalogue, and their contacts (pin, mute, archive, remove, block, report).
 
-`HubReach` wraps the wire's `ReachClient` for one `CuckooBackend`; `arrange` puts the person's
-choices on the thread list (pinned first, archived out, muted without an unread count, blocked
-said), and `opening` tells what a conversation shows when it opens: the agent's starters while
-nothing was said yet, and that the person blocked it.
+`HubReach` wraps the wire's `ReachClient` for one `CuckooBackend` as the `AgentReach` part,
+handing over the model objects of `parts/reach.py`; `arrange` puts the person's choices on the
+thread list (pinned first, archived out, muted without an unread count, blocked said), and
+`opening` tells what a conversation shows when it opens: the agent's starters while nothing was
+said yet, and that the person blocked it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from talkie_tui.core.errors import NotFoundError
-from talkie_tui.protocol.cuckoo.contacts import MAX_NOTE_CHARS, ReachClient, clean_code
-from talkie_tui.protocol.cuckoo.reach_models import (
-    REPORT_REASONS,
+from talkie_tui.backends.cuckoo.records import model_of
+from talkie_tui.backends.cuckoo.threads import HubThread, hub_thread
+from talkie_tui.backends.parts.reach import (
     CatalogueEntry,
     Contact,
+    Opening,
     PairAccepted,
     PairResolve,
+    PairToken,
     PublicAgent,
     ReportReason,
 )
+from talkie_tui.core.errors import NotFoundError
+from talkie_tui.protocol.cuckoo import reach_models as wire
+from talkie_tui.protocol.cuckoo.contacts import ReachClient, clean_code
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.cuckoo.backend import HubThread
     from talkie_tui.protocol.cuckoo.client import CuckooClient
 
 __all__ = [
-    "MAX_NOTE_CHARS",
-    "MUTE_CHOICES",
-    "REPORT_REASONS",
-    "CatalogueEntry",
-    "Contact",
     "HubReach",
-    "Opening",
-    "PairAccepted",
-    "PairResolve",
-    "PublicAgent",
-    "ReportReason",
     "arrange",
+    "catalogue_entry",
     "clean_code",
+    "contact",
     "contacts_of",
+    "pair_accepted",
+    "pair_resolve",
+    "public_agent",
 ]
 
-MUTE_CHOICES: tuple[timedelta, ...] = (
-    timedelta(hours=1),
-    timedelta(hours=8),
-    timedelta(days=1),
-    timedelta(days=7),
-)
-"""How long a person may mute a contact for, from the menu."""
+
+def public_agent(agent: wire.PublicAgent) -> PublicAgent:
+    """An agent as anyone may see it."""
+    return model_of(PublicAgent, agent, starters=tuple(agent.starters))
 
 
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """What a conversation shows as it opens: its agent, the starters to offer (none once
-    anything was said), whether the person blocked the agent."""
+def catalogue_entry(entry: wire.CatalogueEntry) -> CatalogueEntry:
+    """An agent of the catalogue."""
+    return model_of(CatalogueEntry, entry, starters=tuple(entry.starters))
 
-    agent: PublicAgent | None
-    starters: tuple[str, ...] = ()
-    blocked: bool = False
+
+def contact(record: wire.Contact) -> Contact:
+    """A contact of the person, with its agent."""
+    return model_of(Contact, record, agent=public_agent(record.agent))
+
+
+def pair_resolve(record: wire.PairResolve) -> PairResolve:
+    """What a code adds."""
+    token = record.pair_token
+    return PairResolve(
+        public_agent(record.agent),
+        PairToken(token.id, token.label) if token is not None else None,
+    )
+
+
+def pair_accepted(record: wire.PairAccepted) -> PairAccepted:
+    """The conversation with the agent just added, as a thread of the list."""
+    return PairAccepted(hub_thread(record.conversation), record.new)
 
 
 async def contacts_of(client: CuckooClient) -> list[Contact] | None:
     """The person's contacts, or None where the hub has no contacts route (a 404 to a
     listing can mean nothing else, whatever its code)."""
     try:
-        return await ReachClient(client).contacts()
+        return [contact(record) for record in await ReachClient(client).contacts()]
     except NotFoundError:
         return None
 
@@ -108,52 +117,64 @@ def arrange(
 
 
 class HubReach:
-    """Pairing, the catalogue and contacts of the hub a backend is signed in to."""
+    """Pairing, the catalogue and contacts of the hub a backend is signed in to (`AgentReach`);
+    `all_threads` gives every conversation of the person, archived or not."""
 
-    def __init__(self, client: CuckooClient) -> None:
+    def __init__(
+        self,
+        client: CuckooClient,
+        all_threads: Callable[[], Awaitable[Sequence[HubThread]]] | None = None,
+    ) -> None:
         self._wire = ReachClient(client)
         self._client = client
+        self._all_threads = all_threads
 
     async def resolve_code(self, code: str) -> PairResolve:
         """Which agent a pairing code adds (nothing is added yet)."""
-        return await self._wire.resolve_code(code)
+        return pair_resolve(await self._wire.resolve_code(code))
 
     async def accept_code(self, code: str) -> PairAccepted:
         """Add the code's agent: the conversation with it."""
-        return await self._wire.accept_code(code)
+        return pair_accepted(await self._wire.accept_code(code))
 
     async def catalogue(self) -> list[CatalogueEntry]:
         """The agents their owners list publicly."""
-        return await self._wire.catalogue()
+        return [catalogue_entry(entry) for entry in await self._wire.catalogue()]
 
     async def add(self, agent_id: str) -> PairAccepted:
         """Add an agent of the catalogue: the conversation with it."""
-        return await self._wire.add_from_catalogue(agent_id)
+        return pair_accepted(await self._wire.add_from_catalogue(agent_id))
 
     async def contact(self, agent_id: str) -> Contact | None:
         """The person's contact with an agent, or None."""
-        for contact in await self._wire.contacts():
-            if contact.id == agent_id:
-                return contact
+        for record in await self._wire.contacts():
+            if record.id == agent_id:
+                return contact(record)
         return None
 
-    async def archived_threads(self, threads: Sequence[HubThread]) -> list[HubThread]:
+    async def archived(self) -> list[HubThread]:
         """The threads whose agent the person archived."""
+        if self._all_threads is None:
+            return []
+        return await self.archived_threads(await self._all_threads())
+
+    async def archived_threads(self, threads: Sequence[HubThread]) -> list[HubThread]:
+        """Of `threads`, those whose agent the person archived."""
         return arrange(threads, await contacts_of(self._client), archived=True)
 
     async def pin(self, agent_id: str, pinned: bool) -> Contact:
         """Pin a contact (first in the list), or unpin it."""
-        return await self._wire.update_contact(agent_id, pinned=pinned)
+        return contact(await self._wire.update_contact(agent_id, pinned=pinned))
 
     async def archive(self, agent_id: str, archived: bool) -> Contact:
         """Archive a contact (out of the list, under "Archived"), or bring it back."""
-        return await self._wire.update_contact(agent_id, archived=archived)
+        return contact(await self._wire.update_contact(agent_id, archived=archived))
 
     async def mute(self, agent_id: str, until: datetime | None) -> Contact:
         """Mute a contact until a time (None: unmute now)."""
         if until is None:
-            return await self._wire.update_contact(agent_id, unmute=True)
-        return await self._wire.update_contact(agent_id, muted_until=until)
+            return contact(await self._wire.update_contact(agent_id, unmute=True))
+        return contact(await self._wire.update_contact(agent_id, muted_until=until))
 
     async def remove(self, agent_id: str) -> None:
         """Remove a contact: out of the person's lists until they add the agent again."""
@@ -185,16 +206,16 @@ class HubReach:
             return Opening(None)
         first = agents[0]
         contacts = await contacts_of(self._client) or []
-        contact = next((c for c in contacts if c.id == first.id), None)
-        agent = contact.agent if contact is not None else None
+        known = next((c for c in contacts if c.id == first.id), None)
+        agent = known.agent if known is not None else None
         if agent is None:
             agent = PublicAgent(
                 id=first.id,
                 handle=first.handle or "",
                 display_name=first.display_name,
-                starters=first.starters,
+                starters=tuple(first.starters),
             )
-        blocked = contact is not None and contact.blocked
+        blocked = known is not None and known.blocked
         quiet = conversation.last_message is None
         starters = tuple(first.starters) if quiet and not blocked else ()
         return Opening(agent, starters, blocked)

@@ -182,10 +182,6 @@ class CuckooConversation(Conversation):
             self.trimmed = self.trimmed or page.trimmed
         return changes
 
-    def apply_messages(self, messages: Iterable[Message]) -> list[Change]:
-        """Fold in several whole messages (the replies `stop` finished, a gap filled)."""
-        return [self.apply_message(message) for message in messages]
-
     def apply_message(self, message: Message) -> Change:
         """Fold in one whole message: a new turn in its place, or its turn updated."""
         if message.conversation_id and not self._ours(message.conversation_id):

@@ -3,18 +3,17 @@ interface, with what only Minara offers (search, interjections, questions, attac
 dictation).
 
 The bearer is a pasted token (`--token`, `MINARA_TOKEN`) or the one kept for the gateway's
-origin in the token store; there is no OAuth here. The talkie/1-only members (actions,
-decisions, voice calls) raise `NotOffered`.
+origin in the token store; there is no OAuth here. A gateway asks questions where talkie/1
+proposes actions, and dictates where talkie/1 calls: it implements neither `Decides` nor `Calls`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -27,12 +26,11 @@ from talkie_tui.backends.base import (
     Backend,
     Capabilities,
     ChoosesModel,
-    DecidedBy,
-    Decision,
     Dictates,
     KeptSignIn,
     ModelChoice,
     ModelList,
+    Reattaches,
     Searches,
     SearchHit,
     ServerInfo,
@@ -42,6 +40,7 @@ from talkie_tui.backends.base import (
     Transcription,
 )
 from talkie_tui.backends.minara.session import MinaraOutgoing, MinaraSession
+from talkie_tui.backends.rest_backend import RestBackend
 from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken, TokenSource
@@ -53,15 +52,10 @@ from talkie_tui.protocol.talkie.models import Thread, User
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
-    from talkie_tui.protocol.talkie.models import Action, DecisionResult
-    from talkie_tui.voice.audio import AudioSink, AudioSource
-    from talkie_tui.voice.call import VoiceCall
-    from talkie_tui.voice.call_updates import Listener
 
 __all__ = [
     "DEFAULT_GATEWAY",
     "MinaraBackend",
-    "NotOffered",
     "connect",
     "gateway_name",
     "kept_token",
@@ -85,10 +79,6 @@ CAPABILITIES = Capabilities(
     stop=True,
     dictation=True,
 )
-
-
-class NotOffered(TalkieError):
-    """Something only another protocol's servers do (actions, decisions, voice calls)."""
 
 
 def minara_base(address: str, *, allow_private_http: bool = False) -> str:
@@ -161,8 +151,10 @@ def _timestamp(value: str | None) -> datetime | None:
         return None
 
 
-class MinaraBackend:
+class MinaraBackend(RestBackend):
     """A Minara gateway reached through one client and one stream socket."""
+
+    client: MinaraClient
 
     def __init__(
         self, client: MinaraClient, stream: MinaraStream, *, sign_in: SignIn = "none"
@@ -237,42 +229,6 @@ class MinaraBackend:
         """`POST /v1/chat/interrupt` (`run_id` is the session of the running turn)."""
         await self.client.interrupt(run_id)
 
-    async def action(self, action_id: str) -> Action:
-        """Actions are talkie/1's: a gateway asks questions instead."""
-        _not_offered(_("actions"))
-
-    async def decide(self, action: Action, decision: Decision, method: DecidedBy) -> DecisionResult:
-        """Actions are talkie/1's: a gateway asks questions instead."""
-        _not_offered(_("actions"))
-
-    def is_same_origin(self, url: str) -> bool:
-        """True when `url` is on the gateway's origin."""
-        return self.client.is_same_origin(url)
-
-    def resolve_url(self, url: str) -> str:
-        """`url` made absolute against the gateway."""
-        return self.client.resolve_url(url)
-
-    def download(self, url: str) -> AbstractAsyncContextManager[httpx.Response]:
-        """A streamed GET of a stored file (`/v1/files/:key`, or a same-origin URL)."""
-        return self.client.open_file(url)
-
-    async def logo(self) -> bytes | None:
-        """A gateway has no logo."""
-        return None
-
-    def voice_call(
-        self,
-        *,
-        microphone: AudioSource,
-        speaker: AudioSink,
-        listener: Listener,
-        thread_id: str | None,
-        allow_http_signaling: bool = False,
-    ) -> VoiceCall:
-        """Real-time calls are talkie/1's; a gateway offers dictation (`transcribe`)."""
-        _not_offered(_("voice calls"))
-
     async def aclose(self) -> None:
         """Close the socket and the HTTP connections."""
         await self.stream.aclose()
@@ -326,10 +282,6 @@ class MinaraBackend:
         body = [{"questionIndex": 0, "selected_labels": [outcome]}]
         return await self.client.answer_interaction(question.question_id, body)
 
-    async def tap(self, session: Session[Any], message_id: str, button_id: str) -> None:
-        """Buttons are Cuckoo's: a gateway has none."""
-        _not_offered(_("buttons"))
-
     # --- Attaches ------------------------------------------------------------------------
 
     async def upload(
@@ -367,10 +319,6 @@ class MinaraBackend:
         return Transcription(heard.text, heard.file_key)
 
 
-def _not_offered(what: str) -> NoReturn:
-    raise NotOffered(_("A Minara gateway has no {what}.").format(what=what))
-
-
 def _implements_backend(backend: MinaraBackend) -> Backend:
     """Checked by mypy only: the Minara backend has every member of the interface."""
     return backend
@@ -378,6 +326,11 @@ def _implements_backend(backend: MinaraBackend) -> Backend:
 
 def _implements_session(session: MinaraSession) -> Session[MinaraOutgoing]:
     """Checked by mypy only: the Minara session has every member of the interface."""
+    return session
+
+
+def _implements_session_parts(session: MinaraSession) -> Reattaches:
+    """Checked by mypy only: a gateway's session follows a turn that runs as it is loaded."""
     return session
 
 

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from talkie_tui.backends.base import (
@@ -28,20 +25,18 @@ from talkie_tui.backends.base import (
     ReasoningEffort,
     Recovered,
 )
+from talkie_tui.backends.minara.outgoing import MinaraOutgoing, MinaraUpdate, new_message_id
 from talkie_tui.backends.minara.reducer import MinaraConversation, conversation_from_rows
-from talkie_tui.chat.conversation import Change
-from talkie_tui.chat.turns import AttachmentPart, NoticePart, TextPart, Turn
+from talkie_tui.chat.turns import AttachmentPart, NoticePart, Turn
 from talkie_tui.core.errors import (
     EventTooLarge,
     TalkieError,
     UnauthorizedError,
     UnsupportedProtocolVersion,
 )
-from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 from talkie_tui.protocol.minara.client import MinaraClient, SseTurn
-from talkie_tui.protocol.minara.files import check_count
-from talkie_tui.protocol.minara.models import AttachmentRef, SessionDetail, TurnRequest
+from talkie_tui.protocol.minara.models import SessionDetail
 from talkie_tui.protocol.minara.stream import MinaraStream
 from talkie_tui.protocol.minara.subscription import (
     StreamEvent,
@@ -57,113 +52,6 @@ __all__ = ["MinaraOutgoing", "MinaraSession", "MinaraUpdate"]
 CHANNEL = "chat"
 # After the older revision's stream broke: when to look at the session for the answer.
 SSE_RECOVERY_DELAYS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0)
-
-
-def new_message_id() -> str:
-    """A fresh `client_message_id`."""
-    return f"m_{uuid.uuid4().hex}"
-
-
-class MinaraOutgoing:
-    """A message on its way as a Minara turn; re-sent, it keeps its `client_message_id`."""
-
-    def __init__(
-        self,
-        text: str,
-        message_id: str,
-        *,
-        session_id: str | None = None,
-        attachments: Sequence[Attachment] = (),
-        model: str | None = None,
-        reasoning_effort: ReasoningEffort | None = None,
-        voice_input_key: str | None = None,
-    ) -> None:
-        check_count(len(attachments))
-        self.text = text
-        self.message_id = message_id
-        self.attachments = tuple(attachments)
-        self.model = model
-        self.reasoning_effort = reasoning_effort
-        self.voice_input_key = voice_input_key
-        self.session_id = session_id
-        self.delivered = False  # the gateway accepted the turn
-        self.finished = False
-        self.failure: Failure | None = None
-
-    @property
-    def settled(self) -> bool:
-        """True once the turn ended (done, or an error): nothing is left to re-send."""
-        return self.finished or self.failure is not None
-
-    @property
-    def thread_id(self) -> str | None:
-        """The session the message goes to (the gateway's word once it accepted the turn)."""
-        return self.session_id
-
-    @property
-    def run_id(self) -> str | None:
-        """What `Backend.stop` interrupts: the session of the running turn, once accepted."""
-        return self.session_id if self.delivered else None
-
-    def request(self) -> TurnRequest:
-        """The body of `POST /v1/chat/stream`."""
-        return TurnRequest(
-            message=self.text,
-            session_id=self.session_id,
-            attachments=tuple(
-                AttachmentRef(
-                    key=a.key,
-                    filename=a.filename,
-                    media_type=a.media_type,
-                    size=a.size,
-                    kind=a.kind,
-                )
-                for a in self.attachments
-            ),
-            model=self.model,
-            reasoning_effort=self.reasoning_effort,
-            voice_input_key=self.voice_input_key,
-            client_message_id=self.message_id,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class MinaraUpdate:
-    """One step of a send: the event received (with its seq), or a loss, or a recovery."""
-
-    change: Change = None
-    event: Mapping[str, Any] | None = None
-    seq: int | None = None
-    broken: Broken | None = None
-    recovered: Recovered | None = None
-
-    @property
-    def lost(self) -> bool:
-        """The socket dropped: the stream is reconnecting."""
-        return self.broken is not None
-
-    @property
-    def delta(self) -> str | None:
-        """The text this step appended, when it appended text."""
-        event = self.event
-        if not isinstance(self.change, TextPart) or event is None:
-            return None
-        data = event.get("data")
-        text = data.get("text") if isinstance(data, Mapping) else None
-        # The reducer appended exactly this (the part's chunks may have been joined since).
-        return clean_text(text) if isinstance(text, str) and text else None
-
-    @property
-    def proposes_action(self) -> bool:
-        """A Minara gateway proposes no talkie/1 actions (it asks questions instead)."""
-        return False
-
-    @property
-    def wire(self) -> str | None:
-        """The `{type, data}` event as one JSON line (None for a loss or a recovery)."""
-        if self.event is None:
-            return None
-        return json.dumps(self.event, ensure_ascii=False, separators=(",", ":"))
 
 
 class MinaraSession:
@@ -277,7 +165,7 @@ class MinaraSession:
         """
         conversation = self.conversation
         turn = self._user_turn(outgoing)
-        outgoing.session_id = outgoing.session_id or self.thread_id
+        outgoing.thread_id = outgoing.thread_id or self.thread_id
         try:
             answer = await self.client.chat_stream(outgoing.request())
         except TalkieError:
@@ -291,7 +179,7 @@ class MinaraSession:
             async for update in self._read_sse(outgoing, answer):
                 yield update
             return
-        outgoing.session_id = answer.session_id
+        outgoing.thread_id = answer.session_id
         conversation.thread_id = answer.session_id
         start = 0 if answer.is_new else self.last_seq
         async for update in self._follow(answer.session_id, start, outgoing):
@@ -553,7 +441,7 @@ class MinaraSession:
                         data = event.get("data")
                         session_id = data.get("session_id") if isinstance(data, Mapping) else None
                         if isinstance(session_id, str) and session_id:
-                            outgoing.session_id = session_id
+                            outgoing.thread_id = session_id
                     try:
                         change = self.conversation.apply(event)
                     except UnsupportedProtocolVersion as error:
@@ -575,7 +463,7 @@ class MinaraSession:
 
     async def _recover_sse(self, outgoing: MinaraOutgoing, reason: str) -> MinaraUpdate:
         """Look at the session until the answer is stored, then show it (older revision)."""
-        session_id = outgoing.session_id
+        session_id = outgoing.thread_id
         self._lost, self._stop_requested = True, False
         try:
             for delay in SSE_RECOVERY_DELAYS if session_id else ():

@@ -1,4 +1,5 @@
-"""The talkie/1 backend: a `TalkieClient` and its chat sessions behind the `Backend` interface."""
+"""The talkie/1 backend: a `TalkieClient` and its chat sessions behind the `Backend` interface,
+with the parts only talkie/1 offers: actions decided (`Decides`) and voice calls (`Calls`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from typing import TYPE_CHECKING, Any
 from talkie_tui.backends.base import (
     Account,
     Backend,
+    Calls,
     Capabilities,
     DecidedBy,
+    Decides,
     Decision,
     KeptSignIn,
+    PacesReads,
     ServerInfo,
     Session,
 )
@@ -185,3 +189,8 @@ def _implements_backend(backend: TalkieBackend) -> Backend:
 def _implements_session(session: TalkieSession) -> Session[TalkieOutgoing]:
     """Checked by mypy only: the talkie/1 chat session has every member of the interface."""
     return session
+
+
+def _implements_extras(backend: TalkieBackend) -> tuple[Decides, Calls, PacesReads]:
+    """Checked by mypy only: the optional parts only talkie/1 offers (actions, calls)."""
+    return backend, backend, backend

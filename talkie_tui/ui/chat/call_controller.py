@@ -21,11 +21,12 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from textual import log
 from textual.binding import Binding, BindingType
 
+from talkie_tui.backends.parts.calls import Calls, TakesToolAnswers
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
@@ -38,9 +39,8 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend
-    from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
-    from talkie_tui.backends.talkie.session import TalkieSession
+    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.chat.conversation import Conversation
     from talkie_tui.chat.vocabulary import DecisionResult
     from talkie_tui.ui.widgets.transcript import Transcript
     from talkie_tui.voice.call import VoiceCall
@@ -89,7 +89,7 @@ class CallHost(ScreenHost, Protocol):
         """Ask the footer and the key checks to look again (the call's keys changed)."""
 
     # The chat around the call.
-    session: TalkieSession
+    session: Session[Any]
     """Its conversation is the one on screen; a call starts in it."""
 
     @property
@@ -227,6 +227,9 @@ class CallController:
         from talkie_tui.voice.audio import AudioUnavailable
         from talkie_tui.voice.call import VoiceConnectionError
 
+        backend = self._backend
+        if not isinstance(backend, Calls):
+            return  # not `offered`: only a backend with calls says `capabilities.voice`
         conversation = self._host.session.conversation
         try:
             audio = voice_ui.make_audio(self._options)
@@ -238,7 +241,7 @@ class CallController:
             # Called from the call's tasks and aiortc callbacks: hand over to the message queue.
             self._host.post_message(voice_ui.VoiceUpdate(call, update))
 
-        call = self._backend.voice_call(
+        call = backend.voice_call(
             microphone=audio.microphone,
             speaker=audio.speaker,
             listener=listener,
@@ -443,6 +446,8 @@ class CallController:
         name, label = self._tools.pop(update.call_id, ("tool", _("Running a tool…")))
         if update.error is None and not update.events:
             return  # nothing to show (e.g. a call id the server had already seen)
+        if not isinstance(conversation, TakesToolAnswers):
+            return  # a call's conversation is talkie/1's, which shows its tools
         conversation.add_tool_answer(update.call_id, name, label, update.events, error=update.error)
         conversation.turns[-1].channel = "voice"
         if not shown:

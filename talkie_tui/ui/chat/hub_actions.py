@@ -1,17 +1,15 @@
 """What a person does of their own on a hub, from the palette of the chat screen: change
 their display name, hide the selected message for themselves, clear the conversation for
 themselves (each risky one asks first, the safe answer focused), and the conversation's
-schedules. The work runs in the chat screen's workers; the backend's modules
-(`backends/cuckoo/account.py`, `schedules.py`) speak to the hub."""
+schedules. The work runs in the chat screen's workers; the backend's parts (`ChangesOwn`,
+`RunsSchedules`) speak to the hub."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from talkie_tui.backends.cuckoo import account
-from talkie_tui.backends.cuckoo.backend import CuckooBackend
-from talkie_tui.backends.cuckoo.schedules import ConversationSchedules
-from talkie_tui.backends.cuckoo.session import CuckooSession
+from talkie_tui.backends.parts.own import ChangesOwn
+from talkie_tui.backends.parts.schedules import RunsSchedules
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
@@ -19,15 +17,22 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 
 if TYPE_CHECKING:
+    from talkie_tui.backends.session import Session
     from talkie_tui.ui.chat.screen import ChatScreen
 
-__all__ = ["HubActions"]
+__all__ = ["HubActions", "HubParts"]
+
+
+@runtime_checkable
+class HubParts(ChangesOwn, RunsSchedules, Protocol):
+    """A backend whose person changes their own name and view, and whose agents run
+    schedules (a Cuckoo hub's): what the hub's palette commands need."""
 
 
 class HubActions:
     """The person's own changes on the hub of one chat screen."""
 
-    def __init__(self, chat: ChatScreen, backend: CuckooBackend) -> None:
+    def __init__(self, chat: ChatScreen, backend: HubParts) -> None:
         self.chat = chat
         self.backend = backend
 
@@ -35,9 +40,8 @@ class HubActions:
         """Load the conversation's earlier messages (as scrolling to its top does)."""
         self.chat.transcript.show_earlier()
 
-    def _session(self) -> CuckooSession | None:
-        session = self.chat.session
-        return session if isinstance(session, CuckooSession) else None
+    def _session(self) -> Session[Any]:
+        return self.chat.session
 
     def _failed(self, error: TalkieError, what: str) -> None:
         if not self.chat.sign_in_needed(error):
@@ -55,7 +59,7 @@ class HubActions:
         prompt = LinePromptScreen(
             _("Your name, as agents and people on the hub see it"),
             user.name if user is not None and user.name else "",
-            max_length=account.MAX_DISPLAY_NAME,
+            max_length=self.backend.max_display_name,
         )
 
         def chosen(name: str | None) -> None:
@@ -66,7 +70,7 @@ class HubActions:
 
     async def _rename(self, name: str) -> None:
         try:
-            user = await account.rename(self.backend, name)
+            user = await self.backend.rename(name)
         except TalkieError as error:
             self._failed(error, _("Your name was not changed: {error}"))
             return
@@ -79,7 +83,7 @@ class HubActions:
         """Hide the message selected in the transcript for the person, after asking."""
         session = self._session()
         turn = self.chat.transcript.selected
-        if session is None or turn is None or not turn.id.startswith("msg_"):
+        if turn is None or not turn.id.startswith("msg_"):
             self.chat.notify(
                 _("Select a message first (Shift+↑ in the conversation)."),
                 severity="warning",
@@ -106,9 +110,9 @@ class HubActions:
             answered,
         )
 
-    async def _hide(self, session: CuckooSession, turn: Turn) -> None:
+    async def _hide(self, session: Session[Any], turn: Turn) -> None:
         try:
-            await account.hide_for_me(self.backend, session, turn)
+            await self.backend.hide_for_me(session, turn)
         except TalkieError as error:
             self._failed(error, _("The message was not hidden: {error}"))
             return
@@ -119,7 +123,7 @@ class HubActions:
     def clear(self) -> None:
         """Clear the open conversation for the person, after asking."""
         session = self._session()
-        if session is None or session.thread_id is None:
+        if session.thread_id is None:
             self.chat.notify(_("Open a conversation first."), severity="warning", markup=False)
             return
 
@@ -140,9 +144,9 @@ class HubActions:
             answered,
         )
 
-    async def _clear(self, session: CuckooSession) -> None:
+    async def _clear(self, session: Session[Any]) -> None:
         try:
-            await account.clear_for_me(self.backend, session)
+            await self.backend.clear_for_me(session)
         except TalkieError as error:
             self._failed(error, _("The conversation was not cleared: {error}"))
             return
@@ -157,12 +161,12 @@ class HubActions:
         from talkie_tui.ui.screens.schedules import SchedulesScreen  # only when asked for
 
         session = self._session()
-        if session is None or session.thread_id is None:
+        if session.thread_id is None:
             self.chat.notify(_("Open a conversation first."), severity="warning", markup=False)
             return
         agent = next(
             (t.author for t in reversed(session.conversation.turns) if t.role == "assistant"),
             None,
         )
-        schedules = ConversationSchedules(self.backend, session.thread_id)
+        schedules = self.backend.schedules(session.thread_id)
         self.chat.app.push_screen(SchedulesScreen(schedules, agent or _("the agent")))

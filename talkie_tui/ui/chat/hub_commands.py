@@ -1,13 +1,13 @@
 """The palette's commands of a hub (shown only on a chat with a Cuckoo hub): earlier messages,
 the schedules, hiding a message or the conversation for oneself, and one's name. Each runs the
-`HubActions` method its `action` names; the Cuckoo modules are imported only on a hub."""
+`HubActions` method its `action` names, where the backend has the parts they need
+(`HubParts`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from talkie_tui.backends import is_hub
 from talkie_tui.core.lazy import is_loaded_instance
 from talkie_tui.i18n import N_
 from talkie_tui.ui.support.palette import PaletteCommand, TalkieCommands
@@ -55,12 +55,11 @@ class HubCommands(TalkieCommands):
     def _actions(self) -> HubActions | None:
         for screen in reversed(self.app.screen_stack):
             if is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen"):
-                chat: ChatScreen = screen  # type: ignore[assignment]
-                if not is_hub(chat.backend):
-                    return None
-                from talkie_tui.ui.chat.hub_actions import HubActions  # only on a hub
+                chat: ChatScreen = screen
+                from talkie_tui.ui.chat.hub_actions import HubActions, HubParts
 
-                return HubActions(chat, chat.backend)
+                backend = chat.backend
+                return HubActions(chat, backend) if isinstance(backend, HubParts) else None
         return None
 
     def _available(self) -> list[PaletteCommand]:

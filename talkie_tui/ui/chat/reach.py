@@ -18,20 +18,20 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from talkie_tui.backends import is_hub
+from talkie_tui.backends.parts.reach import MUTE_CHOICES, ReachesAgents
 from talkie_tui.chat.turns import NoticePart, QuickRepliesPart, Turn
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _, ngettext
 from talkie_tui.ui.chat.taps import TapHost
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 
-# The boxes (and the hub's wire under them) are imported when a flow runs: a session with
-# another protocol's server imports none of the Cuckoo code (issue 24).
+# The boxes are imported when a flow runs: a session with a server that reaches no agents
+# does not load them.
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend
-    from talkie_tui.backends.cuckoo.reach import Contact, HubReach, PairResolve, PublicAgent
+    from talkie_tui.backends.parts.reach import AgentReach, Contact, PairResolve, PublicAgent
     from talkie_tui.ui.screens.reach import ContactChoice, ReportAnswer
 
 __all__ = ["BLOCKED_ID", "STARTERS_ID", "Reach", "ReachHost"]
@@ -81,7 +81,6 @@ def contact_state(contact: Contact) -> str:
 
 def contact_choices(contact: Contact) -> list[ContactChoice]:
     """What the person may do about a contact, the risky ones marked."""
-    from talkie_tui.backends.cuckoo.reach import MUTE_CHOICES
     from talkie_tui.ui.screens.reach import ContactChoice
 
     choices = [
@@ -120,12 +119,12 @@ class Reach:
 
     @property
     def offered(self) -> bool:
-        """True on a hub (the only protocol whose agents are reached so)."""
-        return is_hub(self._backend)
+        """True where the backend reaches agents (a hub: the only protocol that does)."""
+        return isinstance(self._backend, ReachesAgents)
 
-    def _reach(self) -> HubReach | None:
+    def _reach(self) -> AgentReach | None:
         backend = self._backend
-        if not is_hub(backend):
+        if not isinstance(backend, ReachesAgents):
             self._host.notify(
                 _("Only a Cuckoo hub adds agents by code or from a catalogue."),
                 severity="warning",
@@ -160,7 +159,7 @@ class Reach:
         if reach is not None:
             self._run(partial(self._add_by_code, reach, code or ""), "add_by_code")
 
-    async def _add_by_code(self, reach: HubReach, code: str) -> None:
+    async def _add_by_code(self, reach: AgentReach, code: str) -> None:
         app = self._host.app
         resolved: PairResolve | None = None
         problem = ""
@@ -215,7 +214,7 @@ class Reach:
         if reach is not None:
             self._run(partial(self._find_agents, reach), "find_agents")
 
-    async def _find_agents(self, reach: HubReach) -> None:
+    async def _find_agents(self, reach: AgentReach) -> None:
         try:
             entries = await reach.catalogue()
         except TalkieError as error:
@@ -239,14 +238,13 @@ class Reach:
 
     def archived(self) -> None:
         """The archived conversations; the chosen one opens."""
-        if self._reach() is not None:
-            self._run(self._archived, "archived")
+        reach = self._reach()
+        if reach is not None:
+            self._run(partial(self._archived, reach), "archived")
 
-    async def _archived(self) -> None:
-        backend = self._backend
-        assert is_hub(backend)
+    async def _archived(self, reach: AgentReach) -> None:
         try:
-            threads = await backend.reach.archived_threads(await backend.all_threads())
+            threads = await reach.archived()
         except TalkieError as error:
             self._failed(_("The archived conversations could not be read"), error)
             return
@@ -272,7 +270,7 @@ class Reach:
             return
         self._run(partial(self._contact, reach, conversation_id), "contact")
 
-    async def _contact(self, reach: HubReach, conversation_id: str) -> None:
+    async def _contact(self, reach: AgentReach, conversation_id: str) -> None:
         try:
             opening = await reach.opening(conversation_id)
             agent = opening.agent
@@ -305,10 +303,8 @@ class Reach:
             if choice in ("block", "unblock"):
                 self.shown()
 
-    async def _do(self, reach: HubReach, contact: Contact, choice: str) -> str | None:
+    async def _do(self, reach: AgentReach, contact: Contact, choice: str) -> str | None:
         """Do `choice` about `contact` (asking first where it is risky): what was done."""
-        from talkie_tui.backends.cuckoo.reach import MUTE_CHOICES
-
         agent_id, name = contact.id, contact.agent.name
         if choice in ("pin", "unpin"):
             await reach.pin(agent_id, choice == "pin")
@@ -363,7 +359,7 @@ class Reach:
         )
         return bool(confirmed)
 
-    async def _report(self, reach: HubReach, contact: Contact) -> str | None:
+    async def _report(self, reach: AgentReach, contact: Contact) -> str | None:
         message = None
         selected = self._host.transcript.selected
         if selected is not None and selected.role == "assistant" and selected.id.startswith("msg_"):
@@ -384,16 +380,17 @@ class Reach:
         """The conversation on screen changed: its starters, or that its agent is blocked."""
         self._unblock_composer()
         conversation_id = self._host.session.thread_id
-        if conversation_id is None or not is_hub(self._backend):
+        backend = self._backend
+        if conversation_id is None or not isinstance(backend, ReachesAgents):
             return
-        self._run(partial(self._opening, self._backend.reach, conversation_id), "opening")
+        self._run(partial(self._opening, backend.reach, conversation_id), "opening")
 
     def _unblock_composer(self) -> None:
         if self._blocked_composer:
             self._blocked_composer = False
             self._host.composer.read_only = False
 
-    async def _opening(self, reach: HubReach, conversation_id: str) -> None:
+    async def _opening(self, reach: AgentReach, conversation_id: str) -> None:
         try:
             opening = await reach.opening(conversation_id)
         except TalkieError:

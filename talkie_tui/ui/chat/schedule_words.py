@@ -11,7 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from talkie_tui.backends.cuckoo.schedules import Cadence, Schedule
+from talkie_tui.backends.parts.schedules import Cadence, Schedule
 from talkie_tui.i18n import _
 
 __all__ = ["CadenceError", "cadence_words", "local_zone", "parse_cadence", "schedule_line"]

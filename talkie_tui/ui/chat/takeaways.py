@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend
-    from talkie_tui.backends.talkie.session import TalkieSession
+    from talkie_tui.backends.base import Backend, Session
     from talkie_tui.chat.vocabulary import FileBlock
     from talkie_tui.ui.widgets.header import TalkieHeader
 
@@ -41,7 +40,7 @@ __all__ = ["TakeawayHost", "Takeaways", "free_path"]
 class TakeawayHost(ScreenHost, Protocol):
     """What taking things out of a thread needs of the screen; `ChatScreen` is one."""
 
-    session: TalkieSession
+    session: Session[Any]
     """Its conversation is the thread on screen."""
 
     @property

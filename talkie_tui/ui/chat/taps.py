@@ -1,10 +1,10 @@
 """Buttons and quick replies under a hub agent's messages, on the chat screen.
 
 The screen routes the views' `TapRequested` and `QuickReplyChosen` here. A button with an id is
-tapped while its row is busy: where the session prepares taps (`prepare_tap`, a Cuckoo
+tapped while its row is busy: where the session prepares taps (`TapsAsMessages`, a Cuckoo
 session: the hub sends a tap as the person's message, the button's label) it goes through the
 screen's `send` like a message, so the agent's reply is followed as any answer is; otherwise,
-and while an answer still runs, through the backend (`Answers.tap`) in a worker. Either way
+and while an answer still runs, through the backend (`TakesTaps`) in a worker. Either way
 the hub marks the button taken, so the row shows it chosen and the others disabled. A failure
 shows why, and the row takes taps again after its guard.
 
@@ -18,11 +18,10 @@ A quick reply sends its words as the next message, exactly as if typed.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from talkie_tui.backends.base import Answers
+from talkie_tui.backends.parts.buttons import TakesTaps, TapsAsMessages
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
@@ -96,9 +95,9 @@ class Taps:
             return
         if button.button_id is None:
             return
-        prepare = getattr(self._host.session, "prepare_tap", None)
-        if callable(prepare) and not self._host.answering:
-            self._tap_as_message(prepare, button.button_id, event.part, view)
+        session = self._host.session
+        if isinstance(session, TapsAsMessages) and not self._host.answering:
+            self._tap_as_message(session, button.button_id, event.part, view)
             return
         # While an answer runs (its last messages may still come after the buttons), the tap
         # goes straight to the hub: the running answer follows the conversation and shows the
@@ -112,14 +111,14 @@ class Taps:
 
     def _tap_as_message(
         self,
-        prepare: Callable[[str, str], Any],
+        session: TapsAsMessages,
         button_id: str,
         part: ButtonsPart,
         view: ButtonsView | None,
     ) -> None:
         """Send the tap like a message, the agent's reply followed as an answer."""
         host = self._host
-        worker = host.send(prepare(part.source_message_id, button_id))
+        worker = host.send(session.prepare_tap(part.source_message_id, button_id))
         host.run_worker(
             partial(self._after_tap, worker, view),
             name="tap",
@@ -147,7 +146,7 @@ class Taps:
         session = host.session
         backend = self._backend
         assert button.button_id is not None
-        if not isinstance(backend, Answers) or not backend.info.capabilities.buttons:
+        if not isinstance(backend, TakesTaps) or not backend.info.capabilities.buttons:
             if view is not None:
                 view.show_error(_("This server does not take taps on buttons."))
             return

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from talkie_tui.backends.base import Devices, SignedInDevice, StorageUse
+from talkie_tui.backends.parts.devices import Devices, SignedInDevice, StorageUse
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
@@ -32,46 +32,9 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.card import human_size
 
-__all__ = ["DevicesScreen", "as_device", "as_storage", "last_used_words", "storage_words"]
+__all__ = ["DevicesScreen", "last_used_words", "storage_words"]
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
-
-
-def _moment(value: object) -> datetime | None:
-    return value if isinstance(value, datetime) else None
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def as_device(device: object) -> SignedInDevice:
-    """A device as the backend gave it: `SignedInDevice`, or one of the same fields (a hub's
-    own device record calls the last use `last_seen_at`)."""
-    if isinstance(device, SignedInDevice):
-        return device
-    used = getattr(device, "last_used", None) or getattr(device, "last_seen_at", None)
-    return SignedInDevice(
-        str(getattr(device, "id", "")),
-        str(getattr(device, "name", "") or ""),
-        _moment(used),
-        bool(getattr(device, "current", False)),
-    )
-
-
-def as_storage(storage: object) -> StorageUse:
-    """The storage as the backend gave it: `StorageUse`, or a hub's record (`media` with its
-    bytes, `messages` with how long they are kept)."""
-    if isinstance(storage, StorageUse):
-        return storage
-    media = getattr(storage, "media", None)
-    messages = getattr(storage, "messages", None)
-    return StorageUse(
-        _count(getattr(media, "used_bytes", 0)),
-        _count(getattr(media, "budget_bytes", 0)),
-        _count(getattr(messages, "kept_days", 0)),
-        _moment(getattr(messages, "kept_since", None)),
-    )
 
 
 def last_used_words(moment: datetime | None, now: float) -> str:
@@ -114,7 +77,7 @@ def storage_words(storage: StorageUse) -> str:
     return f"{files} · {kept}"
 
 
-class DevicesScreen(LocalizedBindings, Screen[None]):
+class DevicesScreen(LocalizedBindings[None], Screen[None]):
     """The person's signed-in devices: looked at, one ended, or all but this one."""
 
     HELP_GROUP = N_("Devices screen")
@@ -188,12 +151,12 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
         self._show(listed)
         self._set_status("")
         try:
-            storage = as_storage(await self._backend.storage())
+            storage = await self._backend.storage()
         except TalkieError:
             return  # the devices are what this screen is for; the line stays empty
         self.query_one("#devices-storage", Static).update(Content(storage_words(storage)))
 
-    def _show(self, listed: Sequence[object]) -> None:
+    def _show(self, listed: Sequence[SignedInDevice]) -> None:
         def order(device: SignedInDevice) -> tuple[bool, float]:
             """This device first, then the most recently used."""
             used = device.last_used
@@ -202,7 +165,7 @@ class DevicesScreen(LocalizedBindings, Screen[None]):
             stamp = (used if used.tzinfo else used.replace(tzinfo=UTC)).timestamp()
             return (not device.current, -stamp)
 
-        self.devices = tuple(sorted((as_device(device) for device in listed), key=order))
+        self.devices = tuple(sorted(listed, key=order))
         options = self.query_one("#devices-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()

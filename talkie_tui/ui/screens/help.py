@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,6 +23,9 @@ from textual.widgets import Static
 
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
+
+if TYPE_CHECKING:
+    from talkie_tui.backends.backend import Backend
 
 __all__ = ["HelpGroup", "HelpScreen", "collect_help", "describe_key"]
 
@@ -191,7 +194,17 @@ def _voice_note() -> str:
     ).format(call=call, talk=talk, also=also, mode=mode, interrupt=interrupt)
 
 
-class HelpScreen(LocalizedBindings, ModalScreen[None]):
+@runtime_checkable
+class _AboutAServer(Protocol):
+    """A screen about one server (the chat screen): what it offers shapes the help."""
+
+    @property
+    def backend(self) -> Backend:
+        """The server's backend."""
+        ...
+
+
+class HelpScreen(LocalizedBindings[None], ModalScreen[None]):
     """Every binding of the app and the current screen, grouped, plus a few fixed notes."""
 
     HELP_GROUP = N_("Help")
@@ -215,8 +228,8 @@ class HelpScreen(LocalizedBindings, ModalScreen[None]):
     def notes(self) -> HelpGroup:
         """The fixed lines: what no binding says (about what this server offers)."""
         below = self._screen_below()
-        offers = getattr(getattr(below, "backend", None), "info", None)
-        capabilities = getattr(offers, "capabilities", None)
+        backend = below.backend if isinstance(below, _AboutAServer) else None
+        capabilities = backend.info.capabilities if backend is not None else None
         rows = [
             (describe_key(self.newline_key), _("New line in the message you are writing.")),
             ("Enter", _("Sends the message; in a list, opens the highlighted entry.")),

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from talkie_tui.backends.cuckoo.reach import (
+from talkie_tui.backends.parts.reach import (
     MAX_NOTE_CHARS,
     REPORT_REASONS,
     CatalogueEntry,
@@ -67,7 +67,7 @@ def agent_lines(agent: PublicAgent) -> Content:
     return Content.assemble(*parts)
 
 
-class _Box(LocalizedBindings, ModalScreen[Any]):
+class _Box(LocalizedBindings[Any], ModalScreen[Any]):
     """A modal box of the reach screens: Esc closes it with no answer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", N_("Close"))]

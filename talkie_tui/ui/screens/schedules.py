@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from talkie_tui.backends.cuckoo.schedules import Cadence, ConversationSchedules, Schedule
+from talkie_tui.backends.parts.schedules import Cadence, Schedule, Schedules
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.chat.schedule_words import CadenceError, local_zone, parse_cadence, schedule_line
@@ -38,7 +38,7 @@ def _failure(error: TalkieError) -> str:
     return f"{error.message} {error.retry_hint}".strip()
 
 
-class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
+class SchedulesScreen(LocalizedBindings[None], ModalScreen[None]):
     """The schedules of one conversation, kept current; keys change them."""
 
     HELP_GROUP = N_("Schedules")
@@ -50,7 +50,7 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
         Binding("r", "reload", N_("Reload")),
     ]
 
-    def __init__(self, schedules: ConversationSchedules, agent_name: str) -> None:
+    def __init__(self, schedules: Schedules, agent_name: str) -> None:
         super().__init__()
         self.schedules = schedules
         self.agent_name = agent_name
@@ -184,7 +184,7 @@ class SchedulesScreen(LocalizedBindings, ModalScreen[None]):
         )
 
 
-class NewScheduleScreen(LocalizedBindings, ModalScreen[NewSchedule | None]):
+class NewScheduleScreen(LocalizedBindings[NewSchedule | None], ModalScreen[NewSchedule | None]):
     """What the agent is to do and when: Enter in the instruction goes to the cadence, Enter
     there asks for it (a cadence that does not read says how to write one)."""
 

@@ -10,7 +10,8 @@ import asyncio
 import pytest
 
 from talkie_tui.backends.cuckoo import account
-from talkie_tui.backends.cuckoo.schedules import Cadence, ConversationSchedules
+from talkie_tui.backends.cuckoo.schedules import ConversationSchedules
+from talkie_tui.backends.parts.schedules import Cadence
 from talkie_tui.core.errors import ConflictError, ServerError
 from tests.backends.cuckoo.conftest import Hub
 
