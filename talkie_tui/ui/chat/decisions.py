@@ -19,6 +19,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
+from talkie_tui.backends.parts.actions import Decides
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 from talkie_tui.ui.chat.host import ChatHost
@@ -50,6 +51,7 @@ class Decisions:
     def __init__(self, host: DecisionHost, backend: Backend, call: CallController) -> None:
         self._host = host
         self._backend = backend
+        self._decides = backend if isinstance(backend, Decides) else None  # talkie/1's part
         self._call = call  # the consent window may have decided already; a call holds the thread
 
     # --- deciding ------------------------------------------------------------------------
@@ -71,10 +73,13 @@ class Decisions:
     async def _decide(self, event: DecisionRequested, card: ActionCard | None) -> None:
         """Send a human decision and show its outcome."""
         conversation = self._host.session.conversation
+        decides = self._decides
+        if decides is None:
+            return  # no actions here: no card asks for a decision
         if card is not None:
             card.set_busy(True)
         try:
-            result = await self._backend.decide(event.action, event.decision, "button")
+            result = await decides.decide(event.action, event.decision, "button")
         except TalkieError as error:
             self._host.sign_in_needed(error)
             if card is not None:
@@ -102,11 +107,12 @@ class Decisions:
 
     async def refresh_open(self, conversation: Conversation) -> None:
         """Ask the server for the current state of actions shown as open (§8 GET action)."""
+        decides = self._decides
         for part in list(conversation.actions.values()):
-            if not part.action.is_open:
+            if decides is None or not part.action.is_open:
                 continue
             try:
-                fresh = await self._backend.action(part.action.id)
+                fresh = await decides.action(part.action.id)
             except TalkieError:
                 continue
             self._host.transcript.apply(conversation.update_action(fresh))
@@ -129,8 +135,11 @@ class Decisions:
 
     async def _refresh(self, action_id: str, checks_left: int) -> None:
         """Show the server's current state of one action (§8 GET action)."""
+        decides = self._decides
+        if decides is None:
+            return
         try:
-            fresh = await self._backend.action(action_id)
+            fresh = await decides.action(action_id)
         except TalkieError:
             return
         host = self._host

@@ -10,8 +10,9 @@ once per session, until another thread is shown.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from talkie_tui.backends.parts.history import FollowsLive, Reattaches
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.chat.parts import ChatParts
@@ -46,14 +47,14 @@ class LiveTurns:
         """Follow the opened thread's turn live when it still runs: its events replayed from
         the start, then as they come."""
         host = self._host
-        reattach = getattr(host.session, "reattach", None)
-        if reattach is None or not getattr(host.session, "streaming", False):
+        session = host.session
+        if not isinstance(session, Reattaches) or not session.streaming:
             return
         self.reattached = host.session.thread_id  # what Esc stops: the session's turn
         try:
             with self._state.answer():
                 try:
-                    async for update in reattach():
+                    async for update in session.reattach():
                         host.show_update(update)
                 except TalkieError as error:
                     if not host.sign_in_needed(error):
@@ -66,12 +67,13 @@ class LiveTurns:
         """Follow the thread on screen live between answers, where its session can; once per
         session, until another thread is shown."""
         session = self._host.session
-        follow = getattr(session, "follow", None)
-        if follow is None or session.thread_id is None or self._following is session:
+        if not isinstance(session, FollowsLive):
+            return
+        if session.thread_id is None or self._following is session:
             return
         self._following = session
         self._follow_worker = self._host.run_worker(
-            partial(self._follow, session, follow),
+            partial(self._follow, session),
             name="_follow",
             group="follow",
             exclusive=True,
@@ -85,10 +87,10 @@ class LiveTurns:
             self._follow_worker.cancel()
             self._follow_worker = None
 
-    async def _follow(self, session: Any, follow: Any) -> None:
+    async def _follow(self, session: FollowsLive) -> None:
         host = self._host
         try:
-            async for update in follow():
+            async for update in session.follow():
                 if host.session is not session:
                     return
                 if update.lost:  # between answers no answer is awaited: it comes back itself

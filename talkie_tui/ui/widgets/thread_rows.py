@@ -14,6 +14,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 
 from talkie_tui.backends.base import SearchHit
+from talkie_tui.backends.parts.threads import MarkedThread
 from talkie_tui.chat.vocabulary import Thread
 from talkie_tui.i18n import _, ngettext, pgettext
 
@@ -153,15 +154,15 @@ def one_line(text: str) -> str:
 
 def _hub_marks(thread: Thread) -> list[str | tuple[str, str]]:
     """After a hub conversation's title: its unread count (none while muted), muted, and
-    blocked (what `HubThread` says of its agent)."""
+    blocked (what a `MarkedThread` says of its agent)."""
     marks: list[str | tuple[str, str]] = []
-    unread = getattr(thread, "unread", 0)
-    muted = getattr(thread, "muted", False)
-    if unread and not muted:
-        marks.append((f" ({unread})", "bold $accent"))
-    if muted:
+    if not isinstance(thread, MarkedThread):
+        return marks
+    if thread.unread and not thread.muted:
+        marks.append((f" ({thread.unread})", "bold $accent"))
+    if thread.muted:
         marks.append((" " + _("muted"), "$text-muted"))
-    if getattr(thread, "blocked", False):
+    if thread.blocked:
         marks.append((" " + _("blocked"), "$text-warning"))
     return marks
 
@@ -183,7 +184,7 @@ class ThreadRow(SplitRow):
         if self._parts is None:
             thread = self.thread
             marker = _MARKERS.get(str(thread.channel), _OTHER_MARKER)
-            if getattr(thread, "pinned", False):  # a hub contact pinned to the top
+            if isinstance(thread, MarkedThread) and thread.pinned:  # a contact pinned on top
                 marker = _PINNED
             # Server text: cleaned of control characters already; never markup, one line only.
             title = one_line(thread.title) or _("(untitled)")
