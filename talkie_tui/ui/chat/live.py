@@ -9,8 +9,9 @@ once per session, until another thread is shown.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from talkie_tui.backends.parts.history import FollowsLive, Reattaches
 from talkie_tui.core.errors import TalkieError
@@ -20,7 +21,7 @@ from talkie_tui.ui.chat.parts import ChatParts
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Update
+    from talkie_tui.backends.base import Session, Update
     from talkie_tui.ui.chat.header_state import HeaderState
 
 __all__ = ["LiveHost", "LiveTurns"]
@@ -73,7 +74,7 @@ class LiveTurns:
             return
         self._following = session
         self._follow_worker = self._host.run_worker(
-            partial(self._follow, session),
+            partial(self._follow, session, session.follow),
             name="_follow",
             group="follow",
             exclusive=True,
@@ -87,10 +88,12 @@ class LiveTurns:
             self._follow_worker.cancel()
             self._follow_worker = None
 
-    async def _follow(self, session: FollowsLive) -> None:
+    async def _follow(
+        self, session: Session[Any], follow: Callable[[], AsyncIterator[Update]]
+    ) -> None:
         host = self._host
         try:
-            async for update in session.follow():
+            async for update in follow():
                 if host.session is not session:
                     return
                 if update.lost:  # between answers no answer is awaited: it comes back itself
