@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from talkie_tui.backends.parts.activity import AgentActivity
 from talkie_tui.chat.conversation import Change, Conversation
 from talkie_tui.chat.turns import (
     AttachmentPart,
@@ -102,7 +103,7 @@ class CuckooConversation(Conversation):
         self._buttons: dict[str, ButtonsPart] = {}  # by the message they are under
         self._taps: dict[str, str] = {}  # source message id -> the button taken
         self.delivery: dict[str, str] = {}  # the person's message id -> pending/delivered/failed
-        self.activity: dict[str, ActivityPush] = {}  # by agent id
+        self.activity: dict[str, AgentActivity] = {}  # by agent id
         self.agent_status: dict[str, str] = {}  # by agent id
         self.read_up_to: str | None = None
         self.next_before: str | None = None  # where the next older page starts (None: no more)
@@ -115,6 +116,16 @@ class CuckooConversation(Conversation):
     def last_message_id(self) -> str | None:
         """The newest message known: where `messages(after=…)` fills a gap from."""
         return self.turns[-1].id if self.turns else None
+
+    @property
+    def agents_away(self) -> bool:
+        """Whether an agent of the conversation is unreachable (what it is sent waits)."""
+        return any(status == "unreachable" for status in self.agent_status.values())
+
+    @property
+    def agent_activities(self) -> list[AgentActivity]:
+        """What each agent last said it is doing."""
+        return list(self.activity.values())
 
     def turn(self, message_id: str) -> Turn | None:
         """The turn of a message, if it is here."""
@@ -143,7 +154,7 @@ class CuckooConversation(Conversation):
             self.delivery[push.message_id] = push.delivery_status
             return self._by_id.get(push.message_id)
         if isinstance(push, ActivityPush):
-            self.activity[push.agent_id] = push
+            self.activity[push.agent_id] = AgentActivity(push.state, push.label, push.expires_at)
             return None
         if isinstance(push, ReadPush):
             self.read_up_to = push.read_up_to

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from talkie_tui.backends.parts.replies import Replying
 from talkie_tui.i18n import _
 from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.widgets.reply_bar import ReplyBar, ReplyTarget, reply_target
@@ -71,7 +72,9 @@ class Replies:
 
     def extras_of(self, request: Outgoing) -> dict[str, Any]:
         """What a message sent before carried for its reply, to send it again the same."""
-        reply_to = getattr(request, "reply_to", None) if self.offered else None
+        if not self.offered or not isinstance(request, Replying):
+            return {}
+        reply_to = request.reply_to
         return {"reply_to": reply_to} if reply_to is not None else {}
 
     def _show(self, target: ReplyTarget | None) -> None:

@@ -2,16 +2,16 @@
 
 A hub says that an agent thinks or works (with a label) until a moment (`activity`, shown for
 about ten seconds unless renewed), and whether it is connected or unreachable (`agent.status`).
-The conversation keeps both beside its turns (a Cuckoo conversation's `activity` and
-`agent_status`); this line reads them, through `ActivitySource`, after every change and twice a
-second, so an activity that lapses goes away on its own even when nothing else happens.
+The conversation keeps both beside its turns (where it `ShowsAgents`); this line reads them,
+through `ActivitySource`, after every change and twice a second, so an activity that lapses
+goes away on its own even when nothing else happens.
 An agent that is unreachable is "away": what the person sends waits at the hub for it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
 
+from talkie_tui.backends.parts.activity import AgentActivity, ShowsAgents
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
 
@@ -29,7 +30,7 @@ ACTIVITY_SECONDS = 10.0
 TICK_SECONDS = 0.5
 
 ActivitySource = Callable[[], Any]
-"""Gives the conversation on screen (anything with `activity` and `agent_status`, or not)."""
+"""Gives the conversation on screen (its agents shown where it `ShowsAgents`)."""
 
 
 def away_words() -> str:
@@ -99,27 +100,21 @@ class ActivityLine(Widget):
         self.refresh()
 
     def _away(self, conversation: object) -> bool:
-        statuses = getattr(conversation, "agent_status", None)
-        if not isinstance(statuses, Mapping):
-            return False
-        return any(status == "unreachable" for status in statuses.values())
+        return isinstance(conversation, ShowsAgents) and conversation.agents_away
 
     def _doing(self, conversation: object) -> str:
-        activities = getattr(conversation, "activity", None)
-        if not isinstance(activities, Mapping):
+        if not isinstance(conversation, ShowsAgents):
             return ""
         now = self._clock()
         shown: list[str] = []
-        for activity in activities.values():
-            words = activity_words(
-                str(getattr(activity, "state", "")), getattr(activity, "label", None)
-            )
+        for activity in conversation.agent_activities:
+            words = activity_words(activity.state, activity.label)
             if words and not self._lapsed(activity, now):
                 shown.append(words)
         return " · ".join(dict.fromkeys(shown))
 
-    def _lapsed(self, activity: object, now: float) -> bool:
-        until = _timestamp(getattr(activity, "expires_at", None))
+    def _lapsed(self, activity: AgentActivity, now: float) -> bool:
+        until = _timestamp(activity.expires_at)
         if until is not None:
             return now >= until
         seen = self._seen.get(id(activity))
