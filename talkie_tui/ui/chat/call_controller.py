@@ -20,8 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from textual import log
 from textual.binding import Binding, BindingType
@@ -31,7 +30,7 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.chat import voice as voice_ui
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.widgets.voice_bar import VoiceBar
 
 if TYPE_CHECKING:
@@ -39,10 +38,9 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.conversation import Conversation
     from talkie_tui.chat.vocabulary import DecisionResult
-    from talkie_tui.ui.widgets.transcript import Transcript
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import CallStatus, CallUpdate, TalkMode
     from talkie_tui.voice.call_updates import Notice as VoiceNotice
@@ -78,36 +76,15 @@ CALL_BINDINGS: list[BindingType] = [
 ]
 
 
-class CallHost(ScreenHost, Protocol):
-    """What the call needs of the screen it runs on; `ChatScreen` is one."""
-
-    # Textual: the call's timers are the screen's too, and its keys the screen's bindings.
-    def set_interval(self, interval: float, callback: Callable[[], object]) -> Timer:
-        """Call `callback` every `interval` seconds until the timer is stopped."""
-
-    def refresh_bindings(self) -> None:
-        """Ask the footer and the key checks to look again (the call's keys changed)."""
-
-    # The chat around the call.
-    session: Session[Any]
-    """Its conversation is the one on screen; a call starts in it."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the call's turns show while its conversation is on screen."""
+class CallHost(ChatHost, Protocol):
+    """What the call needs of the screen it runs on; `ChatScreen` is one. A call starts in the
+    conversation on screen, its timers are the screen's and its keys the screen's bindings."""
 
     def mount_voice_bar(self, bar: VoiceBar) -> None:
         """Show the call's bar (above the composer)."""
 
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
-
     def show_decision(self, conversation: Conversation, result: DecisionResult) -> None:
         """Show a decision's outcome (here: one made by voice) like a button's."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in (a call waits until it is in)."""
 
     def threads_changed(self, highlight: str | None = None) -> None:
         """Reload the thread list (the call made or renamed a thread), highlighting one."""

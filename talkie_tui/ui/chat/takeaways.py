@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
@@ -20,39 +20,24 @@ from talkie_tui.chat.export import conversation_markdown
 from talkie_tui.chat.turns import LinkPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.messages import OpenLinkRequested
 from talkie_tui.ui.screens.picker import PickerScreen, PickItem
 from talkie_tui.ui.support.links import check_link, open_in_browser
 from talkie_tui.ui.support.markdown import code_blocks, render_markdown
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.vocabulary import FileBlock
-    from talkie_tui.ui.widgets.header import TalkieHeader
 
 __all__ = ["TakeawayHost", "Takeaways", "free_path"]
 
 
-class TakeawayHost(ScreenHost, Protocol):
-    """What taking things out of a thread needs of the screen; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def header(self) -> TalkieHeader:
-        """Where a download shows its progress."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
-
-    @property
-    def app(self) -> App[Any]:
-        """The app: its clipboard, and the picker pushed over the screen."""
+class TakeawayHost(ChatHost, Protocol):
+    """What taking things out of a thread needs of the screen; `ChatScreen` is one: the
+    header shows a download's progress, the app's clipboard takes copies."""
 
 
 class Takeaways:

@@ -25,56 +25,28 @@ from talkie_tui.backends.parts.buttons import TakesTaps, TapsAsMessages
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.ui.chat.host import ScreenHost
+from talkie_tui.ui.chat.host import ChatHost
 from talkie_tui.ui.messages import OpenLinkRequested
 from talkie_tui.ui.widgets.buttons import COPIED_SCHEMES, ButtonsView, QuickRepliesView, url_scheme
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.worker import Worker
 
-    from talkie_tui.backends.base import Backend, Session
+    from talkie_tui.backends.base import Backend
     from talkie_tui.chat.turns import ButtonsPart, MessageButton
     from talkie_tui.ui.messages import QuickReplyChosen, TapRequested
-    from talkie_tui.ui.widgets.composer import Composer
-    from talkie_tui.ui.widgets.transcript import Transcript
 
 __all__ = ["TapHost", "Taps"]
 
 
-class TapHost(ScreenHost, Protocol):
+class TapHost(ChatHost, Protocol):
     """What taps need of the screen they are shown on; `ChatScreen` is one."""
-
-    session: Session[Any]
-    """Its conversation is the thread on screen."""
-
-    @property
-    def app(self) -> App[Any]:
-        """The app: its clipboard."""
-
-    @property
-    def transcript(self) -> Transcript:
-        """Where the rows of buttons are."""
-
-    @property
-    def composer(self) -> Composer:
-        """Where the person writes: a tapped row gives the focus back to it."""
-
-    @property
-    def answering(self) -> bool:
-        """True while an answer streams in."""
 
     def send_text(self, text: str) -> None:
         """Send `text` as a new message of the thread on screen."""
 
     def send(self, request: Any) -> Worker[None]:
         """Send a prepared message of the session and follow its answer."""
-
-    def show_state(self) -> None:
-        """Read the conversation again into the header and the activity line."""
-
-    def sign_in_needed(self, error: TalkieError) -> bool:
-        """On a 401 offer a new sign-in; True when it was offered."""
 
 
 class Taps:
