@@ -8,7 +8,7 @@ wait). Nothing typed is lost: a refused address or code stays in its box to be c
 back to the address keeps the code's box, and a new code can be asked for (once the wait the
 hub gave is over).
 
-The hub is reached through `EmailCodeSignIn`, a small protocol the backend's sign-in meets.
+The hub is reached through `EmailCodes` (`backends.signing`), which the hub's sign-in gives.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,9 +26,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
+from talkie_tui.backends.signing import EmailCodes
 from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
+from talkie_tui.ui.signin.heading import heading, kept_in_line
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.action_card import format_remaining
 
@@ -37,24 +39,11 @@ __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
 CODE_DIGITS = 6
 
 
-class EmailCodeSignIn(Protocol):
-    """A hub's e-mail sign-in: a code mailed to an address, then traded for a session.
-
-    Both raise a `TalkieError` with the hub's words: `invalid_email`, `too_many_codes` (a
-    `RateLimitedError` with `retry_after`), `invalid_code` (a wrong, used, expired or
-    over-guessed code).
-    """
-
-    async def send_code(self, email: str) -> None:
-        """Ask the hub to mail a code to `email`."""
-        ...
-
-    async def verify(self, email: str, code: str) -> Any:
-        """Trade the code for a session; what it returns is what the screen dismisses with."""
-        ...
+EmailCodeSignIn = EmailCodes
+"""A hub's e-mail sign-in: a code mailed to an address, then traded for a session."""
 
 
-class EmailSignInScreen(LocalizedBindings, Screen[Any]):
+class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
     """Sign in to a hub with an e-mailed code; dismisses with the sign-in, or None on Esc."""
 
     HELP_GROUP = N_("E-mail sign-in")
@@ -89,12 +78,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
     def compose(self) -> ComposeResult:
         """Title, the address step, the code step, the status, the hints."""
         with VerticalScroll(id="email-scroll"), Vertical(id="email-box"):
-            yield Static(
-                Content(_("Sign in to {name}").format(name=self.server_name)), id="email-title"
-            )
-            yield Static(Content(self.origin), id="email-origin")
-            if self.reason:
-                yield Static(Content(self.reason), id="email-reason")
+            yield from heading("email", self.server_name, self.origin, self.reason)
             yield Static(
                 Content(_("Your e-mail address: the hub mails you a code to sign in with.")),
                 classes="email-step",
@@ -115,11 +99,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
                 )
                 yield Button(Content(_("Send a new code")), id="email-again", compact=True)
             yield Static(Content(""), id="email-status")
-            if self.kept_in:
-                yield Static(
-                    Content(_("It will be kept in {store}.").format(store=self.kept_in)),
-                    id="email-kept-in",
-                )
+            yield from kept_in_line("email", self.kept_in)
             yield Static(Content(""), id="email-hints")
 
     def on_mount(self) -> None:

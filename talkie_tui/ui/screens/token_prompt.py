@@ -19,6 +19,7 @@ from textual.widgets import Input, Static
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
+from talkie_tui.ui.signin.heading import heading, kept_in_line
 from talkie_tui.ui.support.localized import LocalizedBindings
 
 __all__ = ["TokenCheck", "TokenScreen"]
@@ -27,7 +28,7 @@ TokenCheck = Callable[[str], Awaitable[None]]
 """Tries a token against the server; raises a `TalkieError` (401: the server refused it)."""
 
 
-class TokenScreen(LocalizedBindings, Screen[str | None]):
+class TokenScreen(LocalizedBindings[str | None], Screen[str | None]):
     """Ask for one server's bearer token; dismisses with the token once the server took it."""
 
     HELP_GROUP = N_("Token screen")
@@ -52,12 +53,7 @@ class TokenScreen(LocalizedBindings, Screen[str | None]):
     def compose(self) -> ComposeResult:
         """Title, why the token is needed, the password box, the status, the hints."""
         with VerticalScroll(id="token-scroll"), Vertical(id="token-box"):
-            yield Static(
-                Content(_("Sign in to {name}").format(name=self.server_name)), id="token-title"
-            )
-            yield Static(Content(self.origin), id="token-origin")
-            if self.reason:
-                yield Static(Content(self.reason), id="token-reason")
+            yield from heading("token", self.server_name, self.origin, self.reason)
             yield Static(
                 Content(
                     _(
@@ -69,11 +65,7 @@ class TokenScreen(LocalizedBindings, Screen[str | None]):
             )
             yield Input(placeholder=_("Gateway token"), password=True, id="token-input")
             yield Static(Content(""), id="token-status")
-            if self.kept_in:
-                yield Static(
-                    Content(_("It will be kept in {store}.").format(store=self.kept_in)),
-                    id="token-kept-in",
-                )
+            yield from kept_in_line("token", self.kept_in)
             yield Static(Content(_("Enter signs in · Esc cancels · F1 help")), id="token-hints")
 
     def on_mount(self) -> None:
