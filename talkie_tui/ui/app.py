@@ -13,7 +13,6 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from talkie_tui.backends import is_hub
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.lazy import is_loaded_instance
@@ -339,7 +338,8 @@ class TalkieApp(CrashGuard):
             backend = self.backend
             return isinstance(backend, Devices) and backend.info.capabilities.devices
         if action in _REACH_ACTIONS:
-            return is_hub(self.backend)
+            chat = self._chat_below()
+            return chat is not None and chat.reach.offered
         if action in _CHAT_ACTIONS:
             chat = self._chat_below()
             return chat is not None and chat.check_action(action, parameters) is True
