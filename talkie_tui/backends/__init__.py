@@ -1,7 +1,9 @@
 """One backend per protocol behind one interface (`base.Backend`): what the UI talks to.
 
-`connect` reaches a server in its protocol and returns its Backend; `PROTOCOLS` are the ones
-this version speaks (the command line offers only these for `--protocol`).
+`connect` reaches a server in its protocol and returns its Backend; `detect` is how the
+protocol is found out, for `connect` and for the sign-ins of `signing.reach` (the connect
+screen's); `PROTOCOLS` are the ones this version speaks (the command line offers only these for
+`--protocol`).
 """
 
 from __future__ import annotations

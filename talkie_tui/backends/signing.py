@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from talkie_tui.backends import detect
 from talkie_tui.i18n import _
@@ -30,9 +30,11 @@ if TYPE_CHECKING:
     from talkie_tui.core.tokens import TokenSource
 
 __all__ = [
+    "BearerSignIn",
     "BrowserFlow",
     "BrowserServer",
     "EmailCodes",
+    "FlowFactory",
     "Prompts",
     "Severity",
     "SignIn",
@@ -89,6 +91,10 @@ class BrowserFlow(Protocol):
     async def aclose(self) -> None:
         """Cancel if still running; close the loopback port and the connections."""
         ...
+
+
+FlowFactory = Callable[[], BrowserFlow]
+"""Starts a new browser flow (a retry starts another)."""
 
 
 class _Issuer(Protocol):
@@ -167,12 +173,7 @@ class Prompts(Protocol):
         ...
 
     async def ask_browser(
-        self,
-        server: BrowserServer,
-        flow: Callable[[], BrowserFlow] | None,
-        *,
-        offer_dev_token: bool,
-        reason: str,
+        self, server: BrowserServer, flow: FlowFactory | None, *, offer_dev_token: bool, reason: str
     ) -> TokenSource | None:
         """The tokens of a sign-in in the browser (`flow`, None for a development token
         only) to a talkie/1 server, or None when cancelled."""
@@ -198,6 +199,27 @@ class SignInOptions:
     allow_private_http: bool = False
     given: dict[str, str | None] = field(default_factory=dict)
     discover: Callable[..., Awaitable[Any]] | None = None  # talkie/1's discovery (tests fix it)
+
+
+@dataclass
+class BearerSignIn:
+    """What the sign-ins with a bearer token share (a gateway's, a hub's): their options, and
+    that the person may sign in again, or out, whenever their backend is up."""
+
+    options: SignInOptions
+    backend_type: ClassVar[type]
+
+    @property
+    def _private_http(self) -> bool:
+        return self.options.allow_private_http
+
+    def handles(self, backend: Backend) -> bool:
+        """Whether `backend` is of this sign-in's protocol."""
+        return isinstance(backend, self.backend_type)
+
+    def offers_sign_in(self, backend: Backend) -> bool:
+        """A token can always be given again, or forgotten."""
+        return self.handles(backend)
 
 
 class SignIn(Protocol):

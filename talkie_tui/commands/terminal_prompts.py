@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import getpass
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
         BrowserFlow,
         BrowserServer,
         EmailCodes,
+        FlowFactory,
         Severity,
         TokenCheck,
     )
@@ -143,12 +143,7 @@ class TerminalPrompts:
         return None
 
     async def ask_browser(
-        self,
-        server: BrowserServer,
-        flow: Callable[[], BrowserFlow] | None,
-        *,
-        offer_dev_token: bool,
-        reason: str,
+        self, server: BrowserServer, flow: FlowFactory | None, *, offer_dev_token: bool, reason: str
     ) -> TokenSource | None:
         """The sign-in address printed (and opened where a browser can be); the loopback
         receiver or a pasted final address finishes it. Its TalkieError is the caller's."""
@@ -179,7 +174,8 @@ class TerminalPrompts:
             self.err.flush()
             pastes = asyncio.create_task(self._take_pastes(sign_in))
             try:
-                return await sign_in.wait()
+                tokens: TokenSource = await sign_in.wait()
+                return tokens
             finally:
                 pastes.cancel()
         finally:

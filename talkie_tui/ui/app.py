@@ -14,15 +14,16 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 
 from talkie_tui.backends.base import Backend, Devices, ProtocolName
+from talkie_tui.backends.signing import SignInOptions
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.lazy import is_loaded_instance
-from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _, choose_language, use_language
 from talkie_tui.ui.chat.hub_commands import HubCommands
 from talkie_tui.ui.chat.type_ahead import TypeAhead
 from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
+from talkie_tui.ui.signin.controller import SignInController
 from talkie_tui.ui.support.crash import CrashGuard
 from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from talkie_tui.ui.support.native_stderr import native_stderr_to_log
@@ -32,9 +33,7 @@ from talkie_tui.ui.support.palette import TalkieCommands
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
 if TYPE_CHECKING:
-    from talkie_tui.backends.signing import SignIn, SignInOptions
     from talkie_tui.ui.chat.screen import ChatScreen
-    from talkie_tui.ui.signin.prompts import ScreenPrompts
 
 __all__ = ["TalkieApp"]
 
@@ -127,7 +126,6 @@ class TalkieApp(CrashGuard):
         self.client: Any = None  # a Talkie server's client, once connected to one
         # Set first: the stylesheet asks for the server's accent.
         self.backend = backend
-        self._sign_in: SignIn | None = None  # the connected server's (see `_backend_sign_in`)
         super().__init__()
         self.settings = settings or Settings.load()
         self.known = known if known is not None else KnownServers.load()  # an empty list is one
@@ -142,7 +140,8 @@ class TalkieApp(CrashGuard):
         self._pair_code = pair_code  # `--pair`: a hub agent to add once the chat is up
         self._connect_fn = connect
         self._protocol = protocol  # `--protocol`: what the connect screen must speak
-        self._signing_in = False  # a sign-in screen is up (or on its way) for the chat
+        options = SignInOptions(self.settings, self.known, self._allow_private_http)
+        self.signing = SignInController(self, options)
         # Straight into a chat (an address, or a backend): keys typed meanwhile are its.
         self.type_ahead = TypeAhead(active=address is not None or self.backend is not None)
         if self.settings.theme:
@@ -236,7 +235,7 @@ class TalkieApp(CrashGuard):
     def _connected(self, event: ConnectScreen.Connected) -> None:
         self._address = self._address or event.tokens_for or None  # the tokens' server, kept
         self.client = event.client
-        self._sign_in = event.sign_in
+        self.signing.use(event.sign_in)
         self._show_chat(event.backend)
 
     def _show_chat(self, backend: Backend) -> None:
@@ -330,10 +329,7 @@ class TalkieApp(CrashGuard):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Sign in and sign out only while connected (sign in where the server offers it)."""
         if action in ("sign_in", "sign_out"):
-            sign_in = self._backend_sign_in()
-            if sign_in is None or self.backend is None:
-                return False
-            return action == "sign_out" or sign_in.offers_sign_in(self.backend)
+            return self.signing.allows(action, self.backend)
         if action == "devices":
             backend = self.backend
             return isinstance(backend, Devices) and backend.info.capabilities.devices
@@ -345,91 +341,27 @@ class TalkieApp(CrashGuard):
             return chat is not None and chat.check_action(action, parameters) is True
         return True
 
-    def _backend_sign_in(self) -> SignIn | None:
-        """The sign-in of the server connected to (None when it has none here)."""
-        backend = self.backend
-        if backend is None:
-            return None
-        if self._sign_in is None or not self._sign_in.handles(backend):
-            from talkie_tui.backends.signing import sign_in_for
-
-            sign_in = sign_in_for(backend.info.protocol, self._sign_in_options())
-            self._sign_in = sign_in if sign_in.handles(backend) else None
-        return self._sign_in
-
-    def _sign_in_options(self) -> SignInOptions:
-        from talkie_tui.backends.signing import SignInOptions
-
-        return SignInOptions(self.settings, self.known, self._allow_private_http)
-
     def action_sign_in(self) -> None:
         """Sign in to this server again."""
         if chat := self._chat():
-            self._offer_sign_in(chat, "", asked=True)
+            self.signing.offer(chat, "", asked=True)
 
     def on_chat_screen_sign_in_required(self, event: ChatScreen.SignInRequired) -> None:
         """A server refused the chat's sign-in: offer a new one (once at a time)."""
         event.stop()
         if _is_chat(event.chat) and event.chat.backend is self.backend:
-            self._offer_sign_in(event.chat, event.message, asked=False)
-
-    def _offer_sign_in(self, chat: ChatScreen, message: str, *, asked: bool) -> None:
-        """Sign in again over the chat (the conversation and the draft stay)."""
-        sign_in = self._backend_sign_in()
-        if self._signing_in or sign_in is None:
-            return
-        self._signing_in = True
-        again = self._sign_in_again(chat, sign_in, message, asked=asked)
-        self.run_worker(again, group="sign-in", exit_on_error=False)
-
-    async def _sign_in_again(
-        self, chat: ChatScreen, sign_in: SignIn, message: str, *, asked: bool
-    ) -> None:
-        """Run the server's sign-in again and say how it went; the chat reloads what needs
-        the new sign-in."""
-        name = clean_text(chat.backend.info.name)
-        try:
-            taken = await sign_in.again(chat.backend, message, self._prompts(), asked=asked)
-        except Exception as error:  # a store that failed: words, never a crash
-            text = getattr(error, "message", None) or str(error)
-            notify_plain(self, _("Could not sign in: {error}").format(error=text), severity="error")
-            return
-        finally:
-            self._signing_in = False
-        if taken is None:
-            return  # nothing was asked: the sign-in said why
-        if not taken:
-            notify_plain(
-                self,
-                _("Not signed in to {name}. Sign in later with Ctrl+P → Sign in.").format(
-                    name=name
-                ),
-                severity="warning",
-            )
-            return
-        if chat.is_attached:
-            chat.signed_in_again()
-        notify_plain(
-            self,
-            _("Signed in to {name} again. What failed meanwhile can be retried.").format(name=name),
-        )
-
-    def _prompts(self, screen: ConnectScreen | None = None) -> ScreenPrompts:
-        from talkie_tui.ui.signin.prompts import ScreenPrompts
-
-        return ScreenPrompts(self, screen)
+            self.signing.offer(event.chat, event.message, asked=False)
 
     async def action_sign_out(self) -> None:
         """Sign out: end the sign-in at the server, forget it; back to the list."""
-        backend, sign_in = self.backend, self._backend_sign_in()
+        backend, sign_in = self.backend, self.signing.of(self.backend)
         # The command line's tokens are not used again for the server signed out of.
         self._token = self._gateway_token = self._hub_token = None
         await self._disconnect()
         screen = self._connect_screen(None)
         await self.switch_screen(screen)
         if backend is not None and sign_in is not None:
-            signing_out = sign_in.sign_out(backend, self._prompts(screen))
-            self.run_worker(signing_out, group="sign-out", exit_on_error=False)
+            self.signing.sign_out(backend, sign_in, screen)
 
     async def _disconnect(self) -> None:
         if chat := self._chat_below():
@@ -437,7 +369,8 @@ class TalkieApp(CrashGuard):
             await chat.end_call(_("You left the server."))
         if self.backend is not None:
             await self.backend.aclose()
-        self.client = self.backend = self._sign_in = None
+        self.client = self.backend = None
+        self.signing.use(None)
         self.refresh_css(animate=False)
 
     async def on_unmount(self) -> None:

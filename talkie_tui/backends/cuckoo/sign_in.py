@@ -37,9 +37,9 @@ from talkie_tui.backends.cuckoo.backend import (
     hub_name,
 )
 from talkie_tui.backends.signing import (
+    BearerSignIn,
     Prompts,
     SignInFailed,
-    SignInOptions,
     mark_signed_in,
     refused_reason,
     remember_info,
@@ -236,26 +236,19 @@ class EmailCodes:
 
 
 @dataclass
-class HubSignIn:
+class HubSignIn(BearerSignIn):
     """A hub's session: given, kept, or signed in for with an e-mailed code; kept once the
     hub opened it. Signing out ends it on the hub, then forgets it in every store."""
 
-    options: SignInOptions
-
-    @property
-    def _private_http(self) -> bool:
-        return self.options.allow_private_http
+    backend_type = CuckooBackend
 
     async def _connect(self, address: str, tokens: StaticToken | None) -> CuckooBackend:
         return await connect(address, tokens=tokens, allow_private_http=self._private_http)
 
     async def reach(self, address: str, prompts: Prompts) -> Backend | None:
         """The hub at `address` with the session given, else kept, else signed in for."""
-        prompts.say(
-            _("Looking for a Cuckoo hub at {address}…").format(address=address),
-            kind="busy",
-            busy=True,
-        )
+        looking = _("Looking for a Cuckoo hub at {address}…").format(address=address)
+        prompts.say(looking, kind="busy", busy=True)
         given = self.options.given.get("cuckoo")
         try:
             backend = await self._connect(address, StaticToken(given) if given else None)
@@ -295,14 +288,6 @@ class HubSignIn:
         backend = await self._connect(base, signed.tokens())
         await self._keep(signed, store, prompts)
         return backend
-
-    def handles(self, backend: Backend) -> bool:
-        """Whether `backend` is a hub's reached here."""
-        return isinstance(backend, CuckooBackend)
-
-    def offers_sign_in(self, backend: Backend) -> bool:
-        """A hub's session can always be signed in for again, or ended."""
-        return self.handles(backend)
 
     async def again(
         self, backend: Backend, message: str, prompts: Prompts, *, asked: bool

@@ -20,9 +20,9 @@ from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.minara.backend import MinaraBackend, connect, gateway_name, minara_base
 from talkie_tui.backends.signing import (
+    BearerSignIn,
     Prompts,
     SignInFailed,
-    SignInOptions,
     TokenCheck,
     mark_signed_in,
     remember_info,
@@ -52,14 +52,10 @@ def gateway_identity(address: str, allow_private_http: bool = False) -> ServerIn
 
 
 @dataclass
-class GatewaySignIn:
+class GatewaySignIn(BearerSignIn):
     """A gateway's token: given, kept, or asked for; kept once the gateway took it."""
 
-    options: SignInOptions
-
-    @property
-    def _private_http(self) -> bool:
-        return self.options.allow_private_http
+    backend_type = MinaraBackend
 
     async def _connect(self, address: str, token: str | None) -> MinaraBackend:
         tokens = StaticToken(token) if token else None
@@ -67,11 +63,8 @@ class GatewaySignIn:
 
     async def reach(self, address: str, prompts: Prompts) -> Backend | None:
         """The gateway at `address` with the token given, else kept, else asked for."""
-        prompts.say(
-            _("Looking for a Minara gateway at {address}…").format(address=address),
-            kind="busy",
-            busy=True,
-        )
+        looking = _("Looking for a Minara gateway at {address}…").format(address=address)
+        prompts.say(looking, kind="busy", busy=True)
         given = self.options.given.get("minara")
         try:
             backend = await self._connect(address, given)
@@ -121,14 +114,6 @@ class GatewaySignIn:
         backend = reached[-1]
         await self._keep(backend, *asked, prompts)
         return backend
-
-    def handles(self, backend: Backend) -> bool:
-        """Whether `backend` is a gateway's reached here."""
-        return isinstance(backend, MinaraBackend)
-
-    def offers_sign_in(self, backend: Backend) -> bool:
-        """A gateway's token can always be given again, or forgotten."""
-        return self.handles(backend)
 
     async def again(
         self, backend: Backend, message: str, prompts: Prompts, *, asked: bool

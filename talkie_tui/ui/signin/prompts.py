@@ -9,16 +9,15 @@ status line when it is up (`status`), and to a toast otherwise.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from textual.app import App
 
 from talkie_tui.backends.signing import (
-    BrowserFlow,
     BrowserServer,
     EmailCodes,
+    FlowFactory,
     Severity,
     TokenCheck,
 )
@@ -105,12 +104,7 @@ class ScreenPrompts:
         return await self.app.push_screen_wait(screen)
 
     async def ask_browser(
-        self,
-        server: BrowserServer,
-        flow: Callable[[], BrowserFlow] | None,
-        *,
-        offer_dev_token: bool,
-        reason: str,
+        self, server: BrowserServer, flow: FlowFactory | None, *, offer_dev_token: bool, reason: str
     ) -> TokenSource | None:
         """The sign-in screen (the browser, and the paste box for its answer)."""
         from talkie_tui.ui.screens.sign_in import SignInScreen
