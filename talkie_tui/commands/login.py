@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from talkie_tui.auth.errors import SignInError
 from talkie_tui.auth.signin import SignIn, oauth_issuer, sign_out
 from talkie_tui.auth.store import TokenStore, TokenStoreError
+from talkie_tui.backends.base import Backend, ServerInfo
 from talkie_tui.backends.signing import store_for
 from talkie_tui.commands.common import report_error
 from talkie_tui.commands.servers import list_servers
@@ -133,6 +134,16 @@ async def login(
     return ExitCode.OK
 
 
+def _remember(known: KnownServers, info: ServerInfo, address: str, store: TokenStore) -> None:
+    """Record the server, and whether its sign-in lasts, in the known servers (a hint: not
+    writing it does not undo the sign-in)."""
+    with contextlib.suppress(OSError):
+        known.remember_server(
+            info.server_id, address, name=info.name, origin=info.origin, protocol=info.protocol
+        )
+        known.set_signed_in(info.server_id, store.kind != "session")
+
+
 def known_gateway(known: KnownServers, server: str) -> bool:
     """True when `server` is a Minara gateway talkie connected to before."""
     entry = known.find(server)
@@ -197,11 +208,7 @@ async def _login_hub(
         err.write(f"talkie: the sign-in could not be kept: {error.message}\n")
         return ExitCode.FAILED
     name = hub_name(signed.base)
-    with contextlib.suppress(OSError):
-        known.remember_server(
-            signed.hub_id, server, name=name, origin=signed.base, protocol="cuckoo"
-        )
-        known.set_signed_in(signed.hub_id, store.kind != "session")
+    _remember(known, ServerInfo(signed.hub_id, signed.base, "cuckoo", name), server, store)
     who = clean_text(signed.display_name or signed.user_id)
     err.write(
         f"Signed in to {clean_text(name)} as {who}. The sign-in is kept in {store.describe()}.\n"
@@ -243,7 +250,6 @@ async def _login_gateway(
     """Sign in to a Minara gateway: its token ($MINARA_TOKEN, else asked), tried, then kept."""
     from talkie_tui import backends
     from talkie_tui.auth.bearer_grants import keep_bearer
-    from talkie_tui.backends.base import Backend
     from talkie_tui.backends.minara.sign_in import gateway_identity
     from talkie_tui.core.tokens import StaticToken
 
@@ -285,11 +291,7 @@ async def _login_gateway(
     except TokenStoreError as error:
         err.write(f"talkie: the token could not be kept: {error.message}\n")
         return ExitCode.FAILED
-    with contextlib.suppress(OSError):
-        known.remember_server(
-            info.server_id, server, name=info.name, origin=info.origin, protocol="minara"
-        )
-        known.set_signed_in(info.server_id, store.kind != "session")
+    _remember(known, info, server, store)
     err.write(f"Signed in to {clean_text(info.name)}. The token is kept in {store.describe()}.\n")
     return ExitCode.OK
 

@@ -23,15 +23,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
 from talkie_tui.backends.signing import EmailCodes
 from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.signin.heading import heading, kept_in_line
-from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.signin.credential_screen import CredentialScreen
 from talkie_tui.ui.widgets.action_card import format_remaining
 
 __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
@@ -43,10 +41,12 @@ EmailCodeSignIn = EmailCodes
 """A hub's e-mail sign-in: a code mailed to an address, then traded for a session."""
 
 
-class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
+class EmailSignInScreen(CredentialScreen[Any]):
     """Sign in to a hub with an e-mailed code; dismisses with the sign-in, or None on Esc."""
 
     HELP_GROUP = N_("E-mail sign-in")
+    PREFIX = "email"
+    WORK_GROUP = "email-sign-in"
     AUTO_FOCUS = "#email-address"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", N_("Cancel")),
@@ -64,11 +64,7 @@ class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
         kept_in: str = "",
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__()
-        self.server_name = clean_text(name)
-        self.origin = clean_text(origin)
-        self.reason = clean_text(reason)
-        self.kept_in = kept_in
+        super().__init__(name, origin, reason=reason, kept_in=kept_in)
         self._sign_in = sign_in
         self._email = email
         self._monotonic = monotonic
@@ -78,7 +74,7 @@ class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
     def compose(self) -> ComposeResult:
         """Title, the address step, the code step, the status, the hints."""
         with VerticalScroll(id="email-scroll"), Vertical(id="email-box"):
-            yield from heading("email", self.server_name, self.origin, self.reason)
+            yield from self.heading()
             yield Static(
                 Content(_("Your e-mail address: the hub mails you a code to sign in with.")),
                 classes="email-step",
@@ -99,7 +95,7 @@ class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
                 )
                 yield Button(Content(_("Send a new code")), id="email-again", compact=True)
             yield Static(Content(""), id="email-status")
-            yield from kept_in_line("email", self.kept_in)
+            yield from self.kept_in_line()
             yield Static(Content(""), id="email-hints")
 
     def on_mount(self) -> None:
@@ -110,21 +106,11 @@ class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
     # --- what tests and screen readers read --------------------------------------------------
 
     @property
-    def status_text(self) -> str:
-        """What the status line says now (plain text)."""
-        return str(self.query_one("#email-status", Static).content)
-
-    @property
     def step(self) -> str:
         """ "email" until a code was sent, then "code"."""
         return "code" if self._sent_to is not None else "email"
 
     # --- drawing -----------------------------------------------------------------------------
-
-    def _set_status(self, text: str, kind: str) -> None:
-        status = self.query_one("#email-status", Static)
-        status.update(Content(text))
-        status.set_classes(f"email-{kind}")
 
     def _show_step(self) -> None:
         code_step = self._sent_to is not None
@@ -221,11 +207,6 @@ class EmailSignInScreen(LocalizedBindings[Any], Screen[Any]):
             self.query_one("#email-code", Input).focus()
             return
         self.dismiss(signed_in)
-
-    def action_cancel(self) -> None:
-        """Leave without signing in."""
-        self.workers.cancel_group(self, "email-sign-in")
-        self.dismiss(None)
 
     def wait_left(self) -> float:
         """Seconds before the hub takes another request for a code (0 when it does)."""
