@@ -20,7 +20,7 @@ from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.core.sanitize import clean_text
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.signing import (
+    from talkie_tui.backends.prompts import (
         BrowserFlow,
         BrowserServer,
         EmailCodes,

@@ -36,9 +36,9 @@ from talkie_tui.backends.cuckoo.backend import (
     hub_id,
     hub_name,
 )
+from talkie_tui.backends.prompts import Prompts
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    Prompts,
     SignInFailed,
     mark_signed_in,
     refused_reason,

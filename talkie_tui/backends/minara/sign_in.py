@@ -19,11 +19,10 @@ from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
 from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.minara.backend import MinaraBackend, connect, gateway_name, minara_base
+from talkie_tui.backends.prompts import Prompts, TokenCheck
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    Prompts,
     SignInFailed,
-    TokenCheck,
     mark_signed_in,
     remember_info,
     store_for,

@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
+from talkie_tui.backends.prompts import BrowserFlow, Prompts, Severity
 from talkie_tui.backends.signing import (
-    BrowserFlow,
-    Prompts,
-    Severity,
     SignInFailed,
     SignInOptions,
     mark_signed_in,

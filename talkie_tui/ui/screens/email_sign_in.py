@@ -8,7 +8,7 @@ wait). Nothing typed is lost: a refused address or code stays in its box to be c
 back to the address keeps the code's box, and a new code can be asked for (once the wait the
 hub gave is over).
 
-The hub is reached through `EmailCodes` (`backends.signing`), which the hub's sign-in gives.
+The hub is reached through `EmailCodes` (`backends.prompts`), which the hub's sign-in gives.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Static
 
-from talkie_tui.backends.signing import EmailCodes
+from talkie_tui.backends.prompts import EmailCodes
 from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from talkie_tui import browser
 from talkie_tui.auth.signin import SIGN_IN_TIMEOUT
-from talkie_tui.backends.signing import BrowserFlow, BrowserServer
+from talkie_tui.backends.prompts import BrowserFlow, BrowserServer
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource

@@ -14,13 +14,7 @@ from typing import Any, Protocol
 
 from textual.app import App
 
-from talkie_tui.backends.signing import (
-    BrowserServer,
-    EmailCodes,
-    FlowFactory,
-    Severity,
-    TokenCheck,
-)
+from talkie_tui.backends.prompts import BrowserServer, EmailCodes, FlowFactory, Severity, TokenCheck
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.ui.support.notify import notify_plain
 
