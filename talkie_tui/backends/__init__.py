@@ -1,14 +1,16 @@
 """One backend per protocol behind one interface (`base.Backend`): what the UI talks to.
 
-`connect` reaches a server in its protocol and returns its Backend; `PROTOCOLS` are the ones
-this version speaks (the command line offers only these for `--protocol`).
+`connect` reaches a server in its protocol and returns its Backend; `detect` is how the
+protocol is found out, for `connect` and for the sign-ins of `signing.reach` (the connect
+screen's); `PROTOCOLS` are the ones this version speaks (the command line offers only these for
+`--protocol`).
 """
 
 from __future__ import annotations
 
 import importlib
-from functools import partial
-from typing import TYPE_CHECKING, Any, TypeGuard
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from talkie_tui.core.errors import AddressRefused, DiscoveryError, TalkieError, TransportError
 from talkie_tui.core.lazy import is_loaded_instance
@@ -25,6 +27,7 @@ __all__ = [
     "PROTOCOLS",
     "NotAServer",
     "connect",
+    "detect",
     "is_gateway",
     "is_hub",
     "is_talkie",
@@ -33,6 +36,8 @@ __all__ = [
     "not_a_server",
     "what_answered",
 ]
+
+T = TypeVar("T")
 
 PROTOCOLS: tuple[ProtocolName, ...] = ("talkie", "minara", "cuckoo")
 """The protocols a backend exists for (the command line offers these for `--protocol`)."""
@@ -82,50 +87,55 @@ async def connect(
     (a Minara gateway with `gateway_tokens` and a Cuckoo hub with `hub_tokens` when they are
     given: their own token variables).
 
-    `protocol` forces the protocol. None finds it out: a Talkie manifest first, else a Minara
-    gateway (`GET /healthz` answering `{"ok": true}` and its sessions route), else a Cuckoo
-    hub (`GET /healthz`, and `GET /v1/client/me` answering the person or the hub's 401), else
-    `NotAServer` saying what was found (or, when nothing answered at all, the TransportError
-    saying so). Raises a `talkie_tui.core.errors.TalkieError` when the server cannot be
-    reached, UnauthorizedError when a gateway wants a token it was not given, and
-    `cuckoo.backend.HubSignInNeeded` (an UnauthorizedError) when a hub wants a person.
+    `protocol` forces the protocol; None finds it out (`detect`). Raises a
+    `talkie_tui.core.errors.TalkieError` when the server cannot be reached, UnauthorizedError
+    when a gateway wants a token it was not given, and `cuckoo.backend.HubSignInNeeded` (an
+    UnauthorizedError) when a hub wants a person.
     """
-    if protocol is not None and protocol not in PROTOCOLS:
-        raise ValueError(f"no backend for the {protocol} protocol in this version")
-    connect_talkie = partial(_connect_with, "talkie")
-    connect_minara = partial(_connect_with, "minara")
-    connect_cuckoo = partial(_connect_with, "cuckoo")
-    if protocol == "talkie":
-        return await connect_talkie(
-            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
+    given: dict[ProtocolName, TokenSource | None] = {
+        "talkie": tokens,
+        "minara": gateway_tokens or tokens,
+        "cuckoo": hub_tokens,
+    }
+
+    async def attempt(name: ProtocolName) -> Backend:
+        return await _connect_with(
+            name, address, tokens=given[name], kept=kept, allow_private_http=allow_private_http
         )
-    minara_tokens = gateway_tokens or tokens
-    if protocol == "minara":
-        return await connect_minara(
-            address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
-        )
-    if protocol == "cuckoo":
-        return await connect_cuckoo(
-            address, tokens=hub_tokens, kept=kept, allow_private_http=allow_private_http
-        )
+
+    return await detect(address, attempt, protocol=protocol)
+
+
+async def detect(
+    address: str,
+    attempt: Callable[[ProtocolName], Awaitable[T]],
+    *,
+    protocol: ProtocolName | None = None,
+) -> T:
+    """`attempt` in `protocol`, else in the protocol the address speaks: the only discovery.
+
+    None finds it out: a Talkie manifest first, else a Minara gateway (`GET /healthz`
+    answering `{"ok": true}` and its sessions route), else a Cuckoo hub (`GET /healthz`, and
+    `GET /v1/client/me` answering the person or the hub's 401), else `NotAServer` saying what
+    was found (or, when nothing answered at all, the TransportError saying so). A gateway or a
+    hub that answered as one and then refused ends the search with its refusal.
+    """
+    if protocol is not None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"no backend for the {protocol} protocol in this version")
+        return await attempt(protocol)
     try:
-        return await connect_talkie(
-            address, tokens=tokens, kept=kept, allow_private_http=allow_private_http
-        )
+        return await attempt("talkie")
     except AddressRefused:
         raise  # refused before anything was sent: a gateway's address obeys the same rules
     except (DiscoveryError, TransportError) as talkie_error:
         try:
-            return await connect_minara(
-                address, tokens=minara_tokens, kept=kept, allow_private_http=allow_private_http
-            )
+            return await attempt("minara")
         except TalkieError as minara_error:
             if looked_like_a_gateway(minara_error):
                 raise
             try:
-                return await connect_cuckoo(
-                    address, tokens=hub_tokens, kept=kept, allow_private_http=allow_private_http
-                )
+                return await attempt("cuckoo")
             except TalkieError as cuckoo_error:
                 found = what_answered(address, talkie_error, minara_error, cuckoo_error)
                 if found is cuckoo_error or found is minara_error:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import sys
-import threading
+from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui.auth.errors import SignInError
 from talkie_tui.auth.signin import SignIn, oauth_issuer, sign_out
-from talkie_tui.auth.store import NoKeyringError, TokenStore, TokenStoreError, open_store
-from talkie_tui.browser import graphical_browser_available, open_url
+from talkie_tui.auth.store import TokenStore, TokenStoreError
+from talkie_tui.backends.base import Backend, ServerInfo
+from talkie_tui.backends.signing import store_for
 from talkie_tui.commands.common import report_error
 from talkie_tui.commands.servers import list_servers
-from talkie_tui.config import KnownServers, Settings, gateway_token, settings_path
+from talkie_tui.commands.terminal_prompts import TerminalPrompts, isatty
+from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.errors import (
     AddressRefused,
     DiscoveryError,
@@ -33,55 +34,25 @@ if TYPE_CHECKING:
 __all__ = ["list_servers", "login", "logout"]
 
 
-def _choose_store(
-    settings: Settings, store_kind: str | None, stdin: TextIO, err: TextIO
+async def _store(
+    settings: Settings,
+    store_kind: str | None,
+    prompts: TerminalPrompts,
+    err: TextIO,
+    what: str = "sign-in",
 ) -> TokenStore | None:
-    """The store to keep the sign-in in; asks (never silently) when there is no keyring."""
+    """The store to keep the sign-in in (`--store`, else the settings'); asks (never
+    silently) when there is no keyring; None, said why, when there is nowhere to keep it."""
+    if store_kind:
+        settings.token_storage = store_kind
     try:
-        return open_store(store_kind or settings.token_storage)
-    except NoKeyringError as error:
-        err.write(f"talkie: there is no usable system keyring here: {error.reason}\n")
+        store = await store_for(settings, "", prompts)
     except TokenStoreError as error:
         err.write(f"talkie: {error.message}\n")
-        return None
-    advice = (
-        "  Talkie can keep the sign-in in a file readable only by you instead; to choose it for "
-        f'good, set token_storage = "file" in {settings_path()},\n'
-        "  or run `talkie login SERVER --store file`.\n"
-    )
-    if not stdin.isatty():
-        err.write(advice)
-        return None
-    err.write(advice)
-    err.write("  Keep the sign-in in a private file this time? [y/N] ")
-    err.flush()
-    if stdin.readline().strip().lower() in ("y", "yes"):
-        return open_store("file")
-    return None
-
-
-def _read_lines(stdin: TextIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str]) -> None:
-    """Feed pasted lines to the event loop (a daemon thread: stdin reads cannot be cancelled)."""
-    for line in stdin:
-        loop.call_soon_threadsafe(queue.put_nowait, line)
-    loop.call_soon_threadsafe(queue.put_nowait, "")
-
-
-async def _take_pastes(sign_in: SignIn, stdin: TextIO, err: TextIO) -> None:
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    threading.Thread(target=_read_lines, args=(stdin, loop, queue), daemon=True).start()
-    while True:
-        line = await queue.get()
-        if not line:
-            return  # end of input: the loopback receiver may still finish the sign-in
-        if not line.strip():
-            continue
-        outcome = sign_in.submit(line)
-        if outcome.finished:
-            return
-        err.write(f"talkie: {outcome.message}\n  Paste the whole address again: ")
-        err.flush()
+        store = None
+    if store is None:
+        err.write(f"talkie: not signed in: there is nowhere to keep the {what}.\n")
+    return store
 
 
 async def login(
@@ -95,17 +66,22 @@ async def login(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Sign in to `server` (OAuth 2.1 + PKCE; a Minara gateway with its token) and keep the
-    sign-in; returns the exit code. The streams default to the process's, as they are now."""
+    """Sign in to `server` (OAuth 2.1 + PKCE; a Minara gateway with its token, a Cuckoo hub
+    with an e-mailed code) and keep the sign-in; returns the exit code. The streams default
+    to the process's, as they are now."""
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     settings = Settings.load()
     known = KnownServers.load()
+    prompts = TerminalPrompts(stdin, out, err, no_browser=no_browser)
+
+    async def login_in(protocol: ProtocolName) -> int:
+        login_to = _login_gateway if protocol == "minara" else _login_hub
+        return await login_to(server, settings, known, store_kind, allow_private_http, prompts)
+
     if protocol == "minara" or (protocol is None and known_gateway(known, server)):
-        return await _login_gateway(
-            server, settings, known, store_kind, allow_private_http, stdin, err
-        )
+        return await login_in("minara")
     if protocol == "cuckoo" or (protocol is None and known_hub(known, server)):
-        return await _login_hub(server, settings, known, store_kind, allow_private_http, stdin, err)
+        return await login_in("cuckoo")
     try:
         client = await TalkieClient.connect(server, allow_private_http=allow_private_http)
     except AddressRefused as error:
@@ -115,13 +91,8 @@ async def login(
             return report_error(error, server, err)
         from talkie_tui.backends.cuckoo.backend import probe_hub
 
-        if await probe_hub(server, allow_private_http=allow_private_http) is not None:
-            return await _login_hub(
-                server, settings, known, store_kind, allow_private_http, stdin, err
-            )
-        return await _login_gateway(
-            server, settings, known, store_kind, allow_private_http, stdin, err
-        )
+        found_hub = await probe_hub(server, allow_private_http=allow_private_http) is not None
+        return await login_in("cuckoo" if found_hub else "minara")
     except TalkieError as error:
         return report_error(error, server, err)
     async with client:
@@ -130,58 +101,47 @@ async def login(
         except SignInError as error:
             err.write(f"talkie: {error.message}\n")
             return ExitCode.USAGE
-        store = _choose_store(settings, store_kind, stdin, err)
+        store = await _store(settings, store_kind, prompts, err)
         if store is None:
-            err.write("talkie: not signed in: there is nowhere to keep the sign-in.\n")
             return ExitCode.SIGN_IN_NEEDED
         with contextlib.suppress(OSError):
             known.remember(client.server, server)
-        async with SignIn(
-            client.server,
-            client_id=settings.oauth_client_id,
-            store=store,
-            known=known,
-            allow_private_http=allow_private_http,
-            warn=lambda message: err.write(f"talkie: {message}\n"),
-        ) as sign_in:
-            try:
-                url = await sign_in.start()
-            except TalkieError as error:
-                return _failed(error, err)
-            name = clean_text(client.server.manifest.name)
-            issuer = sign_in.auth_server.issuer if sign_in.auth_server else "its sign-in server"
-            err.write(f"Signing in to {name} through {issuer}.\n")
-            opened = False
-            if not no_browser and graphical_browser_available():
-                opened = await asyncio.to_thread(open_url, url)
-            err.write(
-                "Your browser should show the sign-in page now; if not, open this address:\n"
-                if opened
-                else "Open this address in a browser (on any computer) and sign in:\n"
+
+        def flow() -> SignIn:
+            return SignIn(
+                client.server,
+                client_id=settings.oauth_client_id,
+                store=store,
+                known=known,
+                allow_private_http=allow_private_http,
+                warn=prompts.tell,
             )
-            out.write(url + "\n")
-            out.flush()
-            err.write(
-                "Then come back here. If the browser ends on a page that cannot be reached "
-                "(common over SSH), copy the whole address from its address bar and paste it "
-                "here, then press Enter.\nWaiting for the sign-in (Ctrl+C cancels)…\n"
+
+        try:
+            tokens = await prompts.ask_browser(
+                client.server, flow, offer_dev_token=False, reason=""
             )
-            err.flush()
-            pastes = asyncio.create_task(_take_pastes(sign_in, stdin, err))
-            try:
-                tokens = await sign_in.wait()
-            except TalkieError as error:
-                return _failed(error, err)
-            finally:
-                pastes.cancel()
-            client.tokens = tokens
-            who = ""
-            with contextlib.suppress(TalkieError):
-                status = await client.status()
-                if status.user is not None:
-                    who = f" as {clean_text(status.user.name or status.user.id)}"
-            err.write(f"Signed in to {name}{who}. The sign-in is kept in {store.describe()}.\n")
+        except TalkieError as error:
+            return _failed(error, err)
+        client.tokens = tokens
+        who = ""
+        with contextlib.suppress(TalkieError):
+            status = await client.status()
+            if status.user is not None:
+                who = f" as {clean_text(status.user.name or status.user.id)}"
+        name = clean_text(client.server.manifest.name)
+        err.write(f"Signed in to {name}{who}. The sign-in is kept in {store.describe()}.\n")
     return ExitCode.OK
+
+
+def _remember(known: KnownServers, info: ServerInfo, address: str, store: TokenStore) -> None:
+    """Record the server, and whether its sign-in lasts, in the known servers (a hint: not
+    writing it does not undo the sign-in)."""
+    with contextlib.suppress(OSError):
+        known.remember_server(
+            info.server_id, address, name=info.name, origin=info.origin, protocol=info.protocol
+        )
+        known.set_signed_in(info.server_id, store.kind != "session")
 
 
 def known_gateway(known: KnownServers, server: str) -> bool:
@@ -196,25 +156,13 @@ def known_hub(known: KnownServers, server: str) -> bool:
     return entry is not None and entry.protocol == "cuckoo"
 
 
-CODE_TRIES = 5
-"""How many codes `talkie login` takes before it gives up (the hub allows five per code)."""
-
-
-async def _ask(prompt: str, stdin: TextIO, err: TextIO) -> str:
-    """One line typed at the terminal after `prompt` (on stderr); "" at the end of input."""
-    err.write(prompt)
-    err.flush()
-    return (await asyncio.to_thread(stdin.readline)).strip()
-
-
 async def _login_hub(
     server: str,
     settings: Settings,
     known: KnownServers,
     store_kind: str | None,
     allow_private_http: bool,
-    stdin: TextIO,
-    err: TextIO,
+    prompts: TerminalPrompts,
 ) -> int:
     """Sign in to a Cuckoo hub: the e-mail address, then the code the hub mails, both typed
     at the terminal; the session token is kept like every sign-in."""
@@ -222,6 +170,7 @@ async def _login_hub(
     from talkie_tui.backends.cuckoo import sign_in
     from talkie_tui.backends.cuckoo.backend import HubSignInNeeded, hub_name
 
+    err = prompts.err
     try:
         backend = await backends.connect(
             server, protocol="cuckoo", allow_private_http=allow_private_http
@@ -233,7 +182,7 @@ async def _login_hub(
     else:
         base, name = backend.info.server_id, backend.info.name
         await backend.aclose()
-    if not _isatty(stdin):
+    if not isatty(prompts.stdin):
         err.write(
             f"talkie: signing in to {clean_text(name)} asks for your e-mail address and the "
             "code the hub sends, typed at a terminal; there is none here.\n"
@@ -241,38 +190,17 @@ async def _login_hub(
             "$CUCKOO_TOKEN.\n"
         )
         return ExitCode.SIGN_IN_NEEDED
-    store = _choose_store(settings, store_kind, stdin, err)
+    store = await _store(settings, store_kind, prompts, err)
     if store is None:
-        err.write("talkie: not signed in: there is nowhere to keep the sign-in.\n")
         return ExitCode.SIGN_IN_NEEDED
-    err.write(f"Signing in to {clean_text(name)} with your e-mail address.\n")
-    email = await _ask("E-mail address: ", stdin, err)
-    if not email:
-        err.write("talkie: not signed in: no e-mail address was given.\n")
-        return ExitCode.SIGN_IN_NEEDED
+    codes = sign_in.EmailCodes(base, allow_private_http=allow_private_http)
     try:
-        await sign_in.start(base, email, allow_private_http=allow_private_http)
+        signed: sign_in.SignedIn | None = await prompts.ask_email_code(
+            name, base, codes, reason="", kept_in=store.describe()
+        )
     except TalkieError as error:
         return report_error(error, server, err, protocol="cuckoo")
-    err.write(
-        f"The hub sends a {sign_in.CODE_DIGITS}-digit code to {clean_text(email)} (valid for "
-        "ten minutes).\n"
-    )
-    signed: sign_in.SignedIn | None = None
-    for _try in range(CODE_TRIES):
-        code = await _ask("Code: ", stdin, err)
-        if not code:
-            err.write("talkie: not signed in: no code was given.\n")
-            return ExitCode.SIGN_IN_NEEDED
-        try:
-            signed = await sign_in.verify(base, email, code, allow_private_http=allow_private_http)
-            break
-        except UnauthorizedError as refused:
-            err.write(f"talkie: {clean_text(refused.message)} Type the code again.\n")
-        except TalkieError as error:
-            return report_error(error, server, err, protocol="cuckoo")
     if signed is None:
-        err.write("talkie: not signed in: the code was not taken.\n")
         return ExitCode.SIGN_IN_NEEDED
     try:
         await asyncio.to_thread(sign_in.keep, store, signed)
@@ -280,23 +208,12 @@ async def _login_hub(
         err.write(f"talkie: the sign-in could not be kept: {error.message}\n")
         return ExitCode.FAILED
     name = hub_name(signed.base)
-    with contextlib.suppress(OSError):
-        known.remember_server(
-            signed.hub_id, server, name=name, origin=signed.base, protocol="cuckoo"
-        )
-        known.set_signed_in(signed.hub_id, store.kind != "session")
+    _remember(known, ServerInfo(signed.hub_id, signed.base, "cuckoo", name), server, store)
     who = clean_text(signed.display_name or signed.user_id)
     err.write(
         f"Signed in to {clean_text(name)} as {who}. The sign-in is kept in {store.describe()}.\n"
     )
     return ExitCode.OK
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 async def _logout_hub(
@@ -322,33 +239,26 @@ async def _logout_hub(
     return ExitCode.OK
 
 
-def _read_token(stdin: TextIO, err: TextIO) -> str:
-    """The gateway's token: asked without echo on a terminal, else the first line of stdin."""
-    if stdin.isatty():
-        return getpass.getpass("Gateway token (GATEWAY_AUTH_TOKEN): ", stream=err).strip()
-    return stdin.readline().strip()
-
-
 async def _login_gateway(
     server: str,
     settings: Settings,
     known: KnownServers,
     store_kind: str | None,
     allow_private_http: bool,
-    stdin: TextIO,
-    err: TextIO,
+    prompts: TerminalPrompts,
 ) -> int:
     """Sign in to a Minara gateway: its token ($MINARA_TOKEN, else asked), tried, then kept."""
     from talkie_tui import backends
     from talkie_tui.auth.bearer_grants import keep_bearer
+    from talkie_tui.backends.minara.sign_in import gateway_identity
     from talkie_tui.core.tokens import StaticToken
 
+    err = prompts.err
+    connect = partial(backends.connect, server, protocol="minara")
     try:
-        backend = await backends.connect(
-            server, protocol="minara", allow_private_http=allow_private_http
-        )
+        backend = await connect(allow_private_http=allow_private_http)
     except UnauthorizedError as refused:
-        err.write(f"talkie: {clean_text(refused.message)}\n")
+        reason = refused.message
     except TalkieError as error:
         return report_error(error, server, err, protocol="minara")
     else:
@@ -356,35 +266,32 @@ async def _login_gateway(
         await backend.aclose()
         err.write(f"{name} takes requests without a token: there is nothing to sign in to.\n")
         return ExitCode.OK
-    token = gateway_token() or _read_token(stdin, err)
-    if not token:
-        err.write("talkie: not signed in: no token was given.\n")
-        return ExitCode.SIGN_IN_NEEDED
+    reached: list[Backend] = []
+
+    async def check(token: str) -> None:
+        tokens = StaticToken(token)
+        reached.append(await connect(tokens=tokens, allow_private_http=allow_private_http))
+
+    gateway = gateway_identity(server, allow_private_http)
     try:
-        backend = await backends.connect(
-            server,
-            protocol="minara",
-            tokens=StaticToken(token),
-            allow_private_http=allow_private_http,
+        token = await prompts.ask_token(
+            gateway.name, gateway.origin, check, reason=reason, kept_in=""
         )
     except TalkieError as error:
         return report_error(error, server, err, protocol="minara")
-    info = backend.info
-    await backend.aclose()
-    store = _choose_store(settings, store_kind, stdin, err)
+    if token is None:
+        return ExitCode.SIGN_IN_NEEDED
+    info = reached[-1].info
+    await reached[-1].aclose()
+    store = await _store(settings, store_kind, prompts, err, what="token")
     if store is None:
-        err.write("talkie: not signed in: there is nowhere to keep the token.\n")
         return ExitCode.SIGN_IN_NEEDED
     try:
         await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
     except TokenStoreError as error:
         err.write(f"talkie: the token could not be kept: {error.message}\n")
         return ExitCode.FAILED
-    with contextlib.suppress(OSError):
-        known.remember_server(
-            info.server_id, server, name=info.name, origin=info.origin, protocol="minara"
-        )
-        known.set_signed_in(info.server_id, store.kind != "session")
+    _remember(known, info, server, store)
     err.write(f"Signed in to {clean_text(info.name)}. The token is kept in {store.describe()}.\n")
     return ExitCode.OK
 

@@ -22,21 +22,46 @@ token kept for it in every store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from talkie_tui.backends.cuckoo.backend import hub_id, hub_name
+from talkie_tui.auth.grants import TokenStoreError
+from talkie_tui.backends.base import ServerInfo
+from talkie_tui.backends.cuckoo.backend import (
+    CuckooBackend,
+    HubSignInNeeded,
+    connect,
+    hub_id,
+    hub_name,
+)
+from talkie_tui.backends.prompts import Prompts
+from talkie_tui.backends.signing import (
+    BearerSignIn,
+    SignInFailed,
+    mark_signed_in,
+    refused_reason,
+    remember_info,
+    say_signed_out,
+    store_for,
+)
 from talkie_tui.core.errors import TalkieError, UnauthorizedError
+from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken
+from talkie_tui.core.urls import origin_of
+from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.client import CuckooClient, hub_base
 from talkie_tui.protocol.cuckoo.client import default_device_name as _default_device_name
 
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
+    from talkie_tui.backends.base import Backend
 
 __all__ = [
     "CODE_DIGITS",
+    "EmailCodes",
+    "HubSignIn",
     "SignedIn",
     "SignedOut",
     "default_device_name",
@@ -184,3 +209,159 @@ async def sign_out(
                 problem = error.message
     forgotten = await asyncio.to_thread(forget, hub_id(base))
     return SignedOut(hub_id(base), ended, forgotten, problem)
+
+
+@dataclass(frozen=True, slots=True)
+class EmailCodes:
+    """The e-mail codes of the hub at `address` (as the person typed it): what the sign-in
+    asks the person with (`Prompts.ask_email_code`)."""
+
+    address: str
+    allow_private_http: bool = False
+    device_name: str | None = None  # None: "talkie on <host>"
+
+    async def send_code(self, email: str) -> None:
+        """Ask the hub to mail a sign-in code to `email`."""
+        await start(self.address, email, allow_private_http=self.allow_private_http)
+
+    async def verify(self, email: str, code: str) -> SignedIn:
+        """Trade the code for this device's session."""
+        return await verify(
+            self.address,
+            email,
+            code,
+            device_name=self.device_name,
+            allow_private_http=self.allow_private_http,
+        )
+
+
+@dataclass
+class HubSignIn(BearerSignIn):
+    """A hub's session: given, kept, or signed in for with an e-mailed code; kept once the
+    hub opened it. Signing out ends it on the hub, then forgets it in every store."""
+
+    backend_type = CuckooBackend
+
+    async def _connect(self, address: str, tokens: StaticToken | None) -> CuckooBackend:
+        return await connect(address, tokens=tokens, allow_private_http=self._private_http)
+
+    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
+        """The hub at `address` with the session given, else kept, else signed in for."""
+        looking = _("Looking for a Cuckoo hub at {address}…").format(address=address)
+        prompts.say(looking, kind="busy", busy=True)
+        given = self.options.given.get("cuckoo")
+        try:
+            backend = await self._connect(address, StaticToken(given) if given else None)
+        except HubSignInNeeded as wanted:
+            if given:  # the token given on the command line: say so, ask nothing
+                raise SignInFailed(wanted) from None
+            prompts.say(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
+            identity = ServerInfo(wanted.hub_id, origin_of(wanted.base), "cuckoo", wanted.name)
+            remember_info(self.options.known, identity, address, prompts)
+            try:
+                signed_in = await self._open(wanted, prompts)
+            except Exception as error:  # a store or the hub that failed: words, never a crash
+                raise SignInFailed(error) from error
+            if signed_in is None:
+                prompts.say(_("Sign-in cancelled."), kind="info")
+                prompts.changed()
+                return None
+            backend = signed_in
+        remember_info(self.options.known, backend.info, address, prompts)
+        return backend
+
+    async def _open(self, wanted: HubSignInNeeded, prompts: Prompts) -> CuckooBackend | None:
+        """The hub signed in with the session kept for it, else with one the person signs in
+        for (None when they cancel). `wanted` is the hub's answer without a session."""
+        base = wanted.base
+        found = await asyncio.to_thread(self._kept, base)
+        reason = wanted.message
+        if found is not None:
+            try:
+                return await self._connect(base, StaticToken(found))
+            except UnauthorizedError as refused:  # ended elsewhere, or expired: sign in again
+                reason = refused.message
+        asked = await self._ask(base, wanted.name, reason, prompts)
+        if asked is None:
+            return None
+        signed, store = asked
+        backend = await self._connect(base, signed.tokens())
+        await self._keep(signed, store, prompts)
+        return backend
+
+    async def again(
+        self, backend: Backend, message: str, prompts: Prompts, *, asked: bool
+    ) -> bool | None:
+        """Sign in again to a hub that refused the session in use (or when the person asks);
+        True once the new session is in use."""
+        assert isinstance(backend, CuckooBackend)
+        info = backend.info
+        reason = refused_reason(clean_text(info.name), message)
+        given = await self._ask(backend.base, info.name, reason, prompts)
+        if given is None:
+            return False
+        signed, store = given
+        await backend.use_tokens(signed.tokens())
+        await self._keep(signed, store, prompts)
+        return True
+
+    async def sign_out(self, backend: Backend, prompts: Prompts) -> None:
+        """End the session on the hub and forget it everywhere (the backend is closed)."""
+        assert isinstance(backend, CuckooBackend)
+        prompts.say(
+            _("Signing out of {name}…").format(name=clean_text(backend.info.name)),
+            kind="busy",
+            busy=True,
+        )
+        try:
+            text, ok = await self._sign_out(backend)
+        except Exception as error:  # a store that failed: words, never a crash
+            message = getattr(error, "message", None) or str(error)
+            text, ok = _("Could not sign out: {error}").format(error=message), False
+        say_signed_out(prompts, text, "information" if ok else "warning")
+
+    async def _sign_out(self, backend: CuckooBackend) -> tuple[str, bool]:
+        info = backend.info
+        name = clean_text(info.name)
+        tokens = backend.client.tokens
+        token = await tokens.token() if tokens is not None else None
+        result = await sign_out(backend.base, token, allow_private_http=self._private_http)
+        mark_signed_in(self.options.known, info.server_id, False)
+        if result.ended:
+            return _("Signed out of {name}: the session is ended and forgotten.").format(
+                name=name
+            ), True
+        return _("Signed out of {name} here, but the hub did not end the session: {error}").format(
+            name=name, error=clean_text(result.problem) or _("it could not be reached")
+        ), False
+
+    def _kept(self, base: str) -> str | None:
+        from talkie_tui.auth.store import open_store
+
+        preferred: TokenStore | None = None
+        with contextlib.suppress(TokenStoreError):
+            preferred = open_store(self.options.settings.token_storage)
+        return kept(base, preferred, allow_private_http=self._private_http)
+
+    async def _ask(
+        self, base: str, name: str, reason: str, prompts: Prompts
+    ) -> tuple[SignedIn, TokenStore] | None:
+        """The session the person signed in for, and where to keep it."""
+        store = await store_for(self.options.settings, name, prompts)
+        if store is None:
+            return None
+        codes = EmailCodes(base, allow_private_http=self._private_http)
+        signed: SignedIn | None = await prompts.ask_email_code(
+            name, base.rstrip("/"), codes, reason=reason, kept_in=store.describe()
+        )
+        return (signed, store) if signed is not None else None
+
+    async def _keep(self, signed: SignedIn, store: TokenStore, prompts: Prompts) -> None:
+        try:
+            await asyncio.to_thread(keep, store, signed)
+        except (TokenStoreError, ValueError) as error:
+            message = getattr(error, "message", str(error))
+            text = _("Signed in for this session only: the sign-in could not be kept ({error}).")
+            prompts.tell(text.format(error=message), "warning")
+            return
+        mark_signed_in(self.options.known, signed.hub_id, store.kind != "session")

@@ -1,19 +1,16 @@
 """The connect screen: type an address or pick a known server; discovery runs in a worker.
 
-It finds out what the server speaks: a Talkie manifest first, else a Minara gateway, else it
-says the address is neither (`--protocol` forces one; a known server keeps its own). After a
-Talkie discovery the screen attaches a sign-in: the development token given on the command
-line, else the stored OAuth sign-in, else it asks (the sign-in screen, see `..signing`). A
-gateway that answers 401 gets its kept token, else the token screen (`..gateway_sign_in`).
-Neither: perhaps a Cuckoo hub, which wants a person (`HubSignInNeeded`): its kept session, else
-the e-mail sign-in screen (`..hub_signing`).
+It finds out what the server speaks with `backends.signing.reach`: a Talkie manifest first,
+else a Minara gateway, else a Cuckoo hub (`--protocol` forces one; a known server keeps its
+own). Each protocol's sign-in (`backends/<protocol>/sign_in.py`) signs in on the way: the token
+given on the command line, else the kept sign-in, else it asks the person through the screens
+of `ui.signin.prompts`, and says how it goes on this screen's status line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
 import httpx
 from textual import on
@@ -31,36 +28,24 @@ from textual.worker import Worker
 from talkie_tui import backends
 from talkie_tui.auth.grants import TokenStoreError
 from talkie_tui.auth.store import MemoryStore
-from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
+from talkie_tui.backends.base import Backend, ProtocolName
+from talkie_tui.backends.signing import SignIn, SignInFailed, SignInOptions, reach
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
-from talkie_tui.core.errors import (
-    AddressRefused,
-    DiscoveryError,
-    TalkieError,
-    TransportError,
-    UnauthorizedError,
-)
+from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.core.tokens import StaticToken
 from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.screens.confirm import ConfirmScreen
-from talkie_tui.ui.signin.sign_in_offer import dev_tokens_refused, offer_of
+from talkie_tui.ui.signin.prompts import ScreenPrompts
 from talkie_tui.ui.support.localized import LocalizedBindings
-from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
 
-# A protocol's client, backend and sign-in come when an address turns out to speak it: the
-# picker and a session of one protocol import no other's wire (issue 24).
-if TYPE_CHECKING:
-    from talkie_tui.backends.talkie import DiscoveredServer, TalkieClient
-    from talkie_tui.ui.signin.gateway_sign_in import GatewayConnect
-    from talkie_tui.ui.signin.hub_signing import HubConnect
-
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
-ConnectFunction = Callable[..., Awaitable["TalkieClient"]]
+ConnectFunction = Callable[..., Awaitable[Any]]
+"""How a Talkie server is discovered: `(address, *, tokens, allow_private_http,
+accepted_origins) -> TalkieClient` (tests give a fixed server's)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _SPIN_SECONDS = 0.08
 _HINTS = {
@@ -100,7 +85,7 @@ def _known_row(entry: KnownServer, *, token_given: bool = False) -> SplitRow:
     return SplitRow(left, _("signed in") if signed_in else _("not signed in"))
 
 
-class ConnectScreen(LocalizedBindings, Screen[None]):
+class ConnectScreen(LocalizedBindings[None], Screen[None]):
     """Address input, known servers, and a status line; posts `Connected` on success."""
 
     HELP_GROUP = N_("Connect screen")
@@ -109,20 +94,23 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         Binding("escape", "stop", N_("Stop connecting")),
     ]
     # A short terminal gets a smaller logo (connect.tcss), to leave room for the list.
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual reads it so)
 
     class Connected(Message):
         """Connected and signed in (a Talkie server's foreign endpoints accepted): here is
-        the server's backend."""
+        the server's backend, and the sign-in that signs in to it again and out of it."""
 
-        def __init__(self, backend: Backend, tokens_for: str = "") -> None:
+        def __init__(
+            self, backend: Backend, tokens_for: str = "", sign_in: SignIn | None = None
+        ) -> None:
             super().__init__()
             self.backend = backend
             self.tokens_for = tokens_for  # where the command line's tokens belong ("" none)
+            self.sign_in = sign_in
 
         @property
-        def client(self) -> TalkieClient | None:
-            """The talkie/1 client, for a Talkie server (its sign-in is renewed on it)."""
+        def client(self) -> Any:
+            """The talkie/1 client, for a Talkie server (None for the others)."""
             return self.backend.client if backends.is_talkie(self.backend) else None
 
     def __init__(
@@ -135,8 +123,6 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         known: KnownServers,
         allow_private_http: bool,
         connect: ConnectFunction | None = None,
-        connect_gateway: GatewayConnect | None = None,
-        connect_hub: HubConnect | None = None,
         protocol: ProtocolName | None = None,
         settings: Settings | None = None,
         tokens_belong_to: str | None = None,
@@ -159,11 +145,7 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
         self.known = known
         self.allow_private_http = allow_private_http
         self.settings = settings or Settings()
-        self._connect_fn = connect  # None: discovery.connect_client
-        self._connect_gateway: GatewayConnect = connect_gateway or partial(
-            backends.connect, protocol="minara"
-        )
-        self._connect_hub = connect_hub  # None: hub_signing.connect_hub
+        self._connect_fn = connect  # None: talkie/1's own discovery
         self.protocol = protocol
         """What `--protocol` forces (None: found out, or what a known server speaks)."""
         self._worker: Worker[None] | None = None
@@ -355,302 +337,32 @@ class ConnectScreen(LocalizedBindings, Screen[None]):
 
     async def _connect(self, address: str) -> None:
         self._use_tokens_for(address)
-        protocol = self._protocol_for(address)
-        if protocol == "minara":
-            await self._connect_to_gateway(address, None)
-            return
-        if protocol == "cuckoo":
-            await self._connect_to_hub(address)
-            return
-        from talkie_tui.backends.talkie.discovery import connect_client
-
+        options = SignInOptions(
+            self.settings,
+            self.known,
+            allow_private_http=self.allow_private_http,
+            given={"talkie": self.token, "minara": self.gateway_token, "cuckoo": self.hub_token},
+            discover=self._connect_fn,
+        )
         try:
-            # No accepted origins yet: they belong to a serverId, known only after discovery
-            # (the same address may now serve another server).
-            client = await (self._connect_fn or connect_client)(
+            reached = await reach(
                 address,
-                tokens=StaticToken(self.token) if self.token else None,
-                allow_private_http=self.allow_private_http,
-                accepted_origins=set(),
+                protocol=self._protocol_for(address),
+                options=options,
+                prompts=ScreenPrompts(self.app, self),
             )
-        except (DiscoveryError, TransportError) as error:
-            if protocol == "talkie" or isinstance(error, AddressRefused):
-                self._show_error(error)
-            else:  # no Talkie manifest there: perhaps a Minara gateway
-                await self._connect_to_gateway(address, error)
+        except SignInFailed as failed:  # the server answered, then the sign-in failed
+            self._show_error(failed.error)
             return
         except Exception as error:  # every failure becomes words on the status line
             self._show_error(error)
             return
-        try:
-            if not await self._accept_foreign_endpoints(client.server):
-                await client.aclose()
-                return
-            self._remember(client.server, address)
-            try:
-                signed_in = await self._authenticate(client)
-            except Exception as error:  # words on the status line, never a crash
-                self._show_error(error)
-                signed_in = False
-            if not signed_in:
-                await client.aclose()
-                return
-        except BaseException:
-            # Cancelled (Esc, or a newer attempt) or failed: never leak the connection.
-            await client.aclose()
-            raise
-        self._set_status(
-            _("Connected to {name}.").format(name=client.server.manifest.name), kind="info"
-        )
-        from talkie_tui.backends.talkie import TalkieBackend
-
-        self.post_message(self.Connected(TalkieBackend(client), self._tokens_place))
-
-    async def _connect_to_gateway(self, address: str, not_talkie: TalkieError | None) -> None:
-        """Reach the Minara gateway at `address` and sign in to it (`not_talkie`: what the
-        look for a Talkie manifest found, when it was made)."""
-        self._set_status(
-            _("Looking for a Minara gateway at {address}…").format(address=address),
-            kind="busy",
-            busy=True,
-        )
-        try:
-            backend = await self._connect_gateway(
-                address,
-                tokens=StaticToken(self.gateway_token) if self.gateway_token else None,
-                allow_private_http=self.allow_private_http,
-            )
-        except UnauthorizedError as refused:
-            if self.gateway_token:  # the token given on the command line: say so, ask nothing
-                self._show_error(refused)
-                return
-            self._set_status(
-                _("The gateway at {address} asks for its token…").format(address=address),
-                kind="busy",
-            )
-            from talkie_tui.ui.signin.gateway_sign_in import GatewaySignIn, gateway_identity
-
-            self._remember_gateway(gateway_identity(address, self.allow_private_http), address)
-            signing = GatewaySignIn(
-                self.app, self.settings, self.known, allow_private_http=self.allow_private_http
-            )
-            try:
-                signed_in = await signing.open(address, refused, self._connect_gateway)
-            except Exception as error:  # a store that failed: words, never a crash
-                self._show_error(error)
-                return
-            if signed_in is None:
-                self._set_status(_("Sign-in cancelled."), kind="info")
-                return
-            backend = signed_in
-        except TalkieError as error:
-            if not_talkie is not None and not backends.looked_like_a_gateway(error):
-                await self._connect_to_hub(address, (not_talkie, error))  # perhaps a hub
-                return
-            self._show_error(error)
-            return
-        except Exception as error:
-            self._show_error(error)
-            return
-        info = backend.info
-        self._remember_gateway(info, address)
+        if reached is None:
+            return  # the sign-in said why
+        backend, sign_in = reached
         self._connected = True
-        self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
-        self.post_message(self.Connected(backend, self._tokens_place))
-
-    async def _connect_to_hub(
-        self, address: str, not_others: tuple[TalkieError, TalkieError] | None = None
-    ) -> None:
-        """Reach the Cuckoo hub at `address` and sign in to it (`not_others`: what the looks
-        for a Talkie manifest and a Minara gateway found, when they were made)."""
-        self._set_status(
-            _("Looking for a Cuckoo hub at {address}…").format(address=address),
-            kind="busy",
-            busy=True,
-        )
-        from talkie_tui.backends.cuckoo.backend import HubSignInNeeded
-        from talkie_tui.ui.signin.hub_signing import HubSignIn, connect_hub
-
-        connect = self._connect_hub or connect_hub
-        tokens = StaticToken(self.hub_token) if self.hub_token else None
-        try:
-            backend = await connect(
-                address, tokens=tokens, allow_private_http=self.allow_private_http
-            )
-        except HubSignInNeeded as wanted:
-            if self.hub_token:  # the token given on the command line: say so, ask nothing
-                self._show_error(wanted)
-                return
-            self._set_status(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
-            origin = origin_of(wanted.base)
-            self._remember_hub(ServerInfo(wanted.hub_id, origin, "cuckoo", wanted.name), address)
-            signing = HubSignIn(
-                self.app, self.settings, self.known, allow_private_http=self.allow_private_http
-            )
-            try:
-                signed_in = await signing.open(address, wanted, connect)
-            except Exception as error:  # a store or the hub that failed: words, never a crash
-                self._show_error(error)
-                return
-            if signed_in is None:
-                self._set_status(_("Sign-in cancelled."), kind="info")
-                self._refresh_known()
-                return
-            backend = signed_in
-        except TalkieError as error:
-            if not_others is not None:
-                error = backends.what_answered(address, *not_others, error)
-            self._show_error(error)
-            return
-        except Exception as error:
-            self._show_error(error)
-            return
-        info = backend.info
-        self._remember_hub(info, address)
-        self._connected = True
-        self._set_status(_("Connected to {name}.").format(name=info.name), kind="info")
-        self.post_message(self.Connected(backend, self._tokens_place))
-
-    def _remember_hub(self, info: ServerInfo, address: str) -> None:
-        self._remember_with(
-            partial(
-                self.known.remember_server,
-                info.server_id,
-                address,
-                name=info.name,
-                origin=info.origin,
-                protocol="cuckoo",
-            )
-        )
-
-    def _remember_gateway(self, info: ServerInfo, address: str) -> None:
-        self._remember_with(
-            partial(
-                self.known.remember_server,
-                info.server_id,
-                address,
-                name=info.name,
-                origin=info.origin,
-                protocol="minara",
-            )
-        )
-
-    async def _authenticate(self, client: TalkieClient) -> bool:
-        """Attach a sign-in to `client`; False (the reason on the status line) when there is none.
-
-        A token given on the command line wins. Otherwise OAuth: the stored sign-in when it
-        still works, else the sign-in screen. A pasted token is offered only behind the
-        development switch (§2.2).
-        """
-        if self.token:
-            return True
-        server = client.server
-        name = clean_text(server.manifest.name)
-        offer = offer_of(server, self.settings)
-        if offer == "open":
-            return True
-        if offer == "dev_token_off":
-            self._set_status("✗ " + dev_tokens_refused(server), kind="error")
-            return False
-        from talkie_tui.ui.signin.signing import Signer  # the sign-in flow, only when it may run
-
-        signer = Signer(self.app, self.settings, self.known, self.allow_private_http)
-        if offer == "oauth":
-            self._set_status(
-                _("Checking your sign-in to {name}…").format(name=name), kind="busy", busy=True
-            )
-            try:
-                stored = await signer.stored(server)
-            except TalkieError as error:
-                self._set_status(
-                    "✗ "
-                    + _("Your sign-in to {name} could not be checked: {error}").format(
-                        name=name, error=error.message
-                    )
-                    + f"\n{error.retry_hint}",
-                    kind="error",
-                )
-                return False
-            if stored is not None:
-                client.tokens = stored
-                return True
-        self._set_status(_("Signing in to {name}…").format(name=name), kind="busy", busy=True)
-        tokens = await signer.ask(server)
-        if tokens is None:
-            self._set_status(_("Sign-in cancelled."), kind="info")
-            self._refresh_known()
-            return False
-        client.tokens = tokens
-        self._refresh_known()
-        return True
-
-    async def _accept_foreign_endpoints(self, server: DiscoveredServer) -> bool:
-        """Ask about endpoints on other origins not accepted before; True when all are allowed."""
-        server.accepted_origins |= self.known.accepted_origins(server.server_id)
-        pending = {
-            name: origin
-            for name, origin in sorted(server.foreign_endpoints.items())
-            if origin not in server.accepted_origins
-        }
-        if not pending:
-            return True
-        name = server.manifest.name
-        self._set_status(
-            _("{name} uses other sites; waiting for your answer…").format(name=name), kind="busy"
-        )
-        listing = "\n".join(f"  {endpoint}  →  {origin}" for endpoint, origin in pending.items())
-        body = _(
-            "{name} ({origin}) wants talkie to use these endpoints on other sites:\n\n"
-            "{listing}\n\n"
-            "Your sign-in token is never sent to them, but what you say to the agent may be. "
-            "Accept only if you trust these sites."
-        ).format(name=name, origin=server.origin, listing=listing)
-        accepted = await self.app.push_screen_wait(
-            ConfirmScreen(
-                _("This server uses other sites"),
-                body,
-                confirm_label=_("Accept"),
-                cancel_label=_("Refuse"),
-            )
-        )
-        if not accepted:
-            origins = ", ".join(sorted(set(pending.values())))
-            self._set_status(
-                _(
-                    "Not connected: you refused the endpoints of {name} on {origins}. "
-                    "Talkie uses a server's endpoints on other sites only after you accept them; "
-                    "connect again to be asked once more."
-                ).format(name=name, origins=origins),
-                kind="error",
-            )
-            return False
-        origins_now = set(pending.values())
-        server.accepted_origins |= origins_now
-        try:
-            self.known.accept_origins(server.server_id, origins_now)
-        except OSError as error:
-            notify_plain(
-                self,
-                _("Could not save your choice: {error}").format(error=error),
-                severity="warning",
-            )
-        return True
-
-    def _remember(self, server: DiscoveredServer, address: str) -> None:
-        self._remember_with(partial(self.known.remember, server, address))
-
-    def _remember_with(self, remember: Callable[[], object]) -> None:
-        """Record the connection in the known servers, then show the list again."""
-        try:
-            remember()
-        except OSError as error:
-            # Connecting matters more than the list; say why it will not show next time.
-            notify_plain(
-                self,
-                _("Could not save the server list: {error}").format(error=error),
-                severity="warning",
-            )
-        self._refresh_known()
+        self._set_status(_("Connected to {name}.").format(name=backend.info.name), kind="info")
+        self.post_message(self.Connected(backend, self._tokens_place, sign_in))
 
     # --- events and actions ------------------------------------------------------------
 

@@ -8,7 +8,7 @@ wait). Nothing typed is lost: a refused address or code stays in its box to be c
 back to the address keeps the code's box, and a new code can be asked for (once the wait the
 hub gave is over).
 
-The hub is reached through `EmailCodeSignIn`, a small protocol the backend's sign-in meets.
+The hub is reached through `EmailCodes` (`backends.prompts`), which the hub's sign-in gives.
 """
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
+from talkie_tui.backends.prompts import EmailCodes
 from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.signin.credential_screen import CredentialScreen
 from talkie_tui.ui.widgets.action_card import format_remaining
 
 __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
@@ -37,27 +37,16 @@ __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
 CODE_DIGITS = 6
 
 
-class EmailCodeSignIn(Protocol):
-    """A hub's e-mail sign-in: a code mailed to an address, then traded for a session.
-
-    Both raise a `TalkieError` with the hub's words: `invalid_email`, `too_many_codes` (a
-    `RateLimitedError` with `retry_after`), `invalid_code` (a wrong, used, expired or
-    over-guessed code).
-    """
-
-    async def send_code(self, email: str) -> None:
-        """Ask the hub to mail a code to `email`."""
-        ...
-
-    async def verify(self, email: str, code: str) -> Any:
-        """Trade the code for a session; what it returns is what the screen dismisses with."""
-        ...
+EmailCodeSignIn = EmailCodes
+"""A hub's e-mail sign-in: a code mailed to an address, then traded for a session."""
 
 
-class EmailSignInScreen(LocalizedBindings, Screen[Any]):
+class EmailSignInScreen(CredentialScreen[Any]):
     """Sign in to a hub with an e-mailed code; dismisses with the sign-in, or None on Esc."""
 
     HELP_GROUP = N_("E-mail sign-in")
+    PREFIX = "email"
+    WORK_GROUP = "email-sign-in"
     AUTO_FOCUS = "#email-address"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", N_("Cancel")),
@@ -75,11 +64,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
         kept_in: str = "",
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__()
-        self.server_name = clean_text(name)
-        self.origin = clean_text(origin)
-        self.reason = clean_text(reason)
-        self.kept_in = kept_in
+        super().__init__(name, origin, reason=reason, kept_in=kept_in)
         self._sign_in = sign_in
         self._email = email
         self._monotonic = monotonic
@@ -89,12 +74,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
     def compose(self) -> ComposeResult:
         """Title, the address step, the code step, the status, the hints."""
         with VerticalScroll(id="email-scroll"), Vertical(id="email-box"):
-            yield Static(
-                Content(_("Sign in to {name}").format(name=self.server_name)), id="email-title"
-            )
-            yield Static(Content(self.origin), id="email-origin")
-            if self.reason:
-                yield Static(Content(self.reason), id="email-reason")
+            yield from self.heading()
             yield Static(
                 Content(_("Your e-mail address: the hub mails you a code to sign in with.")),
                 classes="email-step",
@@ -115,11 +95,7 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
                 )
                 yield Button(Content(_("Send a new code")), id="email-again", compact=True)
             yield Static(Content(""), id="email-status")
-            if self.kept_in:
-                yield Static(
-                    Content(_("It will be kept in {store}.").format(store=self.kept_in)),
-                    id="email-kept-in",
-                )
+            yield from self.kept_in_line()
             yield Static(Content(""), id="email-hints")
 
     def on_mount(self) -> None:
@@ -130,21 +106,11 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
     # --- what tests and screen readers read --------------------------------------------------
 
     @property
-    def status_text(self) -> str:
-        """What the status line says now (plain text)."""
-        return str(self.query_one("#email-status", Static).content)
-
-    @property
     def step(self) -> str:
         """ "email" until a code was sent, then "code"."""
         return "code" if self._sent_to is not None else "email"
 
     # --- drawing -----------------------------------------------------------------------------
-
-    def _set_status(self, text: str, kind: str) -> None:
-        status = self.query_one("#email-status", Static)
-        status.update(Content(text))
-        status.set_classes(f"email-{kind}")
 
     def _show_step(self) -> None:
         code_step = self._sent_to is not None
@@ -241,11 +207,6 @@ class EmailSignInScreen(LocalizedBindings, Screen[Any]):
             self.query_one("#email-code", Input).focus()
             return
         self.dismiss(signed_in)
-
-    def action_cancel(self) -> None:
-        """Leave without signing in."""
-        self.workers.cancel_group(self, "email-sign-in")
-        self.dismiss(None)
 
     def wait_left(self) -> float:
         """Seconds before the hub takes another request for a code (0 when it does)."""

@@ -37,7 +37,7 @@ class PickItem:
         return Text.assemble((marker, "bold"), first_line[:100])
 
 
-class PickerScreen(LocalizedBindings, ModalScreen[PickItem | None]):
+class PickerScreen(LocalizedBindings[PickItem | None], ModalScreen[PickItem | None]):
     """A list of links and copyable pieces of the conversation; Enter picks, Esc closes."""
 
     HELP_GROUP = N_("Picker screen")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,10 +24,8 @@ from textual.widgets import Button, Input, Static
 from textual.worker import Worker, WorkerState
 
 from talkie_tui import browser
-from talkie_tui.auth.loopback import CallbackOutcome
 from talkie_tui.auth.signin import SIGN_IN_TIMEOUT
-from talkie_tui.auth.tokens import OAuthTokens
-from talkie_tui.backends.talkie import DiscoveredServer
+from talkie_tui.backends.prompts import BrowserFlow, BrowserServer
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import StaticToken, TokenSource
@@ -41,24 +39,8 @@ _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _TICK_SECONDS = 0.1
 
 
-class SignInFlow(Protocol):
-    """One authorization-code flow, as `talkie_tui.auth.signin.SignIn` runs it."""
-
-    async def start(self) -> str:
-        """Prepare the flow; the URL the person must open."""
-        ...
-
-    def submit(self, url: str) -> CallbackOutcome:
-        """Take a pasted answer."""
-        ...
-
-    async def wait(self, timeout: float = SIGN_IN_TIMEOUT) -> OAuthTokens:  # noqa: ASYNC109
-        """The tokens, once an answer arrived and was traded."""
-        ...
-
-    async def aclose(self) -> None:
-        """Cancel if still running; close the loopback port and the connections."""
-        ...
+SignInFlow = BrowserFlow
+"""One authorization-code flow, as `talkie_tui.auth.signin.SignIn` runs it."""
 
 
 def _elapsed(seconds: float) -> str:
@@ -72,7 +54,7 @@ def _no_browser_reason() -> str:
     return description.removeprefix("none:").strip() or _("no graphical browser was found")
 
 
-class SignInScreen(LocalizedBindings, Screen[TokenSource | None]):
+class SignInScreen(LocalizedBindings[TokenSource | None], Screen[TokenSource | None]):
     """Sign in to one server; dismisses with the token source, or None when cancelled."""
 
     HELP_GROUP = N_("Sign-in screen")
@@ -85,7 +67,7 @@ class SignInScreen(LocalizedBindings, Screen[TokenSource | None]):
 
     def __init__(
         self,
-        server: DiscoveredServer,
+        server: BrowserServer,
         flow_factory: Callable[[], SignInFlow] | None,
         *,
         offer_dev_token: bool = False,

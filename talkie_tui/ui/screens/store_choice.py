@@ -19,7 +19,7 @@ from talkie_tui.ui.support.localized import LocalizedBindings
 __all__ = ["StoreChoiceScreen"]
 
 
-class StoreChoiceScreen(LocalizedBindings, ModalScreen[str | None]):
+class StoreChoiceScreen(LocalizedBindings[str | None], ModalScreen[str | None]):
     """Dismisses with "file", "session", or None (cancel); the recommended choice, this session
     only, has the focus: Enter takes it, and it writes nothing to disk."""
 

@@ -13,13 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.signin.credential_screen import CredentialScreen
 
 __all__ = ["TokenCheck", "TokenScreen"]
 
@@ -27,10 +26,12 @@ TokenCheck = Callable[[str], Awaitable[None]]
 """Tries a token against the server; raises a `TalkieError` (401: the server refused it)."""
 
 
-class TokenScreen(LocalizedBindings, Screen[str | None]):
+class TokenScreen(CredentialScreen[str | None]):
     """Ask for one server's bearer token; dismisses with the token once the server took it."""
 
     HELP_GROUP = N_("Token screen")
+    PREFIX = "token"
+    WORK_GROUP = "token"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(
@@ -42,22 +43,13 @@ class TokenScreen(LocalizedBindings, Screen[str | None]):
         reason: str = "",
         kept_in: str = "",
     ) -> None:
-        super().__init__()
-        self.server_name = clean_text(name)
-        self.origin = clean_text(origin)
-        self.reason = clean_text(reason)
-        self.kept_in = kept_in
+        super().__init__(name, origin, reason=reason, kept_in=kept_in)
         self._check = check
 
     def compose(self) -> ComposeResult:
         """Title, why the token is needed, the password box, the status, the hints."""
         with VerticalScroll(id="token-scroll"), Vertical(id="token-box"):
-            yield Static(
-                Content(_("Sign in to {name}").format(name=self.server_name)), id="token-title"
-            )
-            yield Static(Content(self.origin), id="token-origin")
-            if self.reason:
-                yield Static(Content(self.reason), id="token-reason")
+            yield from self.heading()
             yield Static(
                 Content(
                     _(
@@ -69,26 +61,12 @@ class TokenScreen(LocalizedBindings, Screen[str | None]):
             )
             yield Input(placeholder=_("Gateway token"), password=True, id="token-input")
             yield Static(Content(""), id="token-status")
-            if self.kept_in:
-                yield Static(
-                    Content(_("It will be kept in {store}.").format(store=self.kept_in)),
-                    id="token-kept-in",
-                )
+            yield from self.kept_in_line()
             yield Static(Content(_("Enter signs in · Esc cancels · F1 help")), id="token-hints")
 
     def on_mount(self) -> None:
         """The box takes the keys at once."""
         self.query_one("#token-input", Input).focus()
-
-    @property
-    def status_text(self) -> str:
-        """What the status line says now (plain text; for tests and screen readers)."""
-        return str(self.query_one("#token-status", Static).content)
-
-    def _set_status(self, text: str, kind: str) -> None:
-        status = self.query_one("#token-status", Static)
-        status.update(Content(text))
-        status.set_classes(f"token-{kind}")
 
     @on(Input.Submitted, "#token-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -111,8 +89,3 @@ class TokenScreen(LocalizedBindings, Screen[str | None]):
             self.query_one("#token-input", Input).focus()
             return
         self.dismiss(token)
-
-    def action_cancel(self) -> None:
-        """Leave without a token."""
-        self.workers.cancel_group(self, "token")
-        self.dismiss(None)

@@ -1,1 +1,1 @@
-"""Signing in from the TUI: the screens that ask the person."""
+"""Signing in from the TUI: the screens behind a protocol's `Prompts`, and what they share."""
