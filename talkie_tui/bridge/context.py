@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from talkie_tui.backends.parts.actions import Decides
 from talkie_tui.bridge import render
 
 if TYPE_CHECKING:
@@ -65,6 +66,11 @@ class BridgeContext:
         self._open_state = open_state
         self._state: BridgeState | None = None
         self.tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def decides(self) -> Decides | None:
+        """The backend's actions (a Talkie server's), or None where it has none."""
+        return self.backend if isinstance(self.backend, Decides) else None
 
     @property
     def state(self) -> BridgeState:

@@ -62,14 +62,15 @@ class Decisions:
         if parsed is None:
             return  # not one of the bridge's buttons
         key, decision = parsed
+        decides = context.decides
         kept = context.state.action(key)
-        if kept is None or kept.conversation_id != reply.conversation_id:
+        if decides is None or kept is None or kept.conversation_id != reply.conversation_id:
             await reply.send(
                 speak(N_("That button does not belong to an action of this conversation."))
             )
             return
         try:
-            action = await context.backend.action(kept.action_id)
+            action = await decides.action(kept.action_id)
             if decision == "cancel" and action.status in ("done", "failed"):
                 # An Undo after its window (the button stays on the sent message).
                 await self._too_late(reply, key, action, name)
@@ -78,7 +79,7 @@ class Decisions:
                 await reply.send(render.sure_text(action, speak), render.sure_buttons(key, speak))
                 return
             decision = "confirm" if decision == "sure" else decision
-            result = await context.backend.decide(action, decision, "button")
+            result = await decides.decide(action, decision, "button")
         except TalkieError as error:
             words = str(error) if isinstance(error, ServerError) else error.message
             await reply.send(speak(N_("Nothing was decided: {words}")).format(words=words))
@@ -162,8 +163,11 @@ class Decisions:
         while True:
             if delay > 0:
                 await asyncio.sleep(delay)
+            decides = context.decides
+            if decides is None:
+                return  # only a backend with actions proposes them
             try:
-                action = await context.backend.action(follow.action_id)
+                action = await decides.action(follow.action_id)
             except TalkieError as error:
                 if not error.retryable:
                     context.warn(
