@@ -34,7 +34,7 @@ from talkie_tui.backends.parts.pacing import PacesReads
 from talkie_tui.backends.parts.questions import AnswerOutcome, Answers
 from talkie_tui.backends.parts.search import Searches, SearchHit
 from talkie_tui.backends.parts.steering import Steers
-from talkie_tui.backends.server import Account, Capabilities, ProtocolName, ServerInfo, SignIn
+from talkie_tui.backends.server import Account, Capabilities, ProtocolName, ServerInfo, SignInKind
 from talkie_tui.backends.session import (
     Broken,
     Failure,
@@ -85,7 +85,7 @@ __all__ = [
     "Searches",
     "ServerInfo",
     "Session",
-    "SignIn",
+    "SignInKind",
     "SignedInDevice",
     "Steers",
     "StorageUse",

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from talkie_tui.protocol.talkie.models import UsageMeter, User
 
-__all__ = ["Account", "Capabilities", "ProtocolName", "ServerInfo", "SignIn"]
+__all__ = ["Account", "Capabilities", "ProtocolName", "ServerInfo", "SignInKind"]
 
 ProtocolName = Literal["talkie", "minara", "cuckoo"]
-SignIn = Literal["oauth", "token", "email_code", "none"]
+SignInKind = Literal["oauth", "token", "email_code", "none"]
 """How a person signs in: OAuth 2.1 (talkie/1), a pasted bearer (a Minara gateway's
 `GATEWAY_AUTH_TOKEN`), an e-mailed code for a session token (a Cuckoo hub), or not at all (a
 local gateway without a token). Whatever it yields is kept in the one token store."""
@@ -53,7 +53,7 @@ class ServerInfo:
     locale: str | None = None
     accent: str | None = None  # `#rrggbb`, added to the theme
     max_message_chars: int = 4000  # the longest message the server accepts
-    sign_in: SignIn = "oauth"
+    sign_in: SignInKind = "oauth"
     capabilities: Capabilities = field(default_factory=Capabilities)
 
 

@@ -357,11 +357,6 @@ class CuckooBackend(RestBackend):
         """The media budget used, and how long messages are kept."""
         return as_storage(await self.client.storage())
 
-    async def sign_out(self) -> None:
-        """End this device's session on the hub (`POST /v1/auth/logout`); forgetting the
-        kept token is the caller's (`sign_in.forget`)."""
-        await self.client.logout()
-
     # --- ChangesOwn and RunsSchedules ----------------------------------------------------
 
     max_display_name = MAX_DISPLAY_NAME

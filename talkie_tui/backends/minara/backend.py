@@ -35,7 +35,7 @@ from talkie_tui.backends.base import (
     SearchHit,
     ServerInfo,
     Session,
-    SignIn,
+    SignInKind,
     Steers,
     Transcription,
 )
@@ -136,7 +136,7 @@ async def connect(
     except BaseException:
         await client.aclose()
         raise
-    sign_in: SignIn = "token" if client.tokens is not None else "none"
+    sign_in: SignInKind = "token" if client.tokens is not None else "none"
     options = {"allow_plain": allow_private_http, **(stream_options or {})}
     stream = MinaraStream(client.stream_url(), client.tokens, **options)
     return MinaraBackend(client, stream, sign_in=sign_in)
@@ -157,7 +157,7 @@ class MinaraBackend(RestBackend):
     client: MinaraClient
 
     def __init__(
-        self, client: MinaraClient, stream: MinaraStream, *, sign_in: SignIn = "none"
+        self, client: MinaraClient, stream: MinaraStream, *, sign_in: SignInKind = "none"
     ) -> None:
         self.client = client
         self.stream = stream

@@ -1,10 +1,8 @@
 """The talkie/1 backend: `TalkieBackend` over a `TalkieClient`, its chat sessions and reducer.
 
-Connecting and signing in are not part of the `Backend` interface yet: the UI's connect and
-sign-in screens still hold a `TalkieClient` and read the `DiscoveredServer` (its manifest's
-sign-in offer, its foreign endpoints), so this package hands them on, and `ui/` reaches
-talkie/1 only through here. They move behind the backend interface when sign-in does, with the
-second and third protocols (issues 12 and 13).
+Signing in to a Talkie server (OAuth, a development token, the manifest's foreign endpoints)
+is `sign_in.TalkieSignIn`, one of the protocols' `backends.signing.SignIn`s; the names below
+are for it, for `talkie login` and for the tests.
 
 The names are imported on first use: `discovery.connect_client` must be importable without
 the talkie/1 client and AG-UI, which a gateway or a hub never needs (issue 24).
