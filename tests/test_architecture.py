@@ -31,7 +31,7 @@ CHAT_SCREEN = ROOT / PACKAGE / "ui" / "chat" / "screen.py"
 # What points out of the repository: the parent folder's shared notes, the design document
 # kept beside the repository, and this machine's own paths. (Written escaped, so that this
 # file does not match itself.)
-OUTSIDE = re.compile(r"\.\./shared(?![.\w])|\bDESIGN(?:\.md|'s)|/work/")
+OUTSIDE = re.compile(r"\.\./shared(?![.\w])|\bDESIGN(?:\.md|'s)|/work\/")
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -81,6 +81,19 @@ def test_the_map_names_every_contract() -> None:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     missing = [c["name"] for c in contracts() if c["name"] not in text]
     assert missing == []
+
+
+def test_the_map_names_every_home_of_a_protocol() -> None:
+    """Each package of `protocol/`, `backends/`, `devserver/`, `conformance/` and `ui/` (a
+    protocol's home, or what they share) is in the map, as `protocol/minara/`."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    homes = [
+        f"{layer}/{package.name}/"
+        for layer in ("protocol", "backends", "devserver", "conformance", "ui")
+        for package in sorted((ROOT / PACKAGE / layer).iterdir())
+        if (package / "__init__.py").is_file()
+    ]
+    assert homes and [home for home in homes if home not in text] == []
 
 
 def test_the_readme_links_the_map() -> None:
@@ -137,7 +150,7 @@ def test_nothing_refers_to_a_file_outside_the_repository() -> None:
 def test_an_outside_reference_is_found(tmp_path: Path) -> None:
     """The check above can fail: it sees each kind of reference it looks for."""
     lines = [
-        "See ../shared/DESIGN" + ".md for the design.",
+        "See ../" + "shared/DESIGN" + ".md for the design.",
         "Kept at /work" + "/shared/spec.",
         "[the design](../../elsewhere.md), [no such file](none.md), [this one](probe.md).",
         "Not these: ../../shared.sqlite3, https://example.com/x, [here](#keys).",
