@@ -96,6 +96,21 @@ def test_the_map_names_every_home_of_a_protocol() -> None:
     assert homes and [home for home in homes if home not in text] == []
 
 
+def test_every_path_the_map_names_exists() -> None:
+    """A path in backticks (`ui/chat/screen.py`, `tests/behaviour/`) is in the package or the
+    repository; one with a placeholder (`backends/<p>/`) or a pattern (`test_minara_*`) is not
+    a path."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    named = sorted(set(re.findall(r"`([^`\s<*]+/[^`\s<*]*)`", text)) - {"talkie/1"})
+    missing = [
+        path
+        for path in named
+        if not (ROOT / PACKAGE / path).exists() and not (ROOT / path).exists()
+    ]
+    assert named
+    assert missing == [], "the map names what is not there"
+
+
 def test_the_readme_links_the_map() -> None:
     assert "](docs/ARCHITECTURE.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
