@@ -1,5 +1,6 @@
 """An answer, on every protocol alike: it streams, it stops when asked, a message the server did
-not get goes out once when retried, and the thread opened again shows what was streamed.
+not get goes out once when retried, a failed answer says why, and the thread opened again shows
+what was streamed.
 
 Driven through `backends.connect` and the `Backend` and `Session` interfaces, as the TUI and
 `talkie ask` use them, against each reference server (`conftest.reference`).
@@ -115,6 +116,31 @@ async def test_a_message_sent_while_the_server_is_away_goes_out_once_on_retry(
         stored = await backend.new_session(session.thread_id).load(session.thread_id)
     assert sent(stored.turns, text) == 1  # once, though it was sent twice
     assert [t.text for t in stored.turns if t.role == "assistant"][-2:] == ["before", "while away"]
+
+
+FAILS = {"talkie": "talkie-test:error", "minara": "minara-test:error"}
+"""The servers whose answer can fail, and the message that makes it fail. (A hub's agent that
+fails says so in a message of its own: there is no failed answer on a hub.)"""
+
+
+@pytest.mark.parametrize("reference", list(FAILS), indirect=True)
+async def test_a_failed_answer_says_why_and_that_trying_again_may_help(
+    reference: Reference,
+) -> None:
+    async with signed_in(reference) as backend:
+        session = backend.new_session()
+        outgoing = session.prepare(FAILS[reference.protocol])
+        async for _ in session.send(outgoing):
+            pass
+        failure = outgoing.failure
+        assert failure is not None and failure.message and failure.retryable
+        assert not outgoing.finished and outgoing.settled
+        role, _, state = last_two(session)[-1]
+        assert (role, state) == ("assistant", "error")  # the answer is marked failed
+        later = session.prepare(f"{reference.echo} after")
+        async for _ in session.send(later):
+            pass  # the thread goes on
+        assert later.finished and last_two(session)[-1] == ("assistant", "after", "done")
 
 
 async def test_a_thread_opened_again_shows_what_was_streamed(reference: Reference) -> None:
