@@ -1,4 +1,4 @@
-"""The exit codes are the command line's contract (DESIGN.md): each keeps its number."""
+"""The exit codes are the command line's contract (docs/ARCHITECTURE.md): each keeps its number."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ def list_audio_devices(out: TextIO | None = None, err: TextIO | None = None) -> 
     """Print the input and output devices, defaults marked; 1 when there is no audio at all."""
     out = out or sys.stdout
     err = err or sys.stderr
-    # Imported here: numpy and PortAudio load only for this command (DESIGN.md).
+    # Imported here: numpy and PortAudio load only for this command (docs/ARCHITECTURE.md).
     from talkie_tui.voice.audio import AudioUnavailable, list_devices, portaudio_version
 
     try:

@@ -158,7 +158,7 @@ def _browser_row(section: _Section) -> None:
 
 def _audio() -> _Section:
     section = _Section("Voice")
-    # Imported here: numpy and PortAudio load only for this check (DESIGN.md).
+    # Imported here: numpy and PortAudio load only for this check (docs/ARCHITECTURE.md).
     try:
         from talkie_tui.voice.audio import AudioUnavailable, list_devices, portaudio_version
     except ImportError as error:  # numpy or another voice dependency is missing

@@ -27,7 +27,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand (the command line is a contract: DESIGN.md)."""
+    """The argument parser of every subcommand (a contract: docs/ARCHITECTURE.md)."""
     parser = argparse.ArgumentParser(
         prog="talkie",
         description="The terminal client for Talkie Protocol 1 agent servers.",

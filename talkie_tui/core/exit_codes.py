@@ -1,4 +1,4 @@
-"""The exit codes of `talkie`: part of the command-line contract (DESIGN.md, "The command line").
+"""The exit codes of `talkie`: part of the command line's contract (docs/ARCHITECTURE.md).
 
 Scripts and checks test them, so each keeps its number for good. One enum for every layer that
 ends a command (the CLI, the commands, the conformance runner, the TUI's crash exit): an IntEnum

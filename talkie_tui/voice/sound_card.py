@@ -1,9 +1,9 @@
 """The sound card through PortAudio (sounddevice): its microphone, its speaker, its devices.
 
-sounddevice is imported only when devices are opened or listed (DESIGN.md: heavy parts load on
-use). Without libportaudio2 its import raises OSError; without a device a stream raises
-PortAudioError. Both become `AudioUnavailable(reason)`, so voice is disabled with the reason and
-chat goes on. Streams are opened and closed in worker threads, never on the event loop.
+sounddevice is imported only when devices are opened or listed (docs/ARCHITECTURE.md: heavy
+parts load on use). Without libportaudio2 its import raises OSError; without a device a stream
+raises PortAudioError. Both become `AudioUnavailable(reason)`, so voice is disabled with the
+reason and chat goes on. Streams are opened and closed in worker threads, never on the event loop.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """`talkie ask` and `talkie threads` speak to a Backend only: a backend written here, speaking no
-protocol, is printed as the contract says (DESIGN.md), and `--protocol` reaches `backends.connect`.
+protocol, is printed as the contract says (docs/ARCHITECTURE.md), and `--protocol` reaches
+`backends.connect`.
 """
 
 from __future__ import annotations

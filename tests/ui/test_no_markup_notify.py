@@ -1,4 +1,4 @@
-"""No notification in the UI reads its text as markup (server text is data: DESIGN.md).
+"""No UI notification reads its text as markup (server text is data: docs/ARCHITECTURE.md).
 
 Textual's `notify` reads its message as content markup unless it is given `markup=False`, and
 so do `Widget.notify` and the `notify` action. The scan below looks at every module in

@@ -1,7 +1,7 @@
 """Notifications that show their text as it is: never read as Rich or Textual markup.
 
-Server text is data (DESIGN.md): a server's name, its error message or a file name may hold
-square brackets, and Textual's `notify` reads its message as content markup unless told
+Server text is data (docs/ARCHITECTURE.md): a server's name, its error message or a file name
+may hold square brackets, and Textual's `notify` reads its message as content markup unless told
 `markup=False` — a "[b]" would turn bold, a "[/]" would raise. So talkie never calls `notify`
 with markup on; `notify_plain` is the one way to show a notification, and
 `tests/ui/test_no_markup_notify.py` fails on any `notify` call in `talkie_tui.ui` that could

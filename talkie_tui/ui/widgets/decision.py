@@ -1,7 +1,7 @@
 """The decision standard: what every widget that waits for the person's decision shares.
 
 Talkie action cards, Minara questions and a hub's buttons and quick replies are decisions, and
-they keep one promise on every protocol (notes/ux.md §4, DESIGN's decision rule):
+they keep one promise on every protocol (the keyboard rule of docs/ARCHITECTURE.md):
 
 - **Nothing takes the keyboard.** A decision never focuses itself; the composer keeps the
   keys. It announces itself (the header's ⚑ count, and its hint: "Ctrl+O to answer") and is

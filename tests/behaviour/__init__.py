@@ -1,0 +1,1 @@
+"""What every protocol does alike, written once and run against each reference server."""
