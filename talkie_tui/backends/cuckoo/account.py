@@ -4,7 +4,7 @@ every message. The wire is `protocol/cuckoo/message_ops.py`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.backends.cuckoo.session import TRIMMED_ID, CuckooSession
 from talkie_tui.chat.turns import Turn
@@ -13,19 +13,26 @@ from talkie_tui.protocol.cuckoo.message_ops import MAX_DISPLAY_NAME
 from talkie_tui.protocol.talkie.models import User
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.cuckoo.backend import CuckooBackend
+    from talkie_tui.protocol.cuckoo.client import CuckooClient
 
-__all__ = ["MAX_DISPLAY_NAME", "clear_for_me", "hide_for_me", "rename"]
+__all__ = ["MAX_DISPLAY_NAME", "HubAccount", "clear_for_me", "hide_for_me", "rename"]
 
 
-async def rename(backend: CuckooBackend, display_name: str) -> User:
+class HubAccount(Protocol):
+    """The person's line to a hub (a `CuckooBackend`): its client, and who they are."""
+
+    client: CuckooClient
+    user: User | None
+
+
+async def rename(backend: HubAccount, display_name: str) -> User:
     """Change the person's display name on the hub (what agents and other people see)."""
     user = await message_ops.rename(backend.client, display_name)
     backend.user = User(id=user.id, name=user.display_name)
     return backend.user
 
 
-async def hide_for_me(backend: CuckooBackend, session: CuckooSession, turn: Turn) -> None:
+async def hide_for_me(backend: HubAccount, session: CuckooSession, turn: Turn) -> None:
     """Hide one message of the session's conversation for the person; it leaves the
     conversation shown."""
     conversation_id = session.thread_id
@@ -35,7 +42,7 @@ async def hide_for_me(backend: CuckooBackend, session: CuckooSession, turn: Turn
     session.conversation.forget(turn)
 
 
-async def clear_for_me(backend: CuckooBackend, session: CuckooSession) -> None:
+async def clear_for_me(backend: HubAccount, session: CuckooSession) -> None:
     """Hide every message of the session's conversation so far, for the person; the
     conversation shown is emptied."""
     conversation_id = session.thread_id

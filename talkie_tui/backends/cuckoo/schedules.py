@@ -6,7 +6,7 @@ too), as the model objects of `parts/schedules.py`. The wire is `protocol/cuckoo
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from talkie_tui.backends.cuckoo.records import model_of
 from talkie_tui.backends.parts.schedules import Cadence, Schedule, ScheduleChange
@@ -15,9 +15,17 @@ from talkie_tui.protocol.cuckoo.schedules import SchedulePush
 from talkie_tui.protocol.cuckoo.socket import SocketItem
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.cuckoo.backend import CuckooBackend
+    from talkie_tui.backends.cuckoo.feed import Feed
+    from talkie_tui.protocol.cuckoo.client import CuckooClient
 
-__all__ = ["ConversationSchedules", "schedule"]
+__all__ = ["ConversationSchedules", "HubLine", "schedule"]
+
+
+class HubLine(Protocol):
+    """What schedules need of a hub's backend (a `CuckooBackend`): its client and its feed."""
+
+    client: CuckooClient
+    feed: Feed
 
 
 def schedule(record: wire.Schedule) -> Schedule:
@@ -28,7 +36,7 @@ def schedule(record: wire.Schedule) -> Schedule:
 class ConversationSchedules:
     """The schedules of one conversation of a hub, newest state by id (`items`)."""
 
-    def __init__(self, backend: CuckooBackend, conversation_id: str) -> None:
+    def __init__(self, backend: HubLine, conversation_id: str) -> None:
         self.backend = backend
         self.conversation_id = conversation_id
         self._by_id: dict[str, Schedule] = {}
