@@ -76,7 +76,6 @@ class MinaraSession:
         self._subscription: Subscription | None = None
         self._lost = False
         self._stop_requested = False
-        self._sse: SseTurn | None = None
 
     # --- the Session interface -----------------------------------------------------------
 
@@ -432,7 +431,6 @@ class MinaraSession:
         self, outgoing: MinaraOutgoing, answer: SseTurn
     ) -> AsyncIterator[MinaraUpdate]:
         """Read a turn answered as `text/event-stream`: the same `{type, data}` events."""
-        self._sse = answer
         reason: str | None = None
         try:
             async with answer:
@@ -455,8 +453,6 @@ class MinaraSession:
             return
         except TalkieError as error:
             reason = error.message
-        finally:
-            self._sse = None
         reason = reason or _("The gateway closed the answer's stream before its end.")
         yield MinaraUpdate(broken=Broken(reason))
         yield await self._recover_sse(outgoing, reason)
