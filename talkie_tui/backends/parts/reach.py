@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from talkie_tui.core.moments import still_ahead
 
 if TYPE_CHECKING:
     from talkie_tui.backends.parts.threads import MarkedThread
@@ -105,12 +107,7 @@ class Contact:
 
     def muted(self, now: datetime | None = None) -> bool:
         """True while the mute lasts."""
-        until = self.muted_until
-        if until is None:
-            return False
-        if until.tzinfo is None:
-            until = until.replace(tzinfo=UTC)
-        return until > (now or datetime.now(UTC))
+        return still_ahead(self.muted_until, now)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from talkie_tui.core.moments import ScheduleStatus
+
 __all__ = ["Cadence", "RunsSchedules", "Schedule", "ScheduleChange", "Schedules"]
 
 
@@ -36,7 +38,7 @@ class Cadence:
 
 
 @dataclass(frozen=True, slots=True)
-class Schedule:
+class Schedule(ScheduleStatus):
     """A schedule of a conversation."""
 
     id: str
@@ -47,16 +49,6 @@ class Schedule:
     next_run_at: datetime | None = None
     created_at: datetime | None = None  # the order of the list
     updated_at: datetime | None = None  # which of two states of it is the newer
-
-    @property
-    def paused(self) -> bool:
-        """True while it is paused (nothing is sent for it)."""
-        return self.status == "paused"
-
-    @property
-    def pending(self) -> bool:
-        """True until its agent confirmed it."""
-        return self.status == "pending"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,12 @@ screen may show cleaned of control sequences as it is parsed.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field
 
+from talkie_tui.core.moments import still_ahead
 from talkie_tui.core.sanitize import SafeStr
 from talkie_tui.protocol.cuckoo.models import Conversation, CuckooModel, Time, strings
 
@@ -89,12 +90,7 @@ class Contact(CuckooModel):
 
     def muted(self, now: datetime | None = None) -> bool:
         """True while the mute lasts."""
-        until = self.muted_until
-        if until is None:
-            return False
-        if until.tzinfo is None:
-            until = until.replace(tzinfo=UTC)
-        return until > (now or datetime.now(UTC))
+        return still_ahead(self.muted_until, now)
 
 
 class Report(CuckooModel):

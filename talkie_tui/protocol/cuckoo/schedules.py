@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from talkie_tui.core.moments import ScheduleStatus
 from talkie_tui.core.sanitize import SafeStr
 from talkie_tui.protocol.cuckoo.models import CuckooModel, Time
 from talkie_tui.protocol.net.rest import path_segment
@@ -65,7 +66,7 @@ class Cadence(CuckooModel):
         return out
 
 
-class Schedule(CuckooModel):
+class Schedule(ScheduleStatus, CuckooModel):
     """A schedule of a conversation (`GET …/schedules`)."""
 
     id: str = Field(min_length=1)
@@ -81,16 +82,6 @@ class Schedule(CuckooModel):
     missed_at: Time = None
     created_at: Time = None
     updated_at: Time = None
-
-    @property
-    def paused(self) -> bool:
-        """True while it is paused (nothing is sent for it)."""
-        return self.status == "paused"
-
-    @property
-    def pending(self) -> bool:
-        """True until its agent confirmed it."""
-        return self.status == "pending"
 
 
 class SchedulePush(CuckooModel):
