@@ -37,7 +37,9 @@ lint: setup
 
 # Coverage is measured where it is a target (protocol/, chat/ and auth/, at least 90 %); the
 # rest of the suite runs without the tracer, which slows the Textual tests several times over.
-CORE_TESTS := tests/protocol tests/chat tests/integration tests/auth tests/oauth tests/test_network.py
+# tests/bridge and tests/backends are here for the wire they drive against the reference servers
+# (the hub's agent client, contacts, schedules: protocol/cuckoo/).
+CORE_TESTS := tests/protocol tests/chat tests/integration tests/auth tests/oauth tests/test_network.py tests/bridge tests/backends
 COVERED    := --cov=talkie_tui.protocol --cov=talkie_tui.chat --cov=talkie_tui.auth
 
 test: system-deps setup lint $(OAUTH_STAMP)
