@@ -1,5 +1,5 @@
-"""The exception a reference server's handler raises to answer with an error; each server
-renders it in its own envelope."""
+"""The exception a reference server's handler raises to answer with an error, as the body
+`{"error": {code, message, …}}` (each server adds its own fields)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ class ServerApiError(Exception):
         """400 `invalid_request` for malformed input (where the protocol has a 400)."""
         return cls(400, "invalid_request", message)
 
+    def error_fields(self) -> dict[str, object]:
+        """The body's `error` object: `code` and `message`, and what a server adds to them."""
+        return {"code": self.code, "message": self.message}
+
     def response(self) -> JSONResponse:
         """The HTTP response for this error, in the server's envelope."""
-        raise NotImplementedError
+        return JSONResponse(
+            {"error": self.error_fields()}, status_code=self.status, headers=self.headers
+        )

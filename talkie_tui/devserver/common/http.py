@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -85,6 +85,26 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
     if more > 0:
         parts.append(f"and {more} more problem(s)")
     return "; ".join(parts)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def validated_body(
+    model: type[Model],
+    payload: Any,
+    *,
+    what: str,
+    invalid: Callable[[str], Exception],
+    not_an_object: str | None = None,
+) -> Model:
+    """`payload` as `model`, or `invalid(message)` raised (`not_an_object` where it is no dict)."""
+    if not_an_object is not None and not isinstance(payload, dict):
+        raise invalid(not_an_object)
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise invalid(f"Invalid {what}: {describe_validation_error(exc)}.") from exc
 
 
 class CatchInternalErrors:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -194,3 +196,29 @@ def parse_request(arguments: str) -> tuple[int, int, int] | None:
 def digest(text: str) -> str:
     """A short fingerprint of an answer (printed by the benchmark)."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class SaysPaced(Protocol):
+    """A test-mode agent's context that streams pieces of text at a rate."""
+
+    async def say_paced(self, pieces: list[str], rate: float) -> None:
+        """A delta per piece, piece `i` due `i / rate` s after the first (0: unpaced)."""
+
+
+Context = TypeVar("Context", bound=SaysPaced)
+
+
+def markdown_agent(
+    arguments: str, usage: Callable[[Context], Awaitable[None]]
+) -> Callable[[Context], Awaitable[None]]:
+    """The agent that streams the long answer `arguments` ask for, a token per delta at their
+    rate; `usage` (which says how to ask) when they are not `TOKENS RATE SEED`."""
+    request = parse_request(arguments)
+    if request is None:
+        return usage
+    tokens, rate, seed = request
+
+    async def markdown(ctx: Context) -> None:
+        await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
+
+    return markdown

@@ -13,7 +13,7 @@ from talkie_tui.devserver.cuckoo.drafts import AGENT_FIELDS, Draft
 from talkie_tui.devserver.cuckoo.errors import invalid
 from talkie_tui.devserver.cuckoo.outbox import envelope
 from talkie_tui.devserver.cuckoo.principals import agent_of
-from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_field, read_json
 
 EVENTS_DEFAULT = 100
 EVENTS_MAX = 100
@@ -92,10 +92,8 @@ async def send(request: Request) -> JSONResponse:
 
 async def typing(request: Request) -> Response:
     """POST …/typing {state: start|stop} → 204"""
-    body = await read_json(request, {"state"})
-    hub_of(request).chat.typing(
-        agent_of(request), request.path_params["conversation_id"], body.get("state")
-    )
+    state = await read_field(request, "state")
+    hub_of(request).chat.typing(agent_of(request), request.path_params["conversation_id"], state)
     return no_content()
 
 
@@ -113,10 +111,8 @@ async def activity(request: Request) -> Response:
 
 async def append(request: Request) -> Response:
     """POST /v1/agent/messages/{id}/append {text} → 204"""
-    body = await read_json(request, {"text"})
-    hub_of(request).streams.append(
-        agent_of(request), request.path_params["message_id"], body.get("text")
-    )
+    text = await read_field(request, "text")
+    hub_of(request).streams.append(agent_of(request), request.path_params["message_id"], text)
     return no_content()
 
 

@@ -282,16 +282,8 @@ class ChatStore(HubDatabase):
     ) -> Row | None:
         """The newest message of a conversation inside the window (that `viewer` did not
         hide), or None."""
-        hidden, args = _for(viewer)
-        return decode_message(
-            self._one(
-                "SELECT * FROM messages WHERE conversation_id = ? AND created_at >= ?"  # noqa: S608
-                f"{hidden} ORDER BY seq DESC LIMIT 1",
-                conversation_id,
-                since,
-                *args,
-            )
-        )
+        newest = self._in_window(conversation_id, since, viewer, order="seq DESC", limit=1)
+        return newest[0] if newest else None
 
     def page_before(
         self,
@@ -303,17 +295,13 @@ class ChatStore(HubDatabase):
     ) -> list[Row]:
         """Up to `limit` messages older than `before_seq` (None: the newest), newest first
         (without what `viewer` hid)."""
-        hidden, args = _for(viewer)
-        return _messages(
-            self._all(
-                "SELECT * FROM messages WHERE conversation_id = ? AND seq < ?"  # noqa: S608
-                f" AND created_at >= ?{hidden} ORDER BY seq DESC LIMIT ?",
-                conversation_id,
-                before_seq if before_seq is not None else 2**62,
-                since,
-                *args,
-                limit,
-            )
+        return self._in_window(
+            conversation_id,
+            since,
+            viewer,
+            seq=("seq < ?", before_seq if before_seq is not None else 2**62),
+            order="seq DESC",
+            limit=limit,
         )
 
     def page_after(
@@ -326,13 +314,30 @@ class ChatStore(HubDatabase):
     ) -> list[Row]:
         """Up to `limit` messages newer than `after_seq`, oldest first (without what `viewer`
         hid)."""
+        return self._in_window(
+            conversation_id, since, viewer, seq=("seq > ?", after_seq), order="seq", limit=limit
+        )
+
+    def _in_window(
+        self,
+        conversation_id: str,
+        since: str,
+        viewer: str | None,
+        *,
+        seq: tuple[str, int] | None = None,
+        order: str,
+        limit: int,
+    ) -> list[Row]:
+        """Up to `limit` messages of a conversation inside the window, in `order`, those whose
+        seq passes `seq` (a condition and its argument) if given, without what `viewer` hid."""
         hidden, args = _for(viewer)
+        where, bound = (f" AND {seq[0]}", (seq[1],)) if seq is not None else ("", ())
         return _messages(
             self._all(
-                "SELECT * FROM messages WHERE conversation_id = ? AND seq > ?"  # noqa: S608
-                f" AND created_at >= ?{hidden} ORDER BY seq LIMIT ?",
+                f"SELECT * FROM messages WHERE conversation_id = ?{where}"  # noqa: S608
+                f" AND created_at >= ?{hidden} ORDER BY {order} LIMIT ?",
                 conversation_id,
-                after_seq,
+                *bound,
                 since,
                 *args,
                 limit,

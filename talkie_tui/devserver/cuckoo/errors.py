@@ -33,11 +33,13 @@ class ApiError(ServerApiError):
         super().__init__(status, code, message, headers=headers)
         self.field = field
 
-    def response(self) -> JSONResponse:
-        """The HTTP response for this error."""
-        return error_response(
-            self.status, self.code, self.message, field=self.field, headers=self.headers
-        )
+    def error_fields(self) -> dict[str, object]:
+        """`code`, `message`, `field` when one is at fault, and the request's id."""
+        fields = super().error_fields()
+        if self.field is not None:
+            fields["field"] = self.field
+        fields["request_id"] = REQUEST_ID.get() or new_request_id()
+        return fields
 
     def as_frame(self) -> dict[str, str]:
         """The `{code, message}` of a socket reply."""
@@ -58,11 +60,7 @@ def error_response(
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """A JSON response with the Cuckoo error body."""
-    error: dict[str, str] = {"code": code, "message": message}
-    if field is not None:
-        error["field"] = field
-    error["request_id"] = REQUEST_ID.get() or new_request_id()
-    return JSONResponse({"error": error}, status_code=status, headers=dict(headers or {}))
+    return ApiError(status, code, message, field=field, headers=headers).response()
 
 
 def internal_error() -> JSONResponse:

@@ -26,6 +26,11 @@ async def read_json(
     return await json_body(request, allowed, cap=cap, optional=optional)
 
 
+async def read_field(request: Request, name: str) -> Any:
+    """The one field of a request's JSON body (None when it is left out)."""
+    return (await read_json(request, {name})).get(name)
+
+
 def created(body: dict[str, Any], is_new: bool = True) -> JSONResponse:
     """201 for something made now, 200 when an earlier request already made it."""
     return JSONResponse(body, status_code=201 if is_new else 200)

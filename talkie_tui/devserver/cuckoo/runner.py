@@ -8,11 +8,9 @@ it parses HTTP/1.1 with `httptools` and runs on `uvloop`, both dependencies of t
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import Any
 
-from talkie_tui.devserver.common import server
+from talkie_tui.devserver.common.runner import AppRunner
 from talkie_tui.devserver.cuckoo.app import create_app, stop_streams
 from talkie_tui.devserver.cuckoo.config import HubConfig
 
@@ -38,24 +36,7 @@ def socket_options(config: HubConfig) -> dict[str, Any]:
     return options
 
 
-def serve_in_thread(config: HubConfig) -> AbstractContextManager[str]:
-    """Run the hub in a background thread; yields its base URL and stops it on exit."""
-    return server.serve_in_thread(
-        lambda: create_app(config),
-        config.host,
-        config.port,
-        stop_streams=stop_streams,
-        options=socket_options(config),
-    )
-
-
-def run_forever(config: HubConfig, on_ready: Callable[[str], None]) -> None:
-    """Serve until Ctrl+C, then return; `on_ready(url)` is called once the hub accepts."""
-    server.run_forever(
-        lambda: create_app(config),
-        config.host,
-        config.port,
-        on_ready,
-        stop_streams=stop_streams,
-        options=socket_options(config),
-    )
+_RUNNER: AppRunner[HubConfig] = AppRunner(create_app, stop_streams, socket_options)
+# Run the hub in a background thread (yields its base URL), or until Ctrl+C.
+serve_in_thread = _RUNNER.serve_in_thread
+run_forever = _RUNNER.run_forever

@@ -10,19 +10,15 @@ from talkie_tui.devserver.common.errors import ServerApiError
 
 
 class ApiError(ServerApiError):
-    """An error answer: raised anywhere in a handler, rendered as the envelope."""
-
-    def response(self) -> JSONResponse:
-        """The HTTP response for this error."""
-        return error_response(self.status, self.code, self.message, headers=self.headers)
+    """An error answer: raised anywhere in a handler, rendered as the envelope (whose `error`
+    has `code` and `message` only)."""
 
 
 def error_response(
     status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     """A JSON response with the Minara error body."""
-    body = {"error": {"code": code, "message": message}}
-    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+    return ApiError(status, code, message, headers=headers).response()
 
 
 not_found = ApiError.not_found

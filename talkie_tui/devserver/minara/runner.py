@@ -7,23 +7,11 @@ deprecation warnings of uvicorn's legacy `websockets` implementation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-
-from talkie_tui.devserver.common import server
+from talkie_tui.devserver.common.runner import AppRunner
 from talkie_tui.devserver.minara.app import create_app, stop_streams
 from talkie_tui.devserver.minara.config import GatewayConfig
 
-
-def serve_in_thread(config: GatewayConfig) -> AbstractContextManager[str]:
-    """Run the gateway in a background thread; yields its base URL and stops it on exit."""
-    return server.serve_in_thread(
-        lambda: create_app(config), config.host, config.port, stop_streams=stop_streams
-    )
-
-
-def run_forever(config: GatewayConfig, on_ready: Callable[[str], None]) -> None:
-    """Serve until Ctrl+C, then return; `on_ready(url)` is called once the gateway accepts."""
-    server.run_forever(
-        lambda: create_app(config), config.host, config.port, on_ready, stop_streams=stop_streams
-    )
+_RUNNER: AppRunner[GatewayConfig] = AppRunner(create_app, stop_streams)
+# Run the gateway in a background thread (yields its base URL), or until Ctrl+C.
+serve_in_thread = _RUNNER.serve_in_thread
+run_forever = _RUNNER.run_forever

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from talkie_tui.devserver.common.long_answer import long_answer, parse_request, tokens_of
+from talkie_tui.devserver.common.long_answer import markdown_agent
 from talkie_tui.devserver.minara.credentials import endpoint_for
 from talkie_tui.devserver.minara.turn_context import Agent, TurnContext
 
@@ -197,20 +197,11 @@ async def _huge(ctx: TurnContext) -> None:
 def _markdown(arguments: str) -> Agent:
     """The seeded long Markdown answer of the Talkie server's `talkie-test:markdown`, a token
     (CHARS_PER_TOKEN characters) per `text_delta` at a fixed rate; its usage for bad arguments."""
-    request = parse_request(arguments)
-    if request is None:
 
-        async def usage(ctx: TurnContext) -> None:
-            ctx.delta(f"Usage: {MARKDOWN_USAGE}.")
+    async def usage(ctx: TurnContext) -> None:
+        ctx.delta(f"Usage: {MARKDOWN_USAGE}.")
 
-        return usage
-
-    tokens, rate, seed = request
-
-    async def markdown(ctx: TurnContext) -> None:
-        await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
-
-    return markdown
+    return markdown_agent(arguments, usage)
 
 
 def _unknown_command(command: str) -> Agent:

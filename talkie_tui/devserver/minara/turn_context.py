@@ -40,6 +40,11 @@ class AgentFailed(Exception):
         self.retryable = retryable
 
 
+def _given(data: dict[str, Any]) -> dict[str, Any]:
+    # The optional fields of an event are left out, not sent as null.
+    return {key: value for key, value in data.items() if value is not None}
+
+
 def split_words(text: str, words_per_piece: int = 3) -> list[str]:
     """Small pieces of text whose concatenation is exactly the text."""
     words = _WORDS.findall(text)
@@ -134,24 +139,18 @@ class TurnContext:
         if call_id is None:
             self._tools += 1
             call_id = f"{self.turn.turn_id}_t{self._tools}"
-        data: dict[str, Any] = {"id": call_id, "name": name}
-        if label is not None:
-            data["label"] = label
-        if args is not None:
-            data["args"] = args
-        self._emit("tool_call_start", data)
+        self._emit(
+            "tool_call_start", _given({"id": call_id, "name": name, "label": label, "args": args})
+        )
         return call_id
 
     def tool_end(
         self, call_id: str, *, ok: bool = True, error: str | None = None, summary: str | None = None
     ) -> None:
         """A `tool_call_end`."""
-        data: dict[str, Any] = {"id": call_id, "ok": ok}
-        if error is not None:
-            data["error"] = error
-        if summary is not None:
-            data["summary"] = summary
-        self._emit("tool_call_end", data)
+        self._emit(
+            "tool_call_end", _given({"id": call_id, "ok": ok, "error": error, "summary": summary})
+        )
 
     @asynccontextmanager
     async def tool(

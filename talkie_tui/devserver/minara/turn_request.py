@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.http import validated_body
 from talkie_tui.devserver.minara.bodies import parse_json_body
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.errors import ApiError, invalid_request
@@ -44,12 +44,13 @@ class TurnBody(BaseModel):
 def parse_turn_body(raw: bytes, config: GatewayConfig) -> TurnBody:
     """A validated turn request (model, attachment count and message length included)."""
     payload = parse_json_body(raw)
-    if not isinstance(payload, dict):
-        raise invalid_request("The body must be a JSON object with at least `message`.")
-    try:
-        body = TurnBody.model_validate(payload)
-    except ValidationError as exc:
-        raise invalid_request(f"Invalid turn request: {describe_validation_error(exc)}.") from exc
+    body = validated_body(
+        TurnBody,
+        payload,
+        what="turn request",
+        invalid=invalid_request,
+        not_an_object="The body must be a JSON object with at least `message`.",
+    )
     if not body.message.strip() and not body.attachments:
         raise invalid_request("`message` is empty.")
     if len(body.message) > config.max_message_chars:

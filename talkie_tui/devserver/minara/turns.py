@@ -7,14 +7,12 @@ A turn is not tied to any connection: a client that goes away misses nothing it 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import threading
 from typing import Any
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.ids import new_id
-from talkie_tui.devserver.common.tasks import finish_within
+from talkie_tui.devserver.common.live_work import LiveWorks
 from talkie_tui.devserver.minara import demo_agent, testmode
 from talkie_tui.devserver.minara.channels import Channel, Channels, Event
 from talkie_tui.devserver.minara.config import GatewayConfig
@@ -63,7 +61,7 @@ def size_in_kb(size: int) -> int:
     return (size + 500) // 1000
 
 
-class TurnManager:
+class TurnManager(LiveWorks[LiveTurn]):
     """Starts, interrupts and finishes turns. Create it inside the server's event loop."""
 
     def __init__(
@@ -73,18 +71,12 @@ class TurnManager:
         questions: QuestionBoard,
         config: GatewayConfig,
     ) -> None:
+        super().__init__()
         self._storage = storage
         self._channels = channels
         self._questions = questions
         self._config = config
-        self._live: dict[str, LiveTurn] = {}
         self._emitters: dict[str, Emit] = {}
-        self._loop = asyncio.get_running_loop()
-        self._stopping = threading.Event()
-
-    def stopping(self) -> bool:
-        """True once the gateway is shutting down (SSE followers end their streams)."""
-        return self._stopping.is_set()
 
     def active(self, session_id: str) -> LiveTurn | None:
         """The turn running in a session, if any."""
@@ -128,25 +120,8 @@ class TurnManager:
             turn.late_interjections.append(message)
         return True
 
-    def request_stop(self) -> None:
-        """Make SSE followers end their streams; safe to call from any thread."""
-        self._stopping.set()
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody follows anyway
-            self._loop.call_soon_threadsafe(self._wake_all)
-
-    def _wake_all(self) -> None:
-        for turn in self._live.values():
-            turn.log.wake()
-
-    async def shutdown(self, grace: float = 2.0) -> None:
-        """Interrupt the running turns, let them store their rows, and wait for the tasks."""
-        self._stopping.set()
-        for turn in self._live.values():
-            turn.interrupted.set()
-        self._wake_all()
-        await finish_within(
-            (turn.task for turn in self._live.values() if turn.task is not None), grace
-        )
+    def _stop(self, key: str) -> None:
+        self.interrupt(key)
 
     def recover_unfinished(self) -> None:
         """Close turns a previous gateway process left running: an assistant row with an error."""

@@ -24,11 +24,9 @@ class ApiError(ServerApiError):
         super().__init__(status, code, message, headers=headers)
         self.retryable = retryable
 
-    def response(self) -> JSONResponse:
-        """The HTTP response for this error."""
-        return error_response(
-            self.status, self.code, self.message, retryable=self.retryable, headers=self.headers
-        )
+    def error_fields(self) -> dict[str, object]:
+        """`code`, `message` and `retryable` (always said)."""
+        return {**super().error_fields(), "retryable": self.retryable}
 
 
 def error_response(
@@ -40,8 +38,7 @@ def error_response(
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """A JSON response with the §3 body."""
-    body = {"error": {"code": code, "message": message, "retryable": retryable}}
-    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+    return ApiError(status, code, message, retryable=retryable, headers=headers).response()
 
 
 not_found = ApiError.not_found

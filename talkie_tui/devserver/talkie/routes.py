@@ -5,14 +5,14 @@ from __future__ import annotations
 import html
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from talkie_tui.devserver.common import clock, sse
 from talkie_tui.devserver.common.frame_log import FrameLog
-from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.http import validated_body
 from talkie_tui.devserver.common.sqlite import Row
 from talkie_tui.devserver.talkie.accounts import DEV_USER, usage_items
 from talkie_tui.devserver.talkie.answer_events import answer_events
@@ -302,10 +302,7 @@ async def decide(request: Request) -> JSONResponse:
     action_id = request.path_params["action_id"]
     services.actions.current(_user_id(request), action_id)  # 404 before complaining about the body
     payload = parse_json_body(await read_body(request))
-    try:
-        body = DecisionBody.model_validate(payload)
-    except ValidationError as exc:
-        raise invalid_request(f"Invalid decision: {describe_validation_error(exc)}.") from exc
+    body = validated_body(DecisionBody, payload, what="decision", invalid=invalid_request)
     action, events = services.actions.decide(
         _user_id(request), action_id, body.decision, body.params_hash, body.method
     )

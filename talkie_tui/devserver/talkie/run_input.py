@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import RunAgentInput, TextPart, UserMessage
-from pydantic import ValidationError
 from starlette.requests import Request
 
 from talkie_tui.devserver.common.body_cap import read_capped
-from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.http import validated_body
 from talkie_tui.devserver.common.json_input import JsonInputError, decode
 from talkie_tui.devserver.talkie.errors import ApiError, invalid_request
 
@@ -66,12 +65,13 @@ def message_text(message: UserMessage) -> str:
 
 def parse_run_request(payload: Any, max_chars: int) -> RunRequest:
     """Validate a RunAgentInput; unknown fields and `protocolVersion` are accepted and ignored."""
-    if not isinstance(payload, dict):
-        raise invalid_request("The request body must be a JSON object (an AG-UI RunAgentInput).")
-    try:
-        run_input = RunAgentInput.model_validate(payload)
-    except ValidationError as exc:
-        raise invalid_request(f"Invalid run request: {describe_validation_error(exc)}.") from exc
+    run_input = validated_body(
+        RunAgentInput,
+        payload,
+        what="run request",
+        invalid=invalid_request,
+        not_an_object="The request body must be a JSON object (an AG-UI RunAgentInput).",
+    )
     if not run_input.thread_id.strip() or not run_input.run_id.strip():
         raise invalid_request("threadId and runId must not be empty.")
     users = [message for message in run_input.messages if isinstance(message, UserMessage)]

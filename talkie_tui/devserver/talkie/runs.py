@@ -7,9 +7,7 @@ The task is not tied to an HTTP response, so a dropped connection does not stop 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import threading
 from dataclasses import dataclass
 
 from ag_ui.core import (
@@ -24,7 +22,7 @@ from ag_ui.core import (
 
 from talkie_tui.devserver.common import clock
 from talkie_tui.devserver.common.frame_log import FrameLog
-from talkie_tui.devserver.common.tasks import finish_within
+from talkie_tui.devserver.common.live_work import LiveWorks
 from talkie_tui.devserver.talkie import demo_agent, testmode
 from talkie_tui.devserver.talkie.accounts import estimate_tokens, usage_items
 from talkie_tui.devserver.talkie.actions import ActionService
@@ -69,20 +67,14 @@ def choose_agent(config: ServerConfig, text: str) -> Agent:
     return demo_agent.answer if config.demo_agent else _no_agent
 
 
-class RunManager:
+class RunManager(LiveWorks[_LiveRun]):
     """Starts, follows, cancels and persists runs. Create it inside the server's event loop."""
 
     def __init__(self, storage: Storage, config: ServerConfig, actions: ActionService) -> None:
+        super().__init__()
         self._storage = storage
         self._config = config
         self._actions = actions
-        self._live: dict[str, _LiveRun] = {}
-        self._loop = asyncio.get_running_loop()
-        self._stopping = threading.Event()
-
-    def stopping(self) -> bool:
-        """True once the server is shutting down (followers end their streams)."""
-        return self._stopping.is_set()
 
     def start(
         self, *, run_id: str, thread_id: str, user_id: str, message_id: str, user_text: str
@@ -124,26 +116,8 @@ class RunManager:
             if live.thread_id == thread_id:
                 self.cancel(run_id)
 
-    def request_stop(self) -> None:
-        """Make followers end their streams; safe to call from any thread."""
-        self._stopping.set()
-        # A closed loop raises RuntimeError: then nobody is following anyway.
-        with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._wake_all)
-
-    def _wake_all(self) -> None:
-        for live in self._live.values():
-            live.log.wake()
-
-    async def shutdown(self, grace: float = 2.0) -> None:
-        """Cancel live runs, let them store their partial answers, and wait for the tasks."""
-        self._stopping.set()
-        for run_id in list(self._live):
-            self.cancel(run_id)
-        self._wake_all()
-        await finish_within(
-            (live.task for live in self._live.values() if live.task is not None), grace
-        )
+    def _stop(self, key: str) -> None:
+        self.cancel(key)
 
     def recover_unfinished(self) -> None:
         """Close runs a previous server process left running, so replays of them terminate."""

@@ -6,8 +6,7 @@ from typing import Any
 
 from talkie_tui.devserver.common.long_answer import (
     MAX_TOKENS,
-    long_answer,
-    parse_request,
+    markdown_agent,
     tokens_of,
 )
 from talkie_tui.devserver.talkie import cards
@@ -94,20 +93,11 @@ async def _slow(ctx: RunContext) -> None:
 
 def _markdown(arguments: str) -> Agent:
     """A seeded long Markdown answer, streamed a token at a time at a fixed rate."""
-    request = parse_request(arguments)
-    if request is None:
 
-        async def usage(ctx: RunContext) -> None:
-            await ctx.say(f"Usage: {MARKDOWN_USAGE}.", delay=0)
+    async def usage(ctx: RunContext) -> None:
+        await ctx.say(f"Usage: {MARKDOWN_USAGE}.", delay=0)
 
-        return usage
-
-    tokens, rate, seed = request
-
-    async def markdown(ctx: RunContext) -> None:
-        await ctx.say_paced(tokens_of(long_answer(tokens, seed)), rate)
-
-    return markdown
+    return markdown_agent(arguments, usage)
 
 
 def _code(arguments: str) -> Agent:

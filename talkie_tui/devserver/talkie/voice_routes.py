@@ -6,12 +6,12 @@ import ipaddress
 import json
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from talkie_tui.devserver.common.http import describe_validation_error
+from talkie_tui.devserver.common.http import validated_body
 from talkie_tui.devserver.talkie.errors import ApiError, invalid_request, not_found
 from talkie_tui.devserver.talkie.manifest import VOICE_ENDPOINTS
 from talkie_tui.devserver.talkie.routes import _services, _user_id
@@ -68,12 +68,13 @@ Body = TypeVar("Body", bound=_Body)
 async def _body(request: Request, model: type[Body], *, empty_ok: bool = False) -> Body:
     raw = await read_body(request)
     payload: Any = {} if empty_ok and not raw.strip() else parse_json_body(raw)
-    if not isinstance(payload, dict):
-        raise invalid_request("The request body must be a JSON object.")
-    try:
-        return model.model_validate(payload)
-    except ValidationError as exc:
-        raise invalid_request(f"Invalid request: {describe_validation_error(exc)}.") from exc
+    return validated_body(
+        model,
+        payload,
+        what="request",
+        invalid=invalid_request,
+        not_an_object="The request body must be a JSON object.",
+    )
 
 
 def _voice(request: Request) -> VoiceService:

@@ -11,7 +11,6 @@ from talkie_tui.conformance.cuckoo.hub_checks.base import (
     HubSession,
     check,
     expect_error,
-    messages_path,
 )
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
 
@@ -52,13 +51,8 @@ async def credentials(session: HubSession) -> None:
 @check("json-only", section="Authentication")
 async def json_only(session: HubSession) -> None:
     """A body that is not JSON → 422, never 400."""
-    made = await session.throwaway()
-    answer = await session.hub.request(
-        "POST",
-        messages_path(made.conversation_id),
-        made.agent,
-        content=b"text=hello",
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    answer = await session.agent_sends(
+        content=b"text=hello", content_type="application/x-www-form-urlencoded"
     )
     if answer.status == 201:
         raise CheckFailed(
@@ -70,13 +64,7 @@ async def json_only(session: HubSession) -> None:
 @check("unknown-fields", section="Authentication")
 async def unknown_fields(session: HubSession) -> None:
     """A body with an unknown field → 422 unknown_field naming it."""
-    made = await session.throwaway()
-    answer = await session.hub.request(
-        "POST",
-        messages_path(made.conversation_id),
-        made.agent,
-        json_body={"text": "hi", "txet": "hi"},
-    )
+    answer = await session.agent_sends(json_body={"text": "hi", "txet": "hi"})
     rule = (
         f'{SPEC}: "Unknown fields are rejected, so a typo in a field name is an error rather '
         'than a silent no-op."'
@@ -95,15 +83,8 @@ async def unknown_fields(session: HubSession) -> None:
 @check("body-cap", section="Authentication; Errors")
 async def body_cap(session: HubSession) -> None:
     """A body over 1 MiB → 422 body_too_large (there is no 413)."""
-    made = await session.throwaway()
     body = b'{"text": "' + b"a" * (limits.MIB + 16) + b'"}'
-    answer = await session.hub.request(
-        "POST",
-        messages_path(made.conversation_id),
-        made.agent,
-        content=body,
-        headers={"Content-Type": "application/json"},
-    )
+    answer = await session.agent_sends(content=body, content_type="application/json")
     if answer.status < 400:
         raise CheckFailed(
             f'a body over 1 MiB answered {answer.describe()}; {SPEC}: "Bodies are capped at 1 MiB."'

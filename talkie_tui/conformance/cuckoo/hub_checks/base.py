@@ -37,6 +37,24 @@ class HubSession:
         self.made.append(made)
         return made
 
+    async def agent_sends(
+        self,
+        *,
+        json_body: object = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
+    ) -> Answer:
+        """The raw answer to a new throwaway agent's send (a body the checks may make odd)."""
+        made = await self.throwaway()
+        return await self.hub.request(
+            "POST",
+            messages_path(made.conversation_id),
+            made.agent,
+            json_body=json_body,
+            content=content,
+            headers=None if content_type is None else {"Content-Type": content_type},
+        )
+
 
 REGISTRY: Registry[HubSession] = Registry()
 

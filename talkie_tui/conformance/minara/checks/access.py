@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from talkie_tui.conformance.minara.checks.base import CHAT, STREAM, check, expect_error
+from talkie_tui.conformance.minara.checks.base import (
+    CHAT,
+    STREAM,
+    check,
+    expect_refusal,
+)
 from talkie_tui.conformance.minara.session import Session
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
 
@@ -30,9 +35,7 @@ async def auth_http(session: Session) -> None:
     )
     for token, what in ((None, "without a token"), ("wrong-" + wire.token, "with a wrong token")):
         answer = await wire.request("GET", "/v1/sessions", token=token)
-        if answer.status != 401:
-            raise CheckFailed(f"GET /v1/sessions {what} answered {answer.describe()}; {rule}")
-        expect_error(answer, 401, f"GET /v1/sessions {what}")
+        expect_refusal(answer, 401, f"GET /v1/sessions {what}", rule)
 
 
 @check("auth-socket", section=f"{STREAM} The socket")

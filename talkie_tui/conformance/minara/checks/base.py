@@ -34,6 +34,16 @@ def expect_error(answer: Answer, status: int, what: str) -> None:
     error_object(answer, status, what, ERROR_RULE)
 
 
+def expect_refusal(
+    answer: Answer, status: int, what: str, rule: str, *, asked: str | None = None
+) -> None:
+    """Require this status (else fail quoting the spec's `rule` about the request `asked`,
+    `what` unless given) and the documented error body."""
+    if answer.status != status:
+        raise CheckFailed(f"{asked or what} answered {answer.describe()}; {rule}")
+    expect_error(answer, status, what)
+
+
 async def sessions_total(session: Session) -> int:
     """How many sessions the gateway lists (`total` of GET /v1/sessions)."""
     data = await session.wire.json("GET", "/v1/sessions", "GET /v1/sessions", params={"limit": 1})

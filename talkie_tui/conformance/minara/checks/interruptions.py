@@ -6,7 +6,13 @@ import asyncio
 import time
 import uuid
 
-from talkie_tui.conformance.minara.checks.base import CHAT, POLL, STREAM, check, expect_error
+from talkie_tui.conformance.minara.checks.base import (
+    CHAT,
+    POLL,
+    STREAM,
+    check,
+    expect_refusal,
+)
 from talkie_tui.conformance.minara.checks.turns import live_turn
 from talkie_tui.conformance.minara.session import Session
 from talkie_tui.conformance.report import CheckFailed, show
@@ -21,12 +27,13 @@ async def interaction_not_pending(session: Session) -> None:
     answer = await session.wire.request(
         "POST", path, json_body={"answers": [{"questionIndex": 0, "selected_labels": ["Confirm"]}]}
     )
-    if answer.status != 404:
-        raise CheckFailed(
-            f'POST {path[:40]}… answered {answer.describe()}; {CHAT}: ""not_pending" (HTTP '
-            '404 on the wire) is an expected outcome"'
-        )
-    expect_error(answer, 404, "answering an unknown question")
+    expect_refusal(
+        answer,
+        404,
+        "answering an unknown question",
+        f'{CHAT}: ""not_pending" (HTTP 404 on the wire) is an expected outcome"',
+        asked=f"POST {path[:40]}…",
+    )
 
 
 @check("interject-idle", section=f"{STREAM} Turn request and session rows")

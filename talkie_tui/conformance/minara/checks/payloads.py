@@ -10,6 +10,7 @@ from talkie_tui.conformance.minara.checks.base import (
     STREAM,
     check,
     expect_error,
+    expect_refusal,
     sessions_total,
 )
 from talkie_tui.conformance.minara.session import Session
@@ -125,12 +126,12 @@ async def models(session: Session) -> None:
     answer = await session.wire.request(
         "POST", "/v1/chat/stream", json_body={"message": "hello", "model": unknown}
     )
-    if answer.status != 400:
-        raise CheckFailed(
-            f'a turn with an unknown model answered {answer.describe()}; {CHAT}: "Invalid '
-            'values fail with 400 before the turn starts"'
-        )
-    expect_error(answer, 400, "a turn with an unknown model")
+    expect_refusal(
+        answer,
+        400,
+        "a turn with an unknown model",
+        f'{CHAT}: "Invalid values fail with 400 before the turn starts"',
+    )
 
 
 @check("error-bodies", section=f"{STREAM} Turn request and session rows")
