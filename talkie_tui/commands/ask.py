@@ -32,7 +32,7 @@ from talkie_tui.chat.turns import (
     Turn,
     UiBlockPart,
 )
-from talkie_tui.commands.common import connect, report_error
+from talkie_tui.commands.common import connect_or_report, report_error
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
@@ -341,12 +341,11 @@ async def ask(
     `out` and `err` are stdout and stderr by default (the ones of the moment it is called).
     """
     out, err = out or sys.stdout, err or sys.stderr
-    try:
-        backend = await connect(
-            server, token, protocol=protocol, allow_private_http=allow_private_http
-        )
-    except TalkieError as error:
-        return report_error(error, server, err, protocol=protocol)
+    backend = await connect_or_report(
+        server, token, err, protocol=protocol, allow_private_http=allow_private_http
+    )
+    if isinstance(backend, ExitCode):
+        return backend
     async with contextlib.aclosing(backend):
         session = backend.new_session(thread)
         outgoing = session.prepare(message)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from talkie_tui.commands.common import connect, report_error
+from talkie_tui.commands.common import connect_or_report, report_error
 from talkie_tui.core.errors import ForbiddenError, TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
@@ -69,12 +69,11 @@ async def bridge_cuckoo(
     except TalkieError as error:
         warn(error.message)
         return ExitCode.USAGE
-    try:
-        backend = await connect(
-            server, token, protocol="talkie", allow_private_http=allow_private_http
-        )
-    except TalkieError as error:
-        return report_error(error, server, err, protocol="talkie")
+    backend = await connect_or_report(
+        server, token, err, protocol="talkie", allow_private_http=allow_private_http
+    )
+    if isinstance(backend, ExitCode):
+        return backend
     state: BridgeState | None = None
     try:
         try:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "connect",
+    "connect_or_report",
     "keep_serving",
     "preferred_store",
     "report_error",
@@ -77,6 +78,24 @@ async def connect(
         kept=kept,
         allow_private_http=allow_private_http,
     )
+
+
+async def connect_or_report(
+    server: str,
+    token: str | None,
+    err: TextIO,
+    *,
+    protocol: ProtocolName | None = None,
+    allow_private_http: bool = False,
+) -> Backend | ExitCode:
+    """The backend of `server` (see `connect`), or the exit code once why it could not be
+    reached was printed to `err`."""
+    try:
+        return await connect(
+            server, token, protocol=protocol, allow_private_http=allow_private_http
+        )
+    except TalkieError as error:
+        return report_error(error, server, err, protocol=protocol)
 
 
 def refused_by(error: UnauthorizedError, protocol: ProtocolName | None) -> ProtocolName | None:

@@ -6,7 +6,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from talkie_tui.commands.common import connect, report_error
+from talkie_tui.commands.common import connect_or_report, report_error
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
@@ -29,12 +29,11 @@ async def list_threads(
     """Print one line per thread: id, last update, channel, title (to `out`, stdout by
     default; errors to `err`, stderr)."""
     out, err = out or sys.stdout, err or sys.stderr
-    try:
-        backend = await connect(
-            server, token, protocol=protocol, allow_private_http=allow_private_http
-        )
-    except TalkieError as error:
-        return report_error(error, server, err, protocol=protocol)
+    backend = await connect_or_report(
+        server, token, err, protocol=protocol, allow_private_http=allow_private_http
+    )
+    if isinstance(backend, ExitCode):
+        return backend
     async with contextlib.aclosing(backend):
         try:
             threads = await backend.threads()

@@ -46,6 +46,7 @@ from talkie_tui.voice.realtime import (
     parse_server_event,
 )
 from talkie_tui.voice.sound import FRAME_SAMPLES, SAMPLE_RATE, AudioStopped
+from talkie_tui.voice.tracks import audio_frames
 
 __all__ = ["MicrophoneTrack", "RealtimePeer", "VoiceConnectionError", "audio_level_dbov"]
 
@@ -234,13 +235,7 @@ class RealtimePeer:
     async def _play(self, track: MediaStreamTrack) -> None:
         """Drain the assistant's audio into the speaker for as long as the track lives."""
         silent_run = _SILENT_FRAMES_KEPT  # starts as if after a long silence
-        while True:
-            try:
-                frame = await track.recv()
-            except MediaStreamError:
-                return
-            if not isinstance(frame, av.AudioFrame):
-                continue
+        async for frame in audio_frames(track):
             samples = frame.to_ndarray().reshape(-1)
             # The track carries silence between answers too. Queued, it would keep the speaker
             # "playing" for ever and the consent window would never open. After a short run it

@@ -18,6 +18,16 @@ from hypothesis import strategies as st
 
 from talkie_tui.backends.talkie.reducer import TalkieConversation as Conversation
 from talkie_tui.chat.turns import NoticePart, TextPart, ToolPart
+from talkie_tui.protocol.talkie.cards import (
+    BadgeBlock,
+    Card,
+    FieldsBlock,
+    FileBlock,
+    HeadingBlock,
+    LinkBlock,
+    ListBlock,
+    TextBlock,
+)
 from talkie_tui.protocol.talkie.events import (
     ActionProposed,
     CardReceived,
@@ -27,16 +37,6 @@ from talkie_tui.protocol.talkie.events import (
     StreamTruncated,
     UsageReported,
     event_to_json,
-)
-from talkie_tui.protocol.talkie.models import (
-    BadgeBlock,
-    Card,
-    FieldsBlock,
-    FileBlock,
-    HeadingBlock,
-    LinkBlock,
-    ListBlock,
-    TextBlock,
 )
 from tests.fuzz.kit import FORBIDDEN, fuzz_settings, json_like, nasty_text, scalars, unsafe
 

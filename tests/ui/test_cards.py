@@ -8,7 +8,8 @@ import pytest
 from rich.console import Console
 from textual.content import Content
 
-from talkie_tui.protocol.talkie.models import Card, FileBlock, OpenLink, TextBlock
+from talkie_tui.protocol.talkie.cards import Card, FileBlock, TextBlock
+from talkie_tui.protocol.talkie.models import OpenLink
 from talkie_tui.ui.messages import DownloadRequested, OpenLinkRequested
 from talkie_tui.ui.widgets import card as card_module
 from talkie_tui.ui.widgets.card import CardView, FileRow, human_size, render_text_block

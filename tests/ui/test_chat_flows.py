@@ -371,7 +371,7 @@ async def test_file_block_downloads_with_the_token(devserver, tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
         await send(pilot, screen, "show offer N-2026-014")
-        from talkie_tui.protocol.talkie.models import FileBlock
+        from talkie_tui.protocol.talkie.cards import FileBlock
 
         blocks = [
             block

@@ -58,9 +58,8 @@ from talkie_tui.protocol.minara.frames import (
 )
 from talkie_tui.protocol.minara.subscription import (
     END,
-    Fatal,
-    Lost,
-    Refused,
+    StreamLost,
+    StreamRefused,
     Subscription,
 )
 from talkie_tui.protocol.net.addresses import check_socket_url
@@ -254,7 +253,7 @@ class MinaraStream:
                 if code == UNAUTHORIZED_CLOSE:
                     if not token_refreshed and await self._refreshed():
                         token_refreshed = True
-                        self._broadcast(Lost(reason))
+                        self._broadcast(StreamLost(reason))
                         continue
                     self._fail(
                         UnauthorizedError(
@@ -266,7 +265,7 @@ class MinaraStream:
                     )
                     return
                 token_refreshed = False
-                self._broadcast(Lost(reason))
+                self._broadcast(StreamLost(reason))
             # A failed connect or a dropped socket: wait, then try again.
             now = time.monotonic()
             failing_since = failing_since or now
@@ -281,7 +280,7 @@ class MinaraStream:
                 return
             if backoff.attempt == 0 and not was_open:
                 log.debug("stream connect failed: %s", reason)
-                self._broadcast(Lost(reason))  # the first connect failed: show "reconnecting"
+                self._broadcast(StreamLost(reason))  # the first connect failed: show "reconnecting"
                 was_open = True
             delay = backoff.next_delay()
             self.state = "reconnecting"
@@ -312,7 +311,7 @@ class MinaraStream:
 
     def _fail(self, error: TalkieError) -> None:
         self.state = "closed"
-        self._broadcast(Fatal(error))
+        self._broadcast(error)
         self._subs.clear()
 
     async def _connected(self, socket: ClientConnection) -> tuple[int, str] | None:
@@ -377,7 +376,9 @@ class MinaraStream:
                 frame = parse_frame(message)
             except (MalformedFrame, FrameTooLarge) as error:
                 log.debug("frame refused: %s", error.message)
-                self._broadcast(Refused(error))
+                self._broadcast(
+                    StreamRefused(error.message, too_large=isinstance(error, FrameTooLarge))
+                )
                 continue
             if frame is None:
                 continue  # a frame type this client does not know: skipped
@@ -402,7 +403,7 @@ class MinaraStream:
         status, cls = (404, NotFoundError) if frame.code == "not_found" else (0, ServerError)
         for subscription in group:
             error = cls(message, status=status, code=frame.code, retryable=False)
-            subscription.put(Fatal(error))
+            subscription.put(error)
         if not self._subs:
             self._idle.set()
 

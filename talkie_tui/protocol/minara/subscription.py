@@ -15,13 +15,10 @@ from typing import Any, NamedTuple, Protocol
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
-from talkie_tui.protocol.minara.frames import EventFrame, FrameTooLarge, Subscribed
+from talkie_tui.protocol.minara.frames import EventFrame, Subscribed
 
 __all__ = [
     "END",
-    "Fatal",
-    "Lost",
-    "Refused",
     "StreamEvent",
     "StreamItem",
     "StreamLost",
@@ -94,27 +91,6 @@ class StreamRefused:
 StreamItem = StreamEvent | StreamLost | StreamResumed | StreamStale | StreamRefused
 
 
-@dataclass(frozen=True, slots=True)
-class Lost:
-    """The socket dropped (for the subscription's queue)."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A frame refused (for the subscription's queue)."""
-
-    error: TalkieError
-
-
-@dataclass(frozen=True, slots=True)
-class Fatal:
-    """What ends the subscription with an error (for its queue)."""
-
-    error: TalkieError
-
-
 END = object()
 """The end of a subscription's queue."""
 
@@ -143,7 +119,9 @@ class Subscription:
         self.closed = False
 
     def put(self, item: object) -> None:
-        """Hand the subscription something the socket brought (the stream's reader calls it)."""
+        """Hand the subscription something the socket brought (the stream's reader calls it): a
+        frame of its key, a `StreamLost` or `StreamRefused` to pass on, or the `TalkieError`
+        that ends it."""
         self._queue.append(item)
         self._ready.set()
 
@@ -177,17 +155,15 @@ class Subscription:
                     continue
             if item is END:
                 return
-            if isinstance(item, Fatal):
-                raise item.error
-            if isinstance(item, Lost):
+            if isinstance(item, TalkieError):
+                raise item  # what ends the subscription
+            if isinstance(item, StreamLost):
                 self._lost = True
                 self._awaiting_replay = False  # a new socket carries only the new subscription
-                yield StreamLost(item.reason)
-            elif isinstance(item, Refused):
+                yield item
+            elif isinstance(item, StreamRefused):
                 self._allowance += 1
-                yield StreamRefused(
-                    item.error.message, too_large=isinstance(item.error, FrameTooLarge)
-                )
+                yield item
             elif isinstance(item, Subscribed):
                 stale = self._on_subscribed(item)
                 if stale is not None:

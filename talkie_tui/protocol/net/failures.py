@@ -65,28 +65,27 @@ def _certificate_problem(verify: ssl.SSLCertVerificationError, host: str) -> tup
     code = getattr(verify, "verify_code", None)
     detail = str(getattr(verify, "verify_message", "") or verify.reason or verify).rstrip(".")
     lowered = detail.lower()
+    trust_problem = False
     if code == _EXPIRED or (code is None and "expired" in lowered):
         text = _(
             "The TLS certificate of {host} has expired ({detail}). The server's operator must "
             "renew it (or this computer's clock is wrong)."
         )
-        return text.format(host=host, detail=detail), False
-    if code == _NOT_YET_VALID:
+    elif code == _NOT_YET_VALID:
         text = _("The TLS certificate of {host} is not valid yet ({detail}). Check the clock.")
-        return text.format(host=host, detail=detail), False
-    if code in _NAME_MISMATCH or (
+    elif code in _NAME_MISMATCH or (
         code is None and ("mismatch" in lowered or "not valid for" in lowered)
     ):
         text = _(
             "The TLS certificate of {host} is for another name ({detail}). Check the address; "
             "otherwise the server is misconfigured, or something intercepts the connection."
         )
-        return text.format(host=host, detail=detail), False
-    if code == _REVOKED:
+    elif code == _REVOKED:
         text = _("The TLS certificate of {host} has been revoked ({detail}).")
-        return text.format(host=host, detail=detail), False
-    text = _("The TLS certificate of {host} is not trusted ({detail}).")
-    return text.format(host=host, detail=detail), True
+    else:
+        text = _("The TLS certificate of {host} is not trusted ({detail}).")
+        trust_problem = True
+    return text.format(host=host, detail=detail), trust_problem
 
 
 def _trust_hint(proxy: ProxySetting | None) -> str:

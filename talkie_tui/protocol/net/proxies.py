@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _
 
 __all__ = [
@@ -89,16 +90,6 @@ class ProxySetting:
         return _(SYSTEM_SETTINGS) if self.source == SYSTEM_SETTINGS else self.source
 
 
-def _is_loopback(host: str) -> bool:
-    host = host.strip("[]").lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _split_port(entry: str) -> tuple[str, int | None]:
     """`host:port`, `[v6]:port`, a bare IPv6 address or a host, as (host, port)."""
     if entry.startswith("["):
@@ -144,9 +135,9 @@ class ProxySettings:
         """The proxy a request to `url` goes through, or None for a direct connection."""
         url = httpx.URL(url)
         proxy = self.https if url.scheme == "https" else self.http
-        if proxy is None or _is_loopback(url.host):
-            return None
         host = url.host.strip("[]").lower().rstrip(".")
+        if proxy is None or is_loopback_host(host):
+            return None
         port = url.port or _DEFAULT_PORTS.get(url.scheme, 0)
         if any(entry == "*" or _no_proxy_matches(entry, host, port) for entry in self.no_proxy):
             return None

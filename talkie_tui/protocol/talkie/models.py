@@ -1,7 +1,8 @@
 """Typed models of what a talkie/1 server sends: manifest, status, actions, links, threads.
 
-Cards (`cards`) and the voice session (`voice_models`) have their own modules; their names are
-imported from here too."""
+Cards (`cards`) and the voice session (`voice_models`) have their own modules. `Card` and the
+blocks the Cuckoo bridge renders are still named here for its imports, until it takes them from
+`cards`."""
 
 from __future__ import annotations
 
@@ -13,59 +14,29 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from talkie_tui.core.sanitize import SafeStr
-from talkie_tui.protocol.talkie.cards import (
-    BadgeBlock,
-    Block,
-    Card,
-    FieldsBlock,
-    FileBlock,
-    HeadingBlock,
-    LinkBlock,
-    ListBlock,
-    TextBlock,
-    UnknownBlock,
-)
-from talkie_tui.protocol.talkie.voice_models import (
-    ConsentWords,
-    Signaling,
-    VoiceSession,
-    VoiceToolResult,
-    VoiceUsage,
-)
+from talkie_tui.protocol.talkie.cards import Card, FieldsBlock, LinkBlock, ListBlock
 from talkie_tui.protocol.talkie.wire_model import WireModel
 
 __all__ = [
     "Action",
     "ActionStatus",
     "Auth",
-    "BadgeBlock",
-    "Block",
     "Brand",
     "Card",
     "ConfirmPolicy",
-    "ConsentWords",
     "DecisionResult",
     "FieldsBlock",
-    "FileBlock",
-    "HeadingBlock",
     "HistoryMessage",
     "Limits",
     "LinkBlock",
     "ListBlock",
     "Manifest",
     "OpenLink",
-    "Signaling",
     "Status",
-    "TextBlock",
     "Thread",
     "ThreadHistory",
-    "UnknownBlock",
     "UsageMeter",
     "User",
-    "VoiceSession",
-    "VoiceToolResult",
-    "VoiceUsage",
-    "WireModel",
 ]
 
 _ACCENT = re.compile(r"^#[0-9a-fA-F]{6}$")

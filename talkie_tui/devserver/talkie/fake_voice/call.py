@@ -15,9 +15,8 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-import av
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.mediastreams import MediaStreamTrack
 
 from talkie_tui.devserver.talkie.fake_voice.audio import (
     OutputTrack,
@@ -30,6 +29,7 @@ from talkie_tui.devserver.talkie.fake_voice.responses import Responder
 from talkie_tui.devserver.talkie.fake_voice.script import Script
 from talkie_tui.devserver.talkie.voice import VoiceGrant
 from talkie_tui.voice.ice import loopback_ice, rtc_configuration
+from talkie_tui.voice.tracks import audio_frames
 
 logger = logging.getLogger(__name__)
 
@@ -295,13 +295,7 @@ class FakeCall:
 
     async def _listen(self, track: MediaStreamTrack) -> None:
         # Always drained: aiortc's receive queue is unbounded.
-        while True:
-            try:
-                frame = await track.recv()
-            except MediaStreamError:
-                return
-            if not isinstance(frame, av.AudioFrame):
-                continue
+        async for frame in audio_frames(track):
             ms = 1000.0 * frame.samples / frame.sample_rate
             self._hear(rms(frame.to_ndarray()), ms)
 
