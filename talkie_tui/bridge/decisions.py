@@ -32,7 +32,8 @@ from talkie_tui.i18n import N_, _
 
 if TYPE_CHECKING:
     from talkie_tui.bridge.context import BridgeContext
-    from talkie_tui.protocol.talkie.models import Action, Card
+    from talkie_tui.protocol.talkie.cards import Card
+    from talkie_tui.protocol.talkie.models import Action
 
 __all__ = ["FOLLOW_GRACE", "Decisions"]
 

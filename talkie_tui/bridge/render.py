@@ -24,7 +24,8 @@ from typing import Any, Literal
 from talkie_tui.core.button_deadlines import with_deadline, without_deadline
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, SOURCE_LANGUAGE, _, catalog, language_of
-from talkie_tui.protocol.talkie.models import Action, Card, FieldsBlock, LinkBlock, ListBlock
+from talkie_tui.protocol.talkie.cards import Card, FieldsBlock, LinkBlock, ListBlock
+from talkie_tui.protocol.talkie.models import Action
 
 __all__ = [
     "ACTIVITY_LABEL_CHARS",

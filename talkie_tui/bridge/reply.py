@@ -27,7 +27,8 @@ from talkie_tui.protocol.cuckoo.agent_client import OpFailed
 if TYPE_CHECKING:
     from talkie_tui.bridge.context import BridgeContext
     from talkie_tui.bridge.ops import HubOps
-    from talkie_tui.protocol.talkie.models import Action, Card
+    from talkie_tui.protocol.talkie.cards import Card
+    from talkie_tui.protocol.talkie.models import Action
 
 __all__ = ["REFUSED_PAUSE", "Reply", "Stream"]
 

@@ -16,7 +16,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from talkie_tui.protocol.talkie.models import Card
+from talkie_tui.protocol.talkie.cards import Card
 from talkie_tui.ui.widgets.card import CardView
 from tests.fuzz.kit import CI, nasty_text, scalars, unsafe
 from tests.ui.apps.cards_app import HarnessApp

@@ -1,8 +1,6 @@
 """Typed models of what a talkie/1 server sends: manifest, status, actions, links, threads.
 
-Cards (`cards`) and the voice session (`voice_models`) have their own modules. `Card` and the
-blocks the Cuckoo bridge renders are still named here for its imports, until it takes them from
-`cards`."""
+Cards (`cards`) and the voice session (`voice_models`) have their own modules."""
 
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from talkie_tui.core.sanitize import SafeStr
-from talkie_tui.protocol.talkie.cards import Card, FieldsBlock, LinkBlock, ListBlock
+from talkie_tui.protocol.talkie.cards import Card
 from talkie_tui.protocol.talkie.wire_model import WireModel
 
 __all__ = [
@@ -22,14 +20,10 @@ __all__ = [
     "ActionStatus",
     "Auth",
     "Brand",
-    "Card",
     "ConfirmPolicy",
     "DecisionResult",
-    "FieldsBlock",
     "HistoryMessage",
     "Limits",
-    "LinkBlock",
-    "ListBlock",
     "Manifest",
     "OpenLink",
     "Status",

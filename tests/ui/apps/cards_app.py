@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 import talkie_tui.ui
-from talkie_tui.protocol.talkie.models import Card
+from talkie_tui.protocol.talkie.cards import Card
 from talkie_tui.ui.messages import (
     DecisionRequested,
     DownloadRequested,
