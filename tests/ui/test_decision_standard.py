@@ -336,3 +336,40 @@ async def test_an_undo_goes_when_its_window_ends(rig: Rig) -> None:
 def _undo_buttons(view: DecisionView) -> list[Any]:
     """The Undo buttons of a view (an action card's, or the bridge's)."""
     return [button for button in view.query("Button") if "Undo" in str(button.label)]
+
+
+def made_the_risky_choice(view: DecisionView) -> bool:
+    """True when the decision of `view` went to its risky choice (its first control)."""
+    if isinstance(view, ActionCard):
+        return view.action.status in ("confirmed", "running", "done")
+    if isinstance(view, QuestionView):
+        return view.part.answered_with == "Confirm"
+    assert isinstance(view, ButtonsView)
+    risky = view.first_control()
+    return risky is not None and view.taken == getattr(risky, "button_id", None)
+
+
+async def test_esc_drops_a_second_step_and_keys_in_one_burst_follow_the_arrow(rig: Rig) -> None:
+    """A risky choice asked once, then Esc: coming back, it takes its two steps again. Keys that
+    come in one burst (Ctrl+O → Enter, over a slow link) decide the choice the arrow moved to,
+    never the one it left."""
+    async with chatting(rig) as (_app, pilot, screen):
+        await send(pilot, screen, rig.ask_risky)
+        view = await waiting(pilot, screen, rig.view)
+        if rig.protocol == "cuckoo":  # the hub's own second step, as in the scenario above
+            await pilot.press("ctrl+o", "enter")
+            await until(pilot, lambda: rig.decided(view), WAIT)
+            view = await waiting(pilot, screen, rig.view)
+        await pilot.press("ctrl+o", "enter")
+        await pilot.pause()
+        assert view.second_step.asking
+        await guard_over(pilot, view)
+        await pilot.press("escape")
+        assert screen.focused is screen.composer and not view.second_step.asking
+        await pilot.press("ctrl+o", "enter")
+        await pilot.pause()
+        assert view.second_step.asking and not rig.decided(view)  # asked again, not decided
+        await guard_over(pilot, view)
+        await pilot.press("escape", "ctrl+o", "right", "enter")
+        await until(pilot, lambda: rig.decided(view), WAIT)
+        assert not made_the_risky_choice(view)

@@ -172,6 +172,4 @@ class Decisions:
             host.notify(none or _("No action is waiting for a decision."), markup=False)
             return
         index = next((i + 1 for i, view in enumerate(pending) if view.has_focus_within), 0)
-        view = pending[index % len(pending)]
-        (view.first_control() or view).focus()
-        view.scroll_visible()
+        pending[index % len(pending)].take_focus()

@@ -169,10 +169,21 @@ class DecisionView(Widget, can_focus=True):
             return
         focused = self.screen.focused
         index = controls.index(focused) if focused in controls else (-1 if step > 0 else 0)
-        controls[(index + step) % len(controls)].focus()
+        # At once, not by `focus()` (which waits for the next turn of the loop): keys that came
+        # in one burst (→ Enter, over a slow link) must reach the choice the arrow moved to.
+        self.screen.set_focus(controls[(index + step) % len(controls)])
+
+    def take_focus(self) -> None:
+        """Ctrl+O: the focus to the first control, at once (keys right after it land here)."""
+        self.screen.set_focus(self.first_control() or self)
+        self.scroll_visible()
 
     def action_leave(self) -> None:
-        """Esc: back to the composer; the decision waits."""
+        """Esc: back to the composer; the decision waits, and a second step it asked for
+        lapses (coming back, a risky choice takes its two steps again)."""
+        if self.second_step.asking:
+            self.second_step.clear()
+            self._sync()
         self.post_message(self.Left())
 
     def give_back_focus(self) -> None:
