@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.agent_choice import AgentChoice
 from talkie_tui.devserver.common.ids import new_id
 from talkie_tui.devserver.common.live_work import LiveWorks
 from talkie_tui.devserver.minara import demo_agent, testmode
@@ -21,7 +22,6 @@ from talkie_tui.devserver.minara.questions import QuestionBoard
 from talkie_tui.devserver.minara.record import TurnRecord
 from talkie_tui.devserver.minara.storage import Storage
 from talkie_tui.devserver.minara.turn_context import (
-    Agent,
     AgentFailed,
     Emit,
     TurnContext,
@@ -47,13 +47,7 @@ async def _no_agent(ctx: TurnContext) -> None:
     ctx.delta("This gateway runs without an agent; only the `minara-test:` messages answer.")
 
 
-def choose_agent(config: GatewayConfig, message: str) -> Agent:
-    """The script answering a message: a test-mode script, the demo agent, or a placeholder."""
-    if config.test_mode:
-        script = testmode.script_for(message)
-        if script is not None:
-            return script
-    return demo_agent.answer if config.demo_agent else _no_agent
+_AGENTS = AgentChoice(testmode.script_for, demo_agent.answer, _no_agent)
 
 
 def size_in_kb(size: int) -> int:
@@ -166,7 +160,7 @@ class TurnManager(LiveWorks[LiveTurn]):
             for attachment in turn.request.attachments:
                 size = size_in_kb(int(attachment["size"]))
                 ctx.delta(f"I received {attachment['filename']}, {size} kB\n")
-            await choose_agent(self._config, turn.request.message)(ctx)
+            await _AGENTS.choose(self._config, turn.request.message)(ctx)
         except TurnInterrupted:
             if self._stopping.is_set():  # not the person: the gateway is going away
                 return {"type": "error", "data": dict(STOPPED_MIDWAY)}

@@ -21,13 +21,14 @@ from ag_ui.core import (
 )
 
 from talkie_tui.devserver.common import clock
+from talkie_tui.devserver.common.agent_choice import AgentChoice
 from talkie_tui.devserver.common.frame_log import FrameLog
 from talkie_tui.devserver.common.live_work import LiveWorks
 from talkie_tui.devserver.talkie import demo_agent, testmode
 from talkie_tui.devserver.talkie.accounts import estimate_tokens, usage_items
 from talkie_tui.devserver.talkie.actions import ActionService
 from talkie_tui.devserver.talkie.config import ServerConfig
-from talkie_tui.devserver.talkie.run_context import Agent, AgentError, RunCancelled, RunContext
+from talkie_tui.devserver.talkie.run_context import AgentError, RunCancelled, RunContext
 from talkie_tui.devserver.talkie.storage import Storage
 
 logger = logging.getLogger(__name__)
@@ -58,13 +59,7 @@ async def _no_agent(ctx: RunContext) -> None:
     )
 
 
-def choose_agent(config: ServerConfig, text: str) -> Agent:
-    """The script answering a message: a test-mode script, the demo agent, or a placeholder."""
-    if config.test_mode:
-        script = testmode.script_for(text)
-        if script is not None:
-            return script
-    return demo_agent.answer if config.demo_agent else _no_agent
+_AGENTS = AgentChoice(testmode.script_for, demo_agent.answer, _no_agent)
 
 
 class RunManager(LiveWorks[_LiveRun]):
@@ -143,7 +138,7 @@ class RunManager(LiveWorks[_LiveRun]):
     async def _run_agent(self, ctx: RunContext) -> tuple[str, AgentError | None]:
         ctx.emit(RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id))
         try:
-            await choose_agent(self._config, ctx.user_text)(ctx)
+            await _AGENTS.choose(self._config, ctx.user_text)(ctx)
         except RunCancelled:
             return "cancelled", None
         except AgentError as exc:
