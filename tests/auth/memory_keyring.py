@@ -19,7 +19,7 @@ class MemoryKeyring(KeyringBackend):
     viable = False
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's base is unannotated
         self.entries: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:

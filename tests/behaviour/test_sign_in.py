@@ -31,8 +31,7 @@ from talkie_tui.ui.screens.token_prompt import TokenScreen
 from tests.behaviour.conftest import PROTOCOLS
 from tests.helpers import TEST_TOKEN
 from tests.oauth_provider import OidcProvider, browse_to_callback
-from tests.ui.test_chat_flows import until
-from tests.ui.test_gateway_sign_in import chat_composed
+from tests.ui.flows import chat_composed, until
 from tests.ui.test_hub_sign_in import sign_in_on_screen
 from tests.ui.test_sign_in import no_browser, paste
 

@@ -5,12 +5,35 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from talkie_tui.conformance.runner import run_conformance
 from talkie_tui.conformance.suite import Check
-from tests.conformance.test_broken_servers import CONTROL, Outcome
+
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one conformance run printed and returned."""
+
+    code: int
+    output: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The printed lines."""
+        return self.output.splitlines()
+
+    def verdicts(self, verdict: str) -> set[str]:
+        """The names of the checks with this verdict."""
+        prefix = f"{verdict} "
+        return {
+            line[len(prefix) :].split(":", 1)[0] for line in self.lines if line.startswith(prefix)
+        }
 
 
 async def conform(url: str, **options: Any) -> Outcome:

@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,31 +20,10 @@ from talkie_tui.conformance.checks import CHECKS
 from talkie_tui.conformance.runner import run_conformance
 from talkie_tui.devserver.talkie.config import ServerConfig
 from talkie_tui.devserver.talkie.runner import serve_in_thread
+from tests.conformance.breakages import CONTROL, Outcome
 from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.proxy import BREAKAGES, Proxy
 from tests.helpers import TEST_TOKEN
-
-CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one conformance run printed and returned."""
-
-    code: int
-    output: str
-
-    @property
-    def lines(self) -> list[str]:
-        """The printed lines."""
-        return self.output.splitlines()
-
-    def verdicts(self, verdict: str) -> set[str]:
-        """The names of the checks with this verdict."""
-        prefix = f"{verdict} "
-        return {
-            line[len(prefix) :].split(":", 1)[0] for line in self.lines if line.startswith(prefix)
-        }
 
 
 async def _conform(url: str, breakage: type[Proxy]) -> Outcome:

@@ -20,8 +20,7 @@ from talkie_tui.conformance.cuckoo import agent_session
 from talkie_tui.conformance.cuckoo.agent_harness import ReferenceHub
 from talkie_tui.conformance.cuckoo.agent_run import agent_checks, run_agent_conformance
 from talkie_tui.conformance.output import Reporter
-from tests.conformance.breakages import assert_fails_exactly
-from tests.conformance.test_broken_servers import Outcome
+from tests.conformance.breakages import Outcome, assert_fails_exactly
 
 ROOT = Path(__file__).resolve().parents[2]
 # The spec agent answers and acknowledges within about a second, so a broken one is given up on

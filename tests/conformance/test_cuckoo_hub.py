@@ -23,10 +23,9 @@ from talkie_tui.conformance.cuckoo.hub_checks import limits as hub_limits
 from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.cuckoo.config import HubConfig
 from talkie_tui.devserver.cuckoo.runner import serve_in_thread
-from tests.conformance.breakages import assert_fails_exactly, conform, run_all
+from tests.conformance.breakages import Outcome, assert_fails_exactly, conform, run_all
 from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.hub_proxy import BREAKAGES, PING, PONG, HubProxy, StallsAfterALease
-from tests.conformance.test_broken_servers import Outcome
 
 LEASE = 2.0
 IDLE = 1.0

@@ -25,10 +25,9 @@ from talkie_tui.conformance.runner import Selection, run_conformance
 from talkie_tui.devserver.minara.config import GatewayConfig
 from talkie_tui.devserver.minara.runner import serve_in_thread
 from tests.backends.minara.test_peers import old_gateway  # noqa: F401 (a fixture)
-from tests.conformance.breakages import assert_fails_exactly, conform, run_all
+from tests.conformance.breakages import Outcome, assert_fails_exactly, conform, run_all
 from tests.conformance.child_servers import proxies, served_in_child
 from tests.conformance.minara_proxy import BREAKAGES, GatewayProxy
-from tests.conformance.test_broken_servers import Outcome
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import StubServer
 

@@ -30,7 +30,7 @@ from tests.stub_server import (
     manifest_document,
     talkie_app,
 )
-from tests.ui.test_chat_flows import make_app, until
+from tests.ui.flows import make_app, until
 
 pytestmark = pytest.mark.hostile
 

@@ -22,7 +22,7 @@ from talkie_tui.ui.widgets.action_card import ActionCard, explain_decision_error
 from tests.hostile.kit import answer, controls, custom, frames, hostile, hostile_app, shown
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import ENDPOINTS, envelope
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

@@ -34,7 +34,7 @@ from tests.stub_server import (
     manifest_document,
     talkie_app,
 )
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

@@ -26,7 +26,7 @@ from tests.helpers import TEST_TOKEN
 from tests.hostile.kit import answer, bearers, custom, frames, hostile_app, says, sink_app
 from tests.protocol.conftest import Serve
 from tests.stub_server import ANOTHER_LOOPBACK, StubServer, manifest_document
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

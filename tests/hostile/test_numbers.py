@@ -18,7 +18,7 @@ from talkie_tui.ui.widgets.notice import NoticeView
 from tests.hostile.kit import answer, custom, frames, hostile_app, says
 from tests.protocol.conftest import Serve
 from tests.stub_server import ENDPOINTS, envelope
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

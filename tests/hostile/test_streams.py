@@ -19,7 +19,7 @@ from talkie_tui.ui.widgets.notice import NoticeView
 from tests.hostile.kit import Handler, answer, ask_cli, frames, hostile_app, says
 from tests.protocol.conftest import Serve
 from tests.stub_server import Streamer, sse_frame
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

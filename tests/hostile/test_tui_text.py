@@ -37,7 +37,7 @@ from tests.hostile.kit import (
 )
 from tests.protocol.conftest import Connect, Serve
 from tests.stub_server import ENDPOINTS, envelope, sse_response
-from tests.ui.test_chat_flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, until
 
 pytestmark = pytest.mark.hostile
 

@@ -424,4 +424,4 @@ class FakeEmailSignIn:
 def cuckoo_app(backend: FakeCuckooBackend, tmp_path: Any) -> TalkieApp:
     """The real app on the fake backend, with settings in the test's folder."""
     settings = Settings(downloads_dir=tmp_path / "downloads")
-    return TalkieApp(settings=settings, known=KnownServers.load(), backend=backend)  # type: ignore[arg-type]
+    return TalkieApp(settings=settings, known=KnownServers.load(), backend=backend)

@@ -6,7 +6,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from talkie_tui.ui.widgets.decision import DecisionView
-from tests.ui.test_chat_flows import until
+from tests.ui.flows import until
 
 __all__ = ["reach"]
 

@@ -30,7 +30,7 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.header import TalkieHeader
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.helpers import AUTH, TEST_TOKEN
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 __all__ = [
     "SIZE",

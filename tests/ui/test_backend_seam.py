@@ -20,7 +20,7 @@ from talkie_tui.protocol.talkie.models import Action, Card, DecisionResult, User
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 CARD = Card.model_validate(
     {

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import html
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.tokens import StaticToken
 from talkie_tui.protocol.talkie.client import TalkieClient
 from talkie_tui.ui.app import TalkieApp
@@ -22,61 +17,15 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.help import HelpScreen
 from talkie_tui.ui.widgets.action_card import ActionCard
 from talkie_tui.ui.widgets.card import CardView
-from talkie_tui.ui.widgets.header import TalkieHeader
 from talkie_tui.ui.widgets.markdown_view import MarkdownView
 from talkie_tui.ui.widgets.notice import NoticeView
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from talkie_tui.ui.widgets.transcript import TurnView
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import CuttingProxy
-
-FAST: dict[str, Any] = {
-    "test_mode": True,
-    "dev_token": TEST_TOKEN,
-    "demo_delay": 0.0,
-    "slow_seconds": 3.0,
-}
+from tests.ui.flows import FAST, chat_screen, make_app, screen_text, send, until
 
 Flow = Callable[[TalkieApp, Pilot[None]], Awaitable[None]]
-
-
-def make_app(url: str, tmp_path: Path, **kwargs: Any) -> TalkieApp:
-    """The real app on `url`, with settings and known servers in the test's folder."""
-    settings = Settings(downloads_dir=tmp_path / "downloads")
-    return TalkieApp(url, token=TEST_TOKEN, settings=settings, known=KnownServers.load(), **kwargs)
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10) -> None:
-    """Let the app run until `condition` holds."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("the condition did not hold in time")
-        await pilot.pause(0.02)
-
-
-async def chat_screen(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
-    """Wait for the connect screen to hand over to the chat screen."""
-    await until(
-        pilot, lambda: isinstance(app.screen, ChatScreen) and bool(app.screen.query(TalkieHeader))
-    )
-    screen = app.screen
-    assert isinstance(screen, ChatScreen)
-    await until(pilot, lambda: screen.header.state == "connected")
-    return screen
-
-
-async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
-    """Type a message in the composer, press Enter and wait for the answer to finish."""
-    screen.composer.focus()
-    screen.composer.insert(text)
-    before = len(screen.session.conversation.turns)
-    await pilot.press("enter")
-    await until(
-        pilot,
-        lambda: not screen.answering and len(screen.session.conversation.turns) >= before + 2,
-    )
-    await pilot.pause()  # let the last turn's views compose
 
 
 def visible_text(screen: ChatScreen) -> str:
@@ -87,13 +36,6 @@ def visible_text(screen: ChatScreen) -> str:
             if isinstance(widget, MarkdownView):
                 lines.append(widget.text)
     return "\n".join(lines)
-
-
-def screen_text(app: TalkieApp) -> str:
-    """What the terminal shows now, as plain text (from an SVG screenshot)."""
-    svg = app.export_screenshot()
-    text = re.sub(r"<[^>]+>", "", svg.replace("&#160;", " "))
-    return html.unescape(text)
 
 
 async def server_client(url: str) -> TalkieClient:

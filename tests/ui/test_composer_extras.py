@@ -26,37 +26,11 @@ from talkie_tui.ui.screens.model_picker import ModelPickerScreen
 from talkie_tui.ui.widgets.attachment_tray import AttachmentRow, AttachmentTray
 from talkie_tui.voice.memory_audio import ScriptedMicrophone
 from talkie_tui.voice.sound import AudioUnavailable
+from tests.ui.attachments import PDF, PNG, attach, chat, make_file
 from tests.ui.extras_fake import ExtrasBackend, extras_app
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
-PDF = b"%PDF-1.7\n"
 MiB = 1024 * 1024
-
-
-def make_file(folder: Path, name: str, head: bytes, size: int) -> Path:
-    """A file of `size` bytes starting with `head` (sparse past the head: quick to make)."""
-    path = folder / name
-    with path.open("wb") as file:
-        file.write(head)
-        file.truncate(max(size, len(head)))
-    return path
-
-
-async def chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
-    await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
-    screen = app.screen
-    assert isinstance(screen, ChatScreen)
-    await until(pilot, lambda: screen.header.state == "connected")
-    return screen
-
-
-async def attach(pilot: Pilot[None], screen: ChatScreen, path: Path) -> None:
-    """`/attach PATH` typed in the composer and Enter."""
-    screen.composer.focus()
-    screen.composer.load_text(f"/attach {path}")
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:

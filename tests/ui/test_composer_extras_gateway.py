@@ -18,8 +18,9 @@ from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.model_picker import ModelPick, ModelPickerScreen
 from tests.helpers import TEST_TOKEN
-from tests.ui.test_chat_flows import screen_text, until
-from tests.ui.test_composer_extras import PNG, attach, chat, make_file, notices, pick, rows
+from tests.ui.attachments import PNG, attach, chat, make_file
+from tests.ui.flows import screen_text, until
+from tests.ui.test_composer_extras import notices, pick, rows
 
 pytestmark = pytest.mark.slow
 

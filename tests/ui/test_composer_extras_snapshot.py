@@ -8,9 +8,9 @@ from textual.pilot import Pilot
 
 from talkie_tui.backends.base import ModelChoice
 from talkie_tui.ui.screens.model_picker import ModelPick
+from tests.ui.attachments import PDF, PNG, attach, chat, make_file
 from tests.ui.extras_fake import ExtrasBackend, extras_app
-from tests.ui.test_chat_flows import until
-from tests.ui.test_composer_extras import PDF, PNG, attach, chat, make_file
+from tests.ui.flows import until
 
 
 def test_two_pending_files_and_a_model(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ from textual.widget import Widget
 
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.support.compositor import LineCompositor, RepaintedByLayout
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
+from tests.ui.flows import FAST, chat_screen, make_app, send
 
 
 def partial_update(compositor: Compositor, regions: set[Region], kind: type[Compositor]) -> str:

@@ -423,7 +423,7 @@ async def test_the_command_lines_token_goes_to_its_server_only(
     app = TalkieApp(first, token=TEST_TOKEN, known=known, settings=settings)
     async with app.run_test(size=(100, 30)) as pilot:
         from talkie_tui.ui.chat.screen import ChatScreen
-        from tests.ui.test_chat_flows import screen_text
+        from tests.ui.flows import screen_text
 
         await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted, 30)
         await app.action_switch_server()

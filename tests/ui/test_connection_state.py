@@ -26,8 +26,8 @@ from talkie_tui.ui.chat import status
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.helpers import TEST_TOKEN
+from tests.ui.flows import screen_text, until
 from tests.ui.killable_proxy import KillableProxy
-from tests.ui.test_chat_flows import screen_text, until
 
 pytestmark = pytest.mark.slow
 

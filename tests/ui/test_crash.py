@@ -18,8 +18,8 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.crash import CrashScreen
 from talkie_tui.ui.support.crash import describe_error
 from tests.helpers import TEST_TOKEN
+from tests.ui.flows import FAST, chat_screen, make_app, send, until
 from tests.ui.pty import PtyTalkie
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
 from tests.ui.test_drafts import drafts_on_disk
 
 SECRET = "sk-crash-secret-0123456789"

@@ -24,7 +24,7 @@ from talkie_tui.protocol.cuckoo.pushes import MessageDeltaPush
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.buttons import ButtonsView
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 pytestmark = pytest.mark.slow
 

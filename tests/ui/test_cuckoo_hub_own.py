@@ -27,8 +27,8 @@ from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView
 from tests.backends.cuckoo.conftest import Agent, Hub
 from tests.ui import test_cuckoo_reply
+from tests.ui.flows import screen_text, until
 from tests.ui.minara_e2e import notices
-from tests.ui.test_chat_flows import screen_text, until
 from tests.ui.test_cuckoo_reply import palette_options
 
 pytestmark = pytest.mark.slow

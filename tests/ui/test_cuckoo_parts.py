@@ -42,7 +42,7 @@ from tests.ui.cuckoo_fake import (
     next_id,
     reply,
 )
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 
 async def chat(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:

@@ -42,7 +42,7 @@ from talkie_tui.ui.screens.reach import (
 from talkie_tui.ui.widgets.buttons import QuickRepliesView
 from talkie_tui.ui.widgets.thread_list import ThreadList
 from tests.cuckoo_peer.agent import AgentBackend
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from talkie_tui.backends.parts.reach import CatalogueEntry, Contact
 from talkie_tui.ui.chat.reach import contact_choices, contact_state
 from talkie_tui.ui.screens.reach import CatalogueScreen, ContactScreen
 from tests.ui.cuckoo_fake import FakeCuckooBackend, cuckoo_app
-from tests.ui.test_app_snapshots import ready
+from tests.ui.snapshot_steps import ready
 
 SIZE = (110, 34)
 ENTRIES = [

@@ -25,8 +25,8 @@ from talkie_tui.ui.widgets.buttons import ReplyQuoteView
 from talkie_tui.ui.widgets.reply_bar import ReplyBar
 from tests.backends.cuckoo.conftest import FAST_HUB, Hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend
+from tests.ui.flows import FAST, chat_screen, make_app, screen_text, send, until
 from tests.ui.minara_e2e import notices
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, screen_text, send, until
 
 pytestmark = pytest.mark.slow
 

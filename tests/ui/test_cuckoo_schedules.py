@@ -18,7 +18,7 @@ from talkie_tui.ui.screens.schedules import NewScheduleScreen, SchedulesScreen
 from tests.backends.cuckoo.conftest import Hub
 from tests.cuckoo_peer.agent import AgentBackend
 from tests.ui import test_cuckoo_reply
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 from tests.ui.test_cuckoo_hub_own import app_on, confirm, run_command, shown
 
 pytestmark = pytest.mark.slow

@@ -16,7 +16,7 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.devices import DevicesScreen
 from talkie_tui.ui.screens.email_sign_in import EmailSignInScreen
 from tests.ui.cuckoo_fake import FakeCuckooBackend, FakeEmailSignIn, cuckoo_app
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 from tests.ui.test_cuckoo_parts import chat
 
 

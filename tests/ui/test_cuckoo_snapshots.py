@@ -24,7 +24,7 @@ from tests.ui.cuckoo_fake import (
     delta,
     hub_message,
 )
-from tests.ui.test_app_snapshots import ready
+from tests.ui.snapshot_steps import ready
 
 SIZE = (120, 40)
 

@@ -30,7 +30,7 @@ from talkie_tui.devserver.talkie.runner import serve_in_thread as serve_talkie
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 pytestmark = pytest.mark.slow
 

@@ -19,8 +19,8 @@ from talkie_tui.protocol.net.http import make_http_client
 from talkie_tui.ui.app import TalkieApp
 from tests.helpers import TEST_TOKEN
 from tests.ui.fake_server import ORIGIN, connect_fixed
-from tests.ui.test_app_snapshots import SIZE, ask, ready
-from tests.ui.test_chat_flows import FAST, chat_screen, send, until
+from tests.ui.flows import FAST, chat_screen, send, until
+from tests.ui.snapshot_steps import SIZE, ask, ready
 
 
 def czech_fixed_app(tmp_path: Path) -> TalkieApp:

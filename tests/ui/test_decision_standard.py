@@ -27,7 +27,7 @@ from talkie_tui.ui.widgets.buttons import ButtonsView
 from talkie_tui.ui.widgets.decision import DecisionView
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.helpers import TEST_TOKEN
-from tests.ui.test_chat_flows import screen_text, until
+from tests.ui.flows import screen_text, until
 
 pytestmark = pytest.mark.slow
 

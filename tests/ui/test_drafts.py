@@ -21,8 +21,8 @@ from talkie_tui.ui.chat.drafts import (
     DraftStore,
     drafts_path,
 )
+from tests.ui.flows import FAST, chat_screen, make_app, send, until
 from tests.ui.pty import PtyTalkie
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 

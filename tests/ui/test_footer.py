@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets._footer import FooterKey
 
 from talkie_tui.ui.widgets.footer import TalkieFooter
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send, until
+from tests.ui.flows import FAST, chat_screen, make_app, send, until
 
 
 async def test_replaced_keys_are_forgotten(devserver, tmp_path: Path) -> None:

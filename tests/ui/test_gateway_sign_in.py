@@ -15,12 +15,11 @@ from talkie_tui.auth.bearer_grants import find_bearer
 from talkie_tui.auth.file_store import FileStore
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
-from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
-from talkie_tui.ui.widgets.transcript import Transcript
 from tests.helpers import TEST_TOKEN
 from tests.stub_server import StubServer
+from tests.ui.flows import chat_composed
 
 pytestmark = pytest.mark.slow
 
@@ -37,12 +36,6 @@ async def wait_for(pilot: object, condition: Callable[[], bool], seconds: float 
             return
         await pilot.pause(0.05)  # type: ignore[attr-defined]
     raise AssertionError("the screen did not get there")
-
-
-def chat_composed(app: TalkieApp) -> bool:
-    """The chat screen is on and composed (leaving the app before that races its mount)."""
-    screen = app.screen
-    return isinstance(screen, ChatScreen) and bool(screen.query(Transcript))
 
 
 async def test_a_gateway_is_found_its_token_asked_for_kept_and_used_again(

@@ -36,8 +36,8 @@ from talkie_tui.ui.screens.store_choice import StoreChoiceScreen
 from talkie_tui.ui.screens.token_prompt import TokenScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.helpers import TEST_TOKEN
+from tests.ui.flows import chat_composed
 from tests.ui.minara_e2e import SIZE, WAIT, answer_text, chat, say, screen_text, until
-from tests.ui.test_gateway_sign_in import chat_composed
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from talkie_tui.chat.vocabulary import UsageMeter
 from talkie_tui.ui.chat import status
 from talkie_tui.ui.widgets.header import fit_meters, format_meter
 from tests.helpers import TEST_TOKEN
+from tests.ui.flows import chat_screen, make_app, until
 from tests.ui.killable_proxy import KillableProxy
-from tests.ui.test_chat_flows import chat_screen, make_app, until
 
 METERS = (
     UsageMeter(label="Tokens today", used=43, limit=400_000),

@@ -36,7 +36,7 @@ from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
-from tests.ui.test_chat_flows import until
+from tests.ui.flows import until
 
 pytestmark = pytest.mark.slow
 

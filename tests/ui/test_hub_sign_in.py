@@ -22,7 +22,8 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.email_sign_in import EmailSignInScreen
 from talkie_tui.ui.screens.store_choice import StoreChoiceScreen
-from tests.ui.test_gateway_sign_in import chat_composed, wait_for
+from tests.ui.flows import chat_composed
+from tests.ui.test_gateway_sign_in import wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from talkie_tui.ui.widgets import markdown_view
 from talkie_tui.ui.widgets.markdown_palette import MarkdownPalette
 from talkie_tui.ui.widgets.markdown_view import MarkdownView
 from tests.ui.apps.markdown_app import ANSWER, MarkdownApp
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, send
+from tests.ui.flows import FAST, chat_screen, make_app, send
 
 
 @pytest.fixture

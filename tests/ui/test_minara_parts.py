@@ -31,6 +31,7 @@ from talkie_tui.ui.widgets.question_controls import SecretInput
 from talkie_tui.ui.widgets.todos import TodoView
 from talkie_tui.ui.widgets.ui_block import UiBlockView
 from tests.ui.decision_keys import reach
+from tests.ui.flows import screen_text, until
 from tests.ui.minara_fake import (
     CHART_ONE,
     CHART_TWO,
@@ -42,7 +43,6 @@ from tests.ui.minara_fake import (
     event,
     minara_app,
 )
-from tests.ui.test_chat_flows import screen_text, until
 
 MARGIN = 0.25  # time a key press may take to be handled on a busy machine
 SECRET = "sk-live-TOPSECRET-4242-abcdef"

@@ -24,8 +24,8 @@ from talkie_tui import logs
 from talkie_tui.logs import log_folder, setup_logging
 from talkie_tui.ui.support import native_stderr
 from talkie_tui.ui.support.native_stderr import MAX_LINES_PER_SECOND, native_stderr_to_log
+from tests.ui.flows import FAST, chat_screen, make_app, until
 from tests.ui.pty import DrainedPty, PtyTalkie
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="file descriptors are POSIX")
 

@@ -11,7 +11,7 @@ from talkie_tui.ui.widgets.notice import NoticeView
 from tests.hostile.kit import says
 from tests.hostile.test_waiting import BreakingServer
 from tests.protocol.conftest import Serve
-from tests.ui.test_chat_flows import chat_screen, make_app, screen_text, until
+from tests.ui.flows import chat_screen, make_app, screen_text, until
 
 
 def footer_line(app: object) -> str:

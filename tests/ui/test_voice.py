@@ -34,8 +34,8 @@ from talkie_tui.voice.call import VoiceCall
 from talkie_tui.voice.memory_audio import ScriptedMicrophone
 from tests.helpers import TEST_TOKEN
 from tests.ui.apps.voice_app import VoiceBarsApp, every_state, fixed_bar
-from tests.ui.test_app_snapshots import ask, fixed_app
-from tests.ui.test_chat_flows import chat_screen, send, until
+from tests.ui.flows import chat_screen, send, until
+from tests.ui.snapshot_steps import ask, fixed_app
 from tests.voice.call_helpers import decisions, server_test_endpoint, tone
 from tests.voice.fakes import scripted_audio
 

@@ -20,8 +20,8 @@ from talkie_tui.ui.widgets import transcript as transcript_module
 from talkie_tui.ui.widgets.transcript import TurnView
 from talkie_tui.ui.widgets.welcome import Welcome, WelcomePanel
 from tests.ui import fake_server
-from tests.ui.test_app_snapshots import SIZE, fixed_app, ready
-from tests.ui.test_chat_flows import FAST, chat_screen, make_app, screen_text, send, until
+from tests.ui.flows import FAST, chat_screen, make_app, screen_text, send, until
+from tests.ui.snapshot_steps import SIZE, fixed_app, ready
 
 DESCRIPTION = "Sales assistant of the Talkie demo CRM (sample data)"
 

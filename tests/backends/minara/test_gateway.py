@@ -35,7 +35,7 @@ from talkie_tui.chat.turns import (
 )
 from talkie_tui.core.errors import ServerError, TransportError, UnauthorizedError
 from talkie_tui.core.tokens import StaticToken
-from tests.backends.minara.test_reducer import shapes
+from tests.backends.minara.turn_shapes import shapes
 from tests.helpers import AUTH, TEST_TOKEN
 from tests.stub_server import StubServer
 

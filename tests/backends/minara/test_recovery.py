@@ -21,7 +21,7 @@ from talkie_tui.backends.minara.session import MinaraOutgoing, MinaraSession, Mi
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import TransportError
 from talkie_tui.core.tokens import StaticToken
-from tests.backends.minara.test_reducer import shapes
+from tests.backends.minara.turn_shapes import shapes
 from tests.helpers import TEST_TOKEN
 from tests.ui.minara_e2e import GatewayProxy, gateway_http, session_done
 

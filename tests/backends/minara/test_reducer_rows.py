@@ -7,7 +7,8 @@ from typing import Any
 
 from talkie_tui.backends.minara.reducer import MinaraConversation, conversation_from_rows
 from talkie_tui.chat.turns import AttachmentPart, NoticePart, QuestionPart
-from tests.backends.minara.test_reducer import QUESTION, ev, shapes
+from tests.backends.minara.test_reducer import QUESTION, ev
+from tests.backends.minara.turn_shapes import shapes
 
 
 def detail(*rows: dict[str, Any], pending: list[Any] | None = None) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 
+from textual._compositor import LayoutUpdate
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -21,7 +22,8 @@ from talkie_tui.ui.messages import (
 )
 
 STYLES = Path(talkie_tui.ui.__file__).parent / "styles"
-CARDS_TCSS = [STYLES / "cards.tcss", STYLES / "markdown.tcss"]  # text blocks are Markdown
+# Text blocks are Markdown; typed as App.CSS_PATH is (a list is invariant: list[Path] fails).
+CARDS_TCSS: list[str | PurePath] = [STYLES / "cards.tcss", STYLES / "markdown.tcss"]
 
 Factory = Callable[[], Iterable[Widget]]
 
@@ -115,5 +117,6 @@ EVERY_BLOCK = Card.model_validate(
 def screen_text(app: App[object]) -> str:
     """What the screen shows, as plain text lines (styles dropped)."""
     update = app.screen._compositor.render_update(full=True)
+    assert isinstance(update, LayoutUpdate)  # a full update is always a layout
     lines = ["".join(segment.text for strip in line for segment in strip) for line in update.strips]
     return "\n".join(line.rstrip() for line in lines)
