@@ -516,6 +516,28 @@ async def test_an_unexpected_failure_in_background_work_does_not_crash(
         assert screen.session.conversation.turns[-1].text == "still here"
 
 
+async def test_a_thread_opened_from_the_list_takes_what_is_typed_next(
+    devserver: Callable[..., str], tmp_path: Path
+) -> None:
+    """Ctrl+B, an arrow, Enter: the thread opens and the cursor is in its composer, so the
+    words typed next are the person's message, not the list's keys (n, /, Delete)."""
+    app = make_app(devserver(**FAST), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await chat_screen(app, pilot)
+        await send(pilot, screen, "talkie-test:echo first thread")
+        first_thread = screen.session.thread_id
+        await pilot.press("ctrl+n")
+        await send(pilot, screen, "talkie-test:echo second thread")
+        thread_list = screen.query_one(ThreadList)
+        await until(pilot, lambda: len(thread_list.threads) == 2)
+        await pilot.press("ctrl+b", "down", "enter")
+        await until(pilot, lambda: screen.session.thread_id == first_thread)
+        await until(pilot, lambda: screen.composer.has_focus)
+        await pilot.press(*"and now", "enter")
+        await until(pilot, lambda: screen.session.conversation.turns[-2].text == "and now")
+        assert len(thread_list.threads) == 2  # no n made a new thread
+
+
 async def test_ctrl_b_goes_to_the_thread_list_and_back(devserver, tmp_path: Path) -> None:
     """Ctrl+B: to the thread list (shown if hidden); from it, hide it, back to the box."""
     url = devserver(test_mode=True, dev_token=TEST_TOKEN)

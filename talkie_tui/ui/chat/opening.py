@@ -44,12 +44,17 @@ class ThreadOpening:
         self._host = host
         self._backend = backend
 
-    def open(self, thread_id: str, message_id: str | None = None) -> Worker[None]:
+    def open(
+        self, thread_id: str, message_id: str | None = None, *, then_compose: bool = False
+    ) -> Worker[None]:
         """Load a stored thread and show it (scrolled to `message_id`, when a search found it
-        there); in the screen's "run" worker, as an answer is."""
-        return run_answer(self._host, partial(self._open, thread_id, message_id), "open_thread")
+        there); in the screen's "run" worker, as an answer is. With `then_compose` (the person
+        chose it in the list) the cursor goes to the composer once it is shown, so what they
+        type next is their message, not the list's keys."""
+        work = partial(self._open, thread_id, message_id, then_compose)
+        return run_answer(self._host, work, "open_thread")
 
-    async def _open(self, thread_id: str, message_id: str | None) -> None:
+    async def _open(self, thread_id: str, message_id: str | None, then_compose: bool) -> None:
         host = self._host
         try:
             conversation = await host.session.load(thread_id)
@@ -63,6 +68,8 @@ class ThreadOpening:
             )
             return
         self._show(conversation, thread_id, message_id)
+        if then_compose:
+            host.composer.focus()
         await host.decisions.refresh_open(conversation)
         await host.live.reattach()
 

@@ -333,7 +333,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     def _thread_selected(self, event: ThreadList.Selected) -> None:
         if self.voice.holds_thread():
             return
-        self.open_thread(event.thread_id, event.message_id)
+        self.opening.open(event.thread_id, event.message_id, then_compose=True)
 
     def action_focus_composer(self) -> None:
         """Put the cursor in the composer."""
