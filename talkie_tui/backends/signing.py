@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from talkie_tui.backends import detect
 from talkie_tui.i18n import _
@@ -33,6 +33,7 @@ __all__ = [
     "SignInFailed",
     "SignInOptions",
     "mark_signed_in",
+    "opened_or_cancelled",
     "refused_reason",
     "remember",
     "remember_info",
@@ -40,6 +41,8 @@ __all__ = [
     "sign_in_for",
     "store_for",
 ]
+
+_Reached = TypeVar("_Reached")
 
 
 class SignInFailed(Exception):
@@ -186,6 +189,20 @@ def remember_info(known: KnownServers, info: ServerInfo, address: str, prompts: 
             protocol=info.protocol,
         ),
     )
+
+
+async def opened_or_cancelled(
+    opening: Awaitable[_Reached | None], prompts: Prompts
+) -> _Reached | None:
+    """What `opening` signed in to; None, said, when the person cancelled; a failure (a store,
+    the server) as `SignInFailed`, in words, never a crash."""
+    try:
+        reached = await opening
+    except Exception as error:
+        raise SignInFailed(error) from error
+    if reached is None:
+        prompts.say(_("Sign-in cancelled."), kind="info")
+    return reached
 
 
 def mark_signed_in(known: KnownServers, server_id: str, signed_in: bool) -> None:

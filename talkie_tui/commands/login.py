@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
@@ -34,25 +35,31 @@ if TYPE_CHECKING:
 __all__ = ["list_servers", "login", "logout"]
 
 
-async def _store(
-    settings: Settings,
-    store_kind: str | None,
-    prompts: TerminalPrompts,
-    err: TextIO,
-    what: str = "sign-in",
-) -> TokenStore | None:
-    """The store to keep the sign-in in (`--store`, else the settings'); asks (never
-    silently) when there is no keyring; None, said why, when there is nowhere to keep it."""
-    if store_kind:
-        settings.token_storage = store_kind
-    try:
-        store = await store_for(settings, "", prompts)
-    except TokenStoreError as error:
-        err.write(f"talkie: {error.message}\n")
-        store = None
-    if store is None:
-        err.write(f"talkie: not signed in: there is nowhere to keep the {what}.\n")
-    return store
+@dataclass(frozen=True)
+class _Login:
+    """One `talkie login`: the server as typed, where sign-ins go, and the terminal to ask at."""
+
+    server: str
+    settings: Settings
+    known: KnownServers
+    store_kind: str | None
+    allow_private_http: bool
+    prompts: TerminalPrompts
+
+    async def store(self, what: str = "sign-in") -> TokenStore | None:
+        """The store to keep the sign-in in (`--store`, else the settings'); asks (never
+        silently) when there is no keyring; None, said why, when there is nowhere to keep it."""
+        err = self.prompts.err
+        if self.store_kind:
+            self.settings.token_storage = self.store_kind
+        try:
+            store = await store_for(self.settings, "", self.prompts)
+        except TokenStoreError as error:
+            err.write(f"talkie: {error.message}\n")
+            store = None
+        if store is None:
+            err.write(f"talkie: not signed in: there is nowhere to keep the {what}.\n")
+        return store
 
 
 async def login(
@@ -73,10 +80,11 @@ async def login(
     settings = Settings.load()
     known = KnownServers.load()
     prompts = TerminalPrompts(stdin, out, err, no_browser=no_browser)
+    request = _Login(server, settings, known, store_kind, allow_private_http, prompts)
 
     async def login_in(protocol: ProtocolName) -> int:
         login_to = _login_gateway if protocol == "minara" else _login_hub
-        return await login_to(server, settings, known, store_kind, allow_private_http, prompts)
+        return await login_to(request)
 
     if protocol == "minara" or (protocol is None and known_gateway(known, server)):
         return await login_in("minara")
@@ -101,7 +109,7 @@ async def login(
         except SignInError as error:
             err.write(f"talkie: {error.message}\n")
             return ExitCode.USAGE
-        store = await _store(settings, store_kind, prompts, err)
+        store = await request.store()
         if store is None:
             return ExitCode.SIGN_IN_NEEDED
         with contextlib.suppress(OSError):
@@ -156,33 +164,26 @@ def known_hub(known: KnownServers, server: str) -> bool:
     return entry is not None and entry.protocol == "cuckoo"
 
 
-async def _login_hub(
-    server: str,
-    settings: Settings,
-    known: KnownServers,
-    store_kind: str | None,
-    allow_private_http: bool,
-    prompts: TerminalPrompts,
-) -> int:
+async def _login_hub(request: _Login) -> int:
     """Sign in to a Cuckoo hub: the e-mail address, then the code the hub mails, both typed
     at the terminal; the session token is kept like every sign-in."""
     from talkie_tui import backends
     from talkie_tui.backends.cuckoo import sign_in
     from talkie_tui.backends.cuckoo.backend import HubSignInNeeded, hub_name
 
-    err = prompts.err
+    err = request.prompts.err
     try:
         backend = await backends.connect(
-            server, protocol="cuckoo", allow_private_http=allow_private_http
+            request.server, protocol="cuckoo", allow_private_http=request.allow_private_http
         )
     except HubSignInNeeded as wanted:
         base, name = wanted.base, wanted.name
     except TalkieError as error:
-        return report_error(error, server, err, protocol="cuckoo")
+        return report_error(error, request.server, err, protocol="cuckoo")
     else:
         base, name = backend.info.server_id, backend.info.name
         await backend.aclose()
-    if not isatty(prompts.stdin):
+    if not isatty(request.prompts.stdin):
         err.write(
             f"talkie: signing in to {clean_text(name)} asks for your e-mail address and the "
             "code the hub sends, typed at a terminal; there is none here.\n"
@@ -190,16 +191,16 @@ async def _login_hub(
             "$CUCKOO_TOKEN.\n"
         )
         return ExitCode.SIGN_IN_NEEDED
-    store = await _store(settings, store_kind, prompts, err)
+    store = await request.store()
     if store is None:
         return ExitCode.SIGN_IN_NEEDED
-    codes = sign_in.EmailCodes(base, allow_private_http=allow_private_http)
+    codes = sign_in.EmailCodes(base, allow_private_http=request.allow_private_http)
     try:
-        signed: sign_in.SignedIn | None = await prompts.ask_email_code(
+        signed: sign_in.SignedIn | None = await request.prompts.ask_email_code(
             name, base, codes, reason="", kept_in=store.describe()
         )
     except TalkieError as error:
-        return report_error(error, server, err, protocol="cuckoo")
+        return report_error(error, request.server, err, protocol="cuckoo")
     if signed is None:
         return ExitCode.SIGN_IN_NEEDED
     try:
@@ -208,7 +209,9 @@ async def _login_hub(
         err.write(f"talkie: the sign-in could not be kept: {error.message}\n")
         return ExitCode.FAILED
     name = hub_name(signed.base)
-    _remember(known, ServerInfo(signed.hub_id, signed.base, "cuckoo", name), server, store)
+    _remember(
+        request.known, ServerInfo(signed.hub_id, signed.base, "cuckoo", name), request.server, store
+    )
     who = clean_text(signed.display_name or signed.user_id)
     err.write(
         f"Signed in to {clean_text(name)} as {who}. The sign-in is kept in {store.describe()}.\n"
@@ -239,28 +242,21 @@ async def _logout_hub(
     return ExitCode.OK
 
 
-async def _login_gateway(
-    server: str,
-    settings: Settings,
-    known: KnownServers,
-    store_kind: str | None,
-    allow_private_http: bool,
-    prompts: TerminalPrompts,
-) -> int:
+async def _login_gateway(request: _Login) -> int:
     """Sign in to a Minara gateway: its token ($MINARA_TOKEN, else asked), tried, then kept."""
     from talkie_tui import backends
     from talkie_tui.auth.bearer_grants import keep_bearer
     from talkie_tui.backends.minara.sign_in import gateway_identity
     from talkie_tui.core.tokens import StaticToken
 
-    err = prompts.err
-    connect = partial(backends.connect, server, protocol="minara")
+    err = request.prompts.err
+    connect = partial(backends.connect, request.server, protocol="minara")
     try:
-        backend = await connect(allow_private_http=allow_private_http)
+        backend = await connect(allow_private_http=request.allow_private_http)
     except UnauthorizedError as refused:
         reason = refused.message
     except TalkieError as error:
-        return report_error(error, server, err, protocol="minara")
+        return report_error(error, request.server, err, protocol="minara")
     else:
         name = clean_text(backend.info.name)
         await backend.aclose()
@@ -270,20 +266,20 @@ async def _login_gateway(
 
     async def check(token: str) -> None:
         tokens = StaticToken(token)
-        reached.append(await connect(tokens=tokens, allow_private_http=allow_private_http))
+        reached.append(await connect(tokens=tokens, allow_private_http=request.allow_private_http))
 
-    gateway = gateway_identity(server, allow_private_http)
+    gateway = gateway_identity(request.server, request.allow_private_http)
     try:
-        token = await prompts.ask_token(
+        token = await request.prompts.ask_token(
             gateway.name, gateway.origin, check, reason=reason, kept_in=""
         )
     except TalkieError as error:
-        return report_error(error, server, err, protocol="minara")
+        return report_error(error, request.server, err, protocol="minara")
     if token is None:
         return ExitCode.SIGN_IN_NEEDED
     info = reached[-1].info
     await reached[-1].aclose()
-    store = await _store(settings, store_kind, prompts, err, what="token")
+    store = await request.store("token")
     if store is None:
         return ExitCode.SIGN_IN_NEEDED
     try:
@@ -291,7 +287,7 @@ async def _login_gateway(
     except TokenStoreError as error:
         err.write(f"talkie: the token could not be kept: {error.message}\n")
         return ExitCode.FAILED
-    _remember(known, info, server, store)
+    _remember(request.known, info, request.server, store)
     err.write(f"Signed in to {clean_text(info.name)}. The token is kept in {store.describe()}.\n")
     return ExitCode.OK
 

@@ -41,6 +41,7 @@ from talkie_tui.backends.signing import (
     BearerSignIn,
     SignInFailed,
     mark_signed_in,
+    opened_or_cancelled,
     refused_reason,
     remember_info,
     say_signed_out,
@@ -258,12 +259,8 @@ class HubSignIn(BearerSignIn):
             prompts.say(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
             identity = ServerInfo(wanted.hub_id, origin_of(wanted.base), "cuckoo", wanted.name)
             remember_info(self.options.known, identity, address, prompts)
-            try:
-                signed_in = await self._open(wanted, prompts)
-            except Exception as error:  # a store or the hub that failed: words, never a crash
-                raise SignInFailed(error) from error
+            signed_in = await opened_or_cancelled(self._open(wanted, prompts), prompts)
             if signed_in is None:
-                prompts.say(_("Sign-in cancelled."), kind="info")
                 prompts.changed()
                 return None
             backend = signed_in

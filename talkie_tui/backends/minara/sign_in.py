@@ -24,6 +24,7 @@ from talkie_tui.backends.signing import (
     BearerSignIn,
     SignInFailed,
     mark_signed_in,
+    opened_or_cancelled,
     remember_info,
     store_for,
 )
@@ -76,12 +77,8 @@ class GatewaySignIn(BearerSignIn):
             )
             identity = gateway_identity(address, self._private_http)
             remember_info(self.options.known, identity, address, prompts)
-            try:
-                signed_in = await self._open(address, refused, prompts)
-            except Exception as error:  # a store that failed: words, never a crash
-                raise SignInFailed(error) from error
+            signed_in = await opened_or_cancelled(self._open(address, refused, prompts), prompts)
             if signed_in is None:
-                prompts.say(_("Sign-in cancelled."), kind="info")
                 return None
             backend = signed_in
         remember_info(self.options.known, backend.info, address, prompts)

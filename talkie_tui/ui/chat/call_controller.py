@@ -63,15 +63,7 @@ CALL_BINDINGS: list[BindingType] = [
     Binding(voice_ui.CALL_KEY, "voice_call", N_("Voice call")),
     Binding(voice_ui.CALL_KEY, "hang_up", N_("Hang up")),
     # Priority: the composer (a TextArea) binds F6/F7 itself; these apply only in a call.
-    Binding(voice_ui.TALK_KEYS, "talk", N_("Talk / send"), priority=True),
-    Binding(
-        voice_ui.TALK_KEY_LEGACY,
-        "talk",
-        N_("Talk / send"),
-        key_display="Ctrl+Space",
-        show=False,
-        priority=True,
-    ),
+    *voice_ui.talk_bindings("talk", N_("Talk / send")),
     Binding(voice_ui.MODE_KEY, "voice_mode", N_("Hands-free on/off"), priority=True),
 ]
 

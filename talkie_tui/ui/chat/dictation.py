@@ -39,15 +39,7 @@ TICK = 0.1  # the bar's clock and meter: ten redraws a second, only while record
 # Priority: the composer (a TextArea) binds F6 and Enter itself; these apply only when
 # dictation can start, or while it records (the screen's `check_action` says when).
 DICTATION_BINDINGS: list[BindingType] = [
-    Binding(voice_ui.TALK_KEYS, "dictate", N_("Dictate"), priority=True),
-    Binding(
-        voice_ui.TALK_KEY_LEGACY,
-        "dictate",
-        N_("Dictate"),
-        key_display="Ctrl+Space",
-        show=False,
-        priority=True,
-    ),
+    *voice_ui.talk_bindings("dictate", N_("Dictate")),
     Binding("enter", "dictation_stop", N_("Stop recording"), priority=True),
 ]
 CANCEL_BINDING = Binding("escape", "dictation_cancel", N_("Cancel dictation"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.message import Message
 
 from talkie_tui.chat.vocabulary import Action
@@ -32,6 +33,7 @@ __all__ = [
     "consent_phrase",
     "describe_heard",
     "make_audio",
+    "talk_bindings",
 ]
 
 # Keys: function keys reach the application in every terminal, over SSH and inside tmux.
@@ -44,6 +46,23 @@ TALK_KEYS = "f6,ctrl+space"
 TALK_KEY_LEGACY = "ctrl+@"  # what Ctrl+Space arrives as where the kitty protocol is off
 MODE_KEY = "f7"
 BARGE_IN_KEY = "escape"
+
+
+def talk_bindings(action: str, description: str) -> list[Binding]:
+    """The talk keys bound to `action`, the legacy Ctrl+Space hidden from the footer.
+
+    Priority: the composer (a TextArea) binds F6 itself; the screen says when these apply."""
+    return [
+        Binding(TALK_KEYS, action, description, priority=True),
+        Binding(
+            TALK_KEY_LEGACY,
+            action,
+            description,
+            key_display="Ctrl+Space",
+            show=False,
+            priority=True,
+        ),
+    ]
 
 
 @dataclass(frozen=True, slots=True)

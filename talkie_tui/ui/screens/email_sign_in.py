@@ -49,7 +49,6 @@ class EmailSignInScreen(CredentialScreen[Any]):
     WORK_GROUP = "email-sign-in"
     AUTO_FOCUS = "#email-address"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", N_("Cancel")),
         Binding("ctrl+r", "send_again", N_("Send a new code")),
     ]
 

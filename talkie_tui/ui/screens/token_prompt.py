@@ -6,11 +6,9 @@ at once, in the server's own words; the screen dismisses with the token, or None
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Static
@@ -32,7 +30,6 @@ class TokenScreen(CredentialScreen[str | None]):
     HELP_GROUP = N_("Token screen")
     PREFIX = "token"
     WORK_GROUP = "token"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(
         self,

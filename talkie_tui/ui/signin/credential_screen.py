@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import Static
 
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings, ResultType
 
 __all__ = ["CredentialScreen"]
@@ -21,6 +22,7 @@ class CredentialScreen(LocalizedBindings[ResultType]):
 
     PREFIX: ClassVar[str]
     WORK_GROUP: ClassVar[str]  # the workers that ask the server: Esc cancels them
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, name: str, origin: str, *, reason: str, kept_in: str) -> None:
         super().__init__()
