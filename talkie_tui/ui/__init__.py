@@ -1,1 +1,2 @@
-"""The Textual TUI: screens and widgets render chat/ and protocol/ objects and post messages."""
+"""The Textual TUI: screens and widgets render the conversation (chat/) and the backends' model
+objects, and post messages; the chat screen's controllers do the work through a Backend."""
