@@ -209,7 +209,7 @@ class Conversation:
         retry (re-sending it is always possible); None when the message is not here."""
         for turn in reversed(self.turns):
             if turn.id == message_id:
-                turn.delivered()  # an earlier try's notice: one Retry, however many tries
+                turn.drop_delivery_notice()  # one Retry, however many tries
                 turn.parts.append(
                     NoticePart(
                         reason,

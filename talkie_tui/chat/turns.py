@@ -265,7 +265,16 @@ class Turn:
 
     def delivered(self) -> bool:
         """The person's message reached the server: the "not delivered" notice of an earlier
-        try (with its Retry) goes. True when there was one."""
+        try (with its Retry) goes, and the turn no longer says so. True when it did."""
+        dropped = self.drop_delivery_notice()
+        if self.state == "failed":
+            self.state = "done"
+            return True
+        return dropped
+
+    def drop_delivery_notice(self) -> bool:
+        """The "not delivered" notice of an earlier try goes (a new try's takes its place:
+        one Retry, however many tries). True when there was one."""
         kept = [
             p for p in self.parts if not (isinstance(p, NoticePart) and p.kind == "not_delivered")
         ]

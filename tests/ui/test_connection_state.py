@@ -139,6 +139,9 @@ async def test_a_message_sent_while_offline_stays_once_and_goes_out_once_on_retr
         sent = [t for t in screen.session.conversation.turns if t.role == "user"]
         assert [t.text for t in sent] == [f"{echo} while away"]  # once, not twice
         assert _answers(screen).count("while away") == 1
+        # It reached the server: the screen no longer says it did not.
+        await until(pilot, lambda: "Not delivered." not in screen_text(app), WAIT)
+        assert sent[0].state == "done"
 
 
 def _answers(screen: ChatScreen) -> str:
