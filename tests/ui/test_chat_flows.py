@@ -261,17 +261,26 @@ async def test_newline_key_adds_a_line_and_enter_sends(devserver, tmp_path: Path
         assert screen.composer.text == "a\nb"
 
 
+async def two_threads(
+    pilot: Pilot[None], screen: ChatScreen, second: str
+) -> tuple[str, ThreadList]:
+    """Send in a first thread, then `second` in a new one; the first's id and the list of two."""
+    await send(pilot, screen, "talkie-test:echo first thread")
+    first_thread = screen.session.thread_id
+    assert first_thread is not None
+    await pilot.press("ctrl+n")
+    await send(pilot, screen, second)
+    thread_list = screen.query_one(ThreadList)
+    await until(pilot, lambda: len(thread_list.threads) == 2)
+    return first_thread, thread_list
+
+
 async def test_threads_list_open_and_delete(devserver, tmp_path: Path) -> None:
     """Threads: newest first; opening one shows its history; delete asks first."""
     app = make_app(devserver(**FAST), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await send(pilot, screen, "talkie-test:echo first thread")
-        first_thread = screen.session.thread_id
-        await pilot.press("ctrl+n")
-        await send(pilot, screen, "talkie-test:card")
-        thread_list = screen.query_one(ThreadList)
-        await until(pilot, lambda: len(thread_list.threads) == 2)
+        first_thread, thread_list = await two_threads(pilot, screen, "talkie-test:card")
         assert thread_list.threads[0].title == "talkie-test:card"
 
         thread_list.post_message(ThreadList.Selected(thread_list, first_thread))
@@ -524,12 +533,7 @@ async def test_a_thread_opened_from_the_list_takes_what_is_typed_next(
     app = make_app(devserver(**FAST), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
-        await send(pilot, screen, "talkie-test:echo first thread")
-        first_thread = screen.session.thread_id
-        await pilot.press("ctrl+n")
-        await send(pilot, screen, "talkie-test:echo second thread")
-        thread_list = screen.query_one(ThreadList)
-        await until(pilot, lambda: len(thread_list.threads) == 2)
+        first_thread, thread_list = await two_threads(pilot, screen, "talkie-test:echo second")
         await pilot.press("ctrl+b", "down", "enter")
         await until(pilot, lambda: screen.session.thread_id == first_thread)
         await until(pilot, lambda: screen.composer.has_focus)
