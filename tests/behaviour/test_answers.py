@@ -55,7 +55,9 @@ async def test_a_message_is_answered_as_a_stream(reference: Reference) -> None:
             if update.delta:
                 deltas.append((update.delta, outgoing.finished))
     assert outgoing.finished and outgoing.failure is None
-    assert "".join(delta for delta, _ in deltas) == WORDS
+    # The words stream in; on a hub, the agent's greeting may stream into the same
+    # conversation just before them.
+    assert "".join(delta for delta, _ in deltas).endswith(WORDS)
     assert not deltas[0][1]  # shown while it was written, not only at the end
     assert last_two(session) == [
         ("user", f"{reference.echo} {WORDS}", "done"),
