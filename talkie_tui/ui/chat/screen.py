@@ -94,6 +94,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     """Chat with one server's agent."""
 
     HELP_GROUP = N_("Chat screen")
+    AUTO_FOCUS = "#composer"  # not Textual's first focusable widget: the thread filter
     BINDINGS: ClassVar[list[BindingType]] = [
         # While dictating, Esc throws the recording away (no call is on where dictation is).
         CANCEL_BINDING,
