@@ -134,7 +134,7 @@ class ActionCard(DecisionView):
         action: Action,
         *,
         clock: Clock = time.time,
-        monotonic: Clock = time.monotonic,
+        monotonic: Clock | None = None,
         guard_seconds: float | None = None,
         id: str | None = None,
         classes: str | None = None,

@@ -110,7 +110,7 @@ class ButtonsView(DecisionView):
         self,
         part: ButtonsPart,
         *,
-        monotonic: Clock = time.monotonic,
+        monotonic: Clock | None = None,
         clock: Clock = time.time,
     ) -> None:
         super().__init__(monotonic=monotonic, classes="message-buttons")
@@ -272,7 +272,7 @@ class QuickRepliesView(DecisionView):
     `retire`d (hidden), as the words would answer something no longer asked.
     """
 
-    def __init__(self, part: QuickRepliesPart, *, monotonic: Clock = time.monotonic) -> None:
+    def __init__(self, part: QuickRepliesPart, *, monotonic: Clock | None = None) -> None:
         super().__init__(monotonic=monotonic, classes="quick-replies")
         self.part = part
         self.chosen: str | None = None

@@ -73,7 +73,7 @@ class QuestionView(DecisionView):
         part: QuestionPart,
         *,
         clock: Clock = time.time,
-        monotonic: Clock = time.monotonic,
+        monotonic: Clock | None = None,
     ) -> None:
         super().__init__(monotonic=monotonic, classes=f"question -{part.kind}")
         self.part = part
