@@ -82,7 +82,8 @@ class Answer:
     def expect_refused(self, what: str, rule: str, *, status: int | None = None) -> None:
         """Fail the check ("`what` answered …; `rule`") unless the server refused the request,
         with `status` when one is required."""
-        if self.status < 400 if status is None else self.status != status:
+        refused = self.status >= 400 if status is None else self.status == status
+        if not refused:
             raise CheckFailed(f"{what} answered {self.describe()}; {rule}")
 
     def describe(self) -> str:

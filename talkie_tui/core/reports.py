@@ -1,5 +1,5 @@
-"""What a person may report a hub agent for, and how long the note may be (a Cuckoo hub's rule,
-`notes/cuckoo.md` §1.2): one definition for the wire module, the backend's parts and the UI."""
+"""What a person may report a hub agent for, and how long the note may be (a Cuckoo hub's rule):
+one definition for the wire module, the backend's parts and the UI."""
 
 from __future__ import annotations
 
