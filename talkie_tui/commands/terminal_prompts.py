@@ -18,6 +18,7 @@ from talkie_tui.browser import graphical_browser_available, open_url
 from talkie_tui.config import gateway_token, settings_path
 from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
     from talkie_tui.backends.prompts import (
@@ -61,7 +62,9 @@ class TerminalPrompts:
     no_browser: bool = False
 
     def say(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
-        """Progress is not said on a terminal: the command says what it did when done."""
+        """Only why connecting stopped is said: the command says what it did when done."""
+        if kind == "error":
+            self.tell(text.removeprefix("✗ "))
 
     def tell(self, text: str, severity: Severity = "information") -> None:
         """A line on stderr."""
@@ -84,10 +87,13 @@ class TerminalPrompts:
             f'for good, set token_storage = "file" in {settings_path()},\n'
             "  or run `talkie login SERVER --store file`.\n"
         )
-        if not self.stdin.isatty():
-            return None
-        answer = await self._line("  Keep the sign-in in a private file this time? [y/N] ")
-        return "file" if answer.lower() in ("y", "yes") else None
+        answer = ""
+        if isatty(self.stdin):
+            answer = await self._line("  Keep the sign-in in a private file this time? [y/N] ")
+        if answer.lower() in ("y", "yes"):
+            return "file"
+        self.tell("not signed in: there is nowhere to keep the sign-in.")
+        return None
 
     async def confirm(self, title: str, body: str, *, accept: str, refuse: str) -> bool:
         """`body`, then a y/N question (no at the end of input)."""
@@ -120,6 +126,14 @@ class TerminalPrompts:
         """The e-mail address, then the code the hub mails (up to `CODE_TRIES` of them)."""
         from talkie_tui.backends.cuckoo.sign_in import CODE_DIGITS
 
+        if not isatty(self.stdin):
+            self.tell(
+                f"signing in to {clean_text(name)} asks for your e-mail address and the code "
+                "the hub sends, typed at a terminal; there is none here.\n"
+                "  Run `talkie login` in a terminal, or pass a session token with --token or "
+                "$CUCKOO_TOKEN."
+            )
+            return None
         self.err.write(f"Signing in to {clean_text(name)} with your e-mail address.\n")
         email = await self._line("E-mail address: ")
         if not email:
@@ -147,8 +161,13 @@ class TerminalPrompts:
     ) -> TokenSource | None:
         """The sign-in address printed (and opened where a browser can be); the loopback
         receiver or a pasted final address finishes it. Its TalkieError is the caller's."""
-        if flow is None:
-            return None  # a development token is given with --token, never asked here
+        if flow is None:  # a development token is given with --token, never asked here
+            text = _(
+                "{server} does not offer OAuth sign-in (its manifest has no auth.oauth); "
+                "use the development token it describes, if any."
+            )
+            self.tell(text.format(server=clean_text(server.manifest.name)))
+            return None
         sign_in = flow()
         try:
             url = await sign_in.start()

@@ -22,12 +22,10 @@ token kept for it in every store.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from talkie_tui.auth.grants import TokenStoreError
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.cuckoo.backend import (
     CuckooBackend,
@@ -58,6 +56,7 @@ from talkie_tui.protocol.cuckoo.client import default_device_name as _default_de
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import Backend
+    from talkie_tui.core.tokens import TokenSource
 
 __all__ = [
     "CODE_DIGITS",
@@ -165,6 +164,11 @@ def keep(store: TokenStore, signed_in: SignedIn) -> None:
     keep_bearer(store, signed_in.hub_id, signed_in.base, signed_in.token)
 
 
+def _key(base: str) -> tuple[str, str]:
+    """What a hub's session is kept under: its id, and the origin it is sent to."""
+    return hub_id(base), base
+
+
 def kept(
     address: str, store: TokenStore | None = None, *, allow_private_http: bool = False
 ) -> str | None:
@@ -172,7 +176,7 @@ def kept(
     from talkie_tui.auth.bearer_grants import find_bearer
 
     base = hub_base(address, allow_private_http=allow_private_http)
-    found = find_bearer(hub_id(base), base, store)
+    found = find_bearer(*_key(base), store)
     return found[0] if found is not None else None
 
 
@@ -271,11 +275,11 @@ class HubSignIn(BearerSignIn):
         """The hub signed in with the session kept for it, else with one the person signs in
         for (None when they cancel). `wanted` is the hub's answer without a session."""
         base = wanted.base
-        found = await asyncio.to_thread(self._kept, base)
+        found = None if self.options.anew else await asyncio.to_thread(self._kept, *_key(base))
         reason = wanted.message
         if found is not None:
             try:
-                return await self._connect(base, StaticToken(found))
+                return await self._connect(base, StaticToken(found[0]))
             except UnauthorizedError as refused:  # ended elsewhere, or expired: sign in again
                 reason = refused.message
         asked = await self._ask(base, wanted.name, reason, prompts)
@@ -325,20 +329,18 @@ class HubSignIn(BearerSignIn):
         result = await sign_out(backend.base, token, allow_private_http=self._private_http)
         mark_signed_in(self.options.known, info.server_id, False)
         if result.ended:
-            return _("Signed out of {name}: the session is ended and forgotten.").format(
-                name=name
-            ), True
+            text = _(
+                "Signed out of {name}. The hub ended the session: the session is ended and "
+                "forgotten."
+            )
+            return text.format(name=name), True
         return _("Signed out of {name} here, but the hub did not end the session: {error}").format(
             name=name, error=clean_text(result.problem) or _("it could not be reached")
         ), False
 
-    def _kept(self, base: str) -> str | None:
-        from talkie_tui.auth.store import open_store
-
-        preferred: TokenStore | None = None
-        with contextlib.suppress(TokenStoreError):
-            preferred = open_store(self.options.settings.token_storage)
-        return kept(base, preferred, allow_private_http=self._private_http)
+    def _tokens(self, backend: Backend) -> TokenSource | None:
+        assert isinstance(backend, CuckooBackend)
+        return backend.client.tokens
 
     async def _ask(
         self, base: str, name: str, reason: str, prompts: Prompts
@@ -354,11 +356,6 @@ class HubSignIn(BearerSignIn):
         return (signed, store) if signed is not None else None
 
     async def _keep(self, signed: SignedIn, store: TokenStore, prompts: Prompts) -> None:
-        try:
-            await asyncio.to_thread(keep, store, signed)
-        except (TokenStoreError, ValueError) as error:
-            message = getattr(error, "message", str(error))
-            text = _("Signed in for this session only: the sign-in could not be kept ({error}).")
-            prompts.tell(text.format(error=message), "warning")
-            return
-        mark_signed_in(self.options.known, signed.hub_id, store.kind != "session")
+        failed = _("Signed in for this session only: the sign-in could not be kept ({error}).")
+        identity = ServerInfo(signed.hub_id, signed.base, "cuckoo", signed.hub_name)
+        await self._keep_token(store, identity, signed.token, prompts, failed)

@@ -11,12 +11,9 @@ block (a keyring on D-Bus), so they run in threads.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
-from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.minara.backend import MinaraBackend, connect, gateway_name, minara_base
 from talkie_tui.backends.prompts import Prompts, TokenCheck
@@ -35,7 +32,9 @@ from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
+    from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import Backend
+    from talkie_tui.core.tokens import TokenSource
 
 __all__ = ["GatewaySignIn", "gateway_identity", "gateway_origin"]
 
@@ -90,11 +89,11 @@ class GatewaySignIn(BearerSignIn):
         """The gateway signed in with its kept token, else one the person gives (None when
         they cancel). `refused` is the gateway's answer without a token."""
         origin = gateway_origin(address, allow_private_http=self._private_http)
-        found = await asyncio.to_thread(self._kept, origin)
+        found = None if self.options.anew else await asyncio.to_thread(self._kept, origin, origin)
         reason = refused.message
         if found is not None:
             try:
-                return await self._connect(address, found)
+                return await self._connect(address, found[0])
             except UnauthorizedError as error:  # changed on the gateway: ask for the new one
                 reason = _("The token kept for this gateway was refused: {error}").format(
                     error=error.message
@@ -157,12 +156,9 @@ class GatewaySignIn(BearerSignIn):
         mark_signed_in(self.options.known, server_id, False)
         prompts.tell(_("Signed out of {name}: its token is forgotten.").format(name=name))
 
-    def _kept(self, origin: str) -> str | None:
-        preferred: TokenStore | None = None
-        with contextlib.suppress(TokenStoreError):
-            preferred = open_store(self.options.settings.token_storage)
-        found = find_bearer(origin, origin, preferred)
-        return found[0] if found is not None else None
+    def _tokens(self, backend: Backend) -> TokenSource | None:
+        assert isinstance(backend, MinaraBackend)
+        return backend.client.tokens
 
     async def _ask(
         self, name: str, origin: str, check: TokenCheck, reason: str, prompts: Prompts
@@ -179,16 +175,5 @@ class GatewaySignIn(BearerSignIn):
     async def _keep(
         self, backend: MinaraBackend, token: str, store: TokenStore, prompts: Prompts
     ) -> None:
-        info = backend.info
-        try:
-            await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
-        except (TokenStoreError, ValueError) as error:
-            message = getattr(error, "message", str(error))
-            prompts.tell(
-                _("Signed in for this session only: the token could not be kept ({error}).").format(
-                    error=message
-                ),
-                "warning",
-            )
-            return
-        mark_signed_in(self.options.known, info.server_id, store.kind != "session")
+        failed = _("Signed in for this session only: the token could not be kept ({error}).")
+        await self._keep_token(store, backend.info, token, prompts, failed)
