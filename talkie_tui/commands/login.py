@@ -8,6 +8,7 @@ prints when done, and its exit code.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 from typing import TYPE_CHECKING, TextIO
@@ -15,17 +16,24 @@ from typing import TYPE_CHECKING, TextIO
 from talkie_tui import backends
 from talkie_tui.auth.errors import SignInError
 from talkie_tui.backends.base import KeptSignIn
-from talkie_tui.backends.signing import SignInFailed, SignInOptions, reach, sign_in_for
+from talkie_tui.backends.signing import (
+    SignInFailed,
+    SignInOptions,
+    mark_signed_in,
+    reach,
+    sign_in_for,
+)
 from talkie_tui.commands.common import preferred_store, report_error
 from talkie_tui.commands.servers import list_servers
 from talkie_tui.commands.terminal_prompts import TerminalPrompts
 from talkie_tui.config import KnownServers, Settings
-from talkie_tui.core.errors import TalkieError
+from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, ProtocolName
+    from talkie_tui.config import KnownServer
 
 __all__ = ["list_servers", "login", "logout"]
 
@@ -125,6 +133,8 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
             allow_private_http=allow_private_http,
         )
     except TalkieError as error:
+        if entry is not None and isinstance(error, UnauthorizedError):
+            return await _forget(entry, error.message, known, err)
         known_as = "" if entry is not None else " is not a known server and"
         err.write(
             f"talkie: {server}{known_as} could not be reached ({error.message}); nothing was "
@@ -134,4 +144,23 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     await backend.aclose()
     options = SignInOptions(settings, known, allow_private_http)
     await sign_in_for(backend.info.protocol, options).sign_out(backend, prompts)
+    return ExitCode.OK
+
+
+async def _forget(entry: KnownServer, refusal: str, known: KnownServers, err: TextIO) -> int:
+    """Forget what is kept for a server that took none of it (`refusal`): there is no sign-in
+    in use to end there."""
+    from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
+
+    try:
+        forgotten = await asyncio.to_thread(forget_everywhere, entry.server_id)
+    except ForgetIncomplete as error:
+        err.write(f"talkie: {clean_text(entry.label)}: {error.message}\n")
+        return ExitCode.FAILED
+    mark_signed_in(known, entry.server_id, False)
+    said = f"Forgotten in {', '.join(forgotten)}." if forgotten else "No sign-in was kept for it."
+    err.write(
+        f"Signed out of {clean_text(entry.label)}: it takes no sign-in kept here "
+        f"({clean_text(refusal)}). {said}\n"
+    )
     return ExitCode.OK
