@@ -19,6 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from talkie_tui.backends import detect
+from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
@@ -77,10 +78,52 @@ class BearerSignIn:
 
     options: SignInOptions
     backend_type: ClassVar[type]
+    protocol: ClassVar[ProtocolName]
+    refusal: ClassVar[type[UnauthorizedError]]  # the answer of a server that wants a sign-in
 
     @property
     def _private_http(self) -> bool:
         return self.options.allow_private_http
+
+    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
+        """The server at `address` with the token given, else kept, else one the person gives."""
+        prompts.say(self._looking(address), kind="busy", busy=True)
+        given = self.options.given.get(self.protocol)
+        try:
+            backend = await self._connect(address, given)
+        except self.refusal as refused:
+            if given:  # the token given on the command line: say so, ask nothing
+                raise SignInFailed(refused) from None
+            identity, asking = self._wants(address, refused)
+            prompts.say(asking, kind="busy")
+            remember_info(self.options.known, identity, address, prompts)
+            signed_in = await opened_or_cancelled(self._open(address, refused, prompts), prompts)
+            if signed_in is None:
+                prompts.changed()
+                return None
+            backend = signed_in
+        remember_info(self.options.known, backend.info, address, prompts)
+        return backend
+
+    def _looking(self, address: str) -> str:
+        """What is said while the server at `address` is looked for."""
+        raise NotImplementedError
+
+    async def _connect(self, address: str, token: str | None) -> Backend:
+        """The server at `address`, signed in with `token` (None: none); `refusal` when it
+        wants one."""
+        raise NotImplementedError
+
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        """Who the server that `refused` is, before it let us in; what is said while asking."""
+        raise NotImplementedError
+
+    async def _open(
+        self, address: str, refused: UnauthorizedError, prompts: Prompts
+    ) -> Backend | None:
+        """The server signed in with the token kept, else one the person gives (None when
+        they cancel)."""
+        raise NotImplementedError
 
     def handles(self, backend: Backend) -> bool:
         """Whether `backend` is of this sign-in's protocol."""

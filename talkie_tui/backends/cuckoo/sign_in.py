@@ -37,11 +37,8 @@ from talkie_tui.backends.cuckoo.backend import (
 from talkie_tui.backends.prompts import Prompts
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    SignInFailed,
     mark_signed_in,
-    opened_or_cancelled,
     refused_reason,
-    remember_info,
     say_signed_out,
     store_for,
 )
@@ -247,46 +244,40 @@ class HubSignIn(BearerSignIn):
 
     backend_type = CuckooBackend
 
-    async def _connect(self, address: str, tokens: StaticToken | None) -> CuckooBackend:
+    protocol = "cuckoo"
+    refusal = HubSignInNeeded
+
+    async def _connect(self, address: str, token: str | None) -> CuckooBackend:
+        tokens = StaticToken(token) if token else None
         return await connect(address, tokens=tokens, allow_private_http=self._private_http)
 
-    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
-        """The hub at `address` with the session given, else kept, else signed in for."""
-        looking = _("Looking for a Cuckoo hub at {address}…").format(address=address)
-        prompts.say(looking, kind="busy", busy=True)
-        given = self.options.given.get("cuckoo")
-        try:
-            backend = await self._connect(address, StaticToken(given) if given else None)
-        except HubSignInNeeded as wanted:
-            if given:  # the token given on the command line: say so, ask nothing
-                raise SignInFailed(wanted) from None
-            prompts.say(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
-            identity = ServerInfo(wanted.hub_id, origin_of(wanted.base), "cuckoo", wanted.name)
-            remember_info(self.options.known, identity, address, prompts)
-            signed_in = await opened_or_cancelled(self._open(wanted, prompts), prompts)
-            if signed_in is None:
-                prompts.changed()
-                return None
-            backend = signed_in
-        remember_info(self.options.known, backend.info, address, prompts)
-        return backend
+    def _looking(self, address: str) -> str:
+        return _("Looking for a Cuckoo hub at {address}…").format(address=address)
 
-    async def _open(self, wanted: HubSignInNeeded, prompts: Prompts) -> CuckooBackend | None:
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        assert isinstance(refused, HubSignInNeeded)
+        identity = ServerInfo(refused.hub_id, origin_of(refused.base), "cuckoo", refused.name)
+        return identity, _("{name} asks you to sign in…").format(name=refused.name)
+
+    async def _open(
+        self, address: str, wanted: UnauthorizedError, prompts: Prompts
+    ) -> CuckooBackend | None:
         """The hub signed in with the session kept for it, else with one the person signs in
         for (None when they cancel). `wanted` is the hub's answer without a session."""
+        assert isinstance(wanted, HubSignInNeeded)
         base = wanted.base
         found = None if self.options.anew else await asyncio.to_thread(self._kept, *_key(base))
         reason = wanted.message
         if found is not None:
             try:
-                return await self._connect(base, StaticToken(found[0]))
+                return await self._connect(base, found[0])
             except UnauthorizedError as refused:  # ended elsewhere, or expired: sign in again
                 reason = refused.message
         asked = await self._ask(base, wanted.name, reason, prompts)
         if asked is None:
             return None
         signed, store = asked
-        backend = await self._connect(base, signed.tokens())
+        backend = await self._connect(base, signed.token)
         await self._keep(signed, store, prompts)
         return backend
 

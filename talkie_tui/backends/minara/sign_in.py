@@ -19,10 +19,7 @@ from talkie_tui.backends.minara.backend import MinaraBackend, connect, gateway_n
 from talkie_tui.backends.prompts import Prompts, TokenCheck
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    SignInFailed,
     mark_signed_in,
-    opened_or_cancelled,
-    remember_info,
     store_for,
 )
 from talkie_tui.core.errors import UnauthorizedError
@@ -56,32 +53,19 @@ class GatewaySignIn(BearerSignIn):
 
     backend_type = MinaraBackend
 
+    protocol = "minara"
+    refusal = UnauthorizedError
+
     async def _connect(self, address: str, token: str | None) -> MinaraBackend:
         tokens = StaticToken(token) if token else None
         return await connect(address, tokens=tokens, allow_private_http=self._private_http)
 
-    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
-        """The gateway at `address` with the token given, else kept, else asked for."""
-        looking = _("Looking for a Minara gateway at {address}…").format(address=address)
-        prompts.say(looking, kind="busy", busy=True)
-        given = self.options.given.get("minara")
-        try:
-            backend = await self._connect(address, given)
-        except UnauthorizedError as refused:
-            if given:  # the token given on the command line: say so, ask nothing
-                raise SignInFailed(refused) from None
-            prompts.say(
-                _("The gateway at {address} asks for its token…").format(address=address),
-                kind="busy",
-            )
-            identity = gateway_identity(address, self._private_http)
-            remember_info(self.options.known, identity, address, prompts)
-            signed_in = await opened_or_cancelled(self._open(address, refused, prompts), prompts)
-            if signed_in is None:
-                return None
-            backend = signed_in
-        remember_info(self.options.known, backend.info, address, prompts)
-        return backend
+    def _looking(self, address: str) -> str:
+        return _("Looking for a Minara gateway at {address}…").format(address=address)
+
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        asking = _("The gateway at {address} asks for its token…").format(address=address)
+        return gateway_identity(address, self._private_http), asking
 
     async def _open(
         self, address: str, refused: UnauthorizedError, prompts: Prompts
