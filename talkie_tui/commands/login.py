@@ -134,7 +134,7 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
         )
     except TalkieError as error:
         if entry is not None and isinstance(error, UnauthorizedError):
-            return await _forget(entry, error.message, known, err)
+            return await _forget(entry, known, err)
         known_as = "" if entry is not None else " is not a known server and"
         err.write(
             f"talkie: {server}{known_as} could not be reached ({error.message}); nothing was "
@@ -147,20 +147,21 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     return ExitCode.OK
 
 
-async def _forget(entry: KnownServer, refusal: str, known: KnownServers, err: TextIO) -> int:
-    """Forget what is kept for a server that took none of it (`refusal`): there is no sign-in
-    in use to end there."""
+async def _forget(entry: KnownServer, known: KnownServers, err: TextIO) -> int:
+    """Forget what is kept for a server that took none of it: there is no sign-in in use to
+    end there."""
     from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
 
+    label = clean_text(entry.label)
     try:
         forgotten = await asyncio.to_thread(forget_everywhere, entry.server_id)
     except ForgetIncomplete as error:
-        err.write(f"talkie: {clean_text(entry.label)}: {error.message}\n")
+        err.write(f"talkie: {label}: {error.message}\n")
         return ExitCode.FAILED
     mark_signed_in(known, entry.server_id, False)
-    said = f"Forgotten in {', '.join(forgotten)}." if forgotten else "No sign-in was kept for it."
-    err.write(
-        f"Signed out of {clean_text(entry.label)}: it takes no sign-in kept here "
-        f"({clean_text(refusal)}). {said}\n"
-    )
+    if forgotten:
+        where = ", ".join(forgotten)
+        err.write(f"Signed out of {label}: it no longer took the sign-in kept in {where}.\n")
+    else:
+        err.write(f"Signed out of {label}: no sign-in was kept for it.\n")
     return ExitCode.OK

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from talkie_tui.auth.bearer_grants import find_bearer
+from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
 from talkie_tui.auth.file_store import FileStore
 from talkie_tui.cli import main
 from talkie_tui.commands.login import login, logout
@@ -93,6 +93,16 @@ async def test_logout_with_nothing_kept_forgets_nothing_and_says_so(gateway_url:
     assert "its token is forgotten" in err.getvalue()
     err = io.StringIO()
     assert await logout(gateway_url, err=err) == 0, err.getvalue()
-    assert "No sign-in was kept for it." in err.getvalue()
+    assert "no sign-in was kept for it." in err.getvalue()
     entry = KnownServers.load().find(gateway_url)
     assert entry is not None and not entry.signed_in
+
+
+async def test_logout_forgets_a_token_the_gateway_no_longer_takes(gateway_url: str) -> None:
+    stdin = io.StringIO(TEST_TOKEN + "\n")
+    assert await login(gateway_url, store_kind="file", stdin=stdin, err=io.StringIO()) == 0
+    keep_bearer(FileStore(), gateway_url, gateway_url, "changed-on-the-gateway")
+    err = io.StringIO()
+    assert await logout(gateway_url, err=err) == 0, err.getvalue()
+    assert "it no longer took the sign-in kept in" in err.getvalue()
+    assert find_bearer(gateway_url, gateway_url, FileStore()) is None
