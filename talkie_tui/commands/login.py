@@ -135,10 +135,11 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     except TalkieError as error:
         if entry is not None and isinstance(error, UnauthorizedError):
             return await _forget(entry, known, err)
-        known_as = "" if entry is not None else " is not a known server and"
+        if entry is not None:
+            return await _sign_out_unreached(entry, known, error, allow_private_http, err)
         err.write(
-            f"talkie: {server}{known_as} could not be reached ({error.message}); nothing was "
-            "changed.\n"
+            f"talkie: {server} is not a known server and could not be reached "
+            f"({error.message}); nothing was changed.\n"
         )
         return ExitCode.FAILED
     await backend.aclose()
@@ -147,9 +148,44 @@ async def logout(server: str, *, allow_private_http: bool = False, err: TextIO =
     return ExitCode.OK
 
 
-async def _forget(entry: KnownServer, known: KnownServers, err: TextIO) -> int:
-    """Forget what is kept for a server that took none of it: there is no sign-in in use to
-    end there."""
+async def _sign_out_unreached(
+    entry: KnownServer,
+    known: KnownServers,
+    error: TalkieError,
+    allow_private_http: bool,
+    err: TextIO,
+) -> int:
+    """A known server that cannot be reached: a person signing out still wants nothing kept.
+    A Talkie server's grant is revoked at its authorization server (which may well answer),
+    then forgotten; a gateway's token or a hub's session is forgotten here (the hub ends it
+    when it expires)."""
+    if entry.protocol == "talkie":
+        from talkie_tui.auth.signin import sign_out
+
+        result = await sign_out(entry.server_id, known=known, allow_private_http=allow_private_http)
+        err.write(f"Signed out of {clean_text(entry.label)}. {result.describe()}\n")
+        return ExitCode.OK
+    err.write(
+        f"talkie: {clean_text(entry.label)} could not be reached ({error.message}): it was not "
+        "told.\n"
+    )
+    return await _forget(
+        entry,
+        known,
+        err,
+        gone="Signed out of {label} here: the sign-in kept in {where} is forgotten.",
+    )
+
+
+async def _forget(
+    entry: KnownServer,
+    known: KnownServers,
+    err: TextIO,
+    *,
+    gone: str = "Signed out of {label}: it no longer took the sign-in kept in {where}.",
+) -> int:
+    """Forget what is kept for a server that took none of it, or could not be told (`gone`
+    says which): there is no sign-in in use to end there."""
     from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
 
     label = clean_text(entry.label)
@@ -161,7 +197,7 @@ async def _forget(entry: KnownServer, known: KnownServers, err: TextIO) -> int:
     mark_signed_in(known, entry.server_id, False)
     if forgotten:
         where = ", ".join(forgotten)
-        err.write(f"Signed out of {label}: it no longer took the sign-in kept in {where}.\n")
+        err.write(gone.format(label=label, where=where) + "\n")
     else:
         err.write(f"Signed out of {label}: no sign-in was kept for it.\n")
     return ExitCode.OK

@@ -13,6 +13,7 @@ from talkie_tui.cli import main
 from talkie_tui.commands.login import login, logout
 from talkie_tui.config import KnownServers
 from tests.helpers import TEST_TOKEN
+from tests.ui.killable_proxy import KillableProxy
 
 pytestmark = pytest.mark.slow
 
@@ -106,3 +107,22 @@ async def test_logout_forgets_a_token_the_gateway_no_longer_takes(gateway_url: s
     assert await logout(gateway_url, err=err) == 0, err.getvalue()
     assert "it no longer took the sign-in kept in" in err.getvalue()
     assert find_bearer(gateway_url, gateway_url, FileStore()) is None
+
+
+async def test_logout_of_a_gateway_that_is_down_still_forgets_its_token(gateway_url: str) -> None:
+    """Signing out while the gateway cannot be reached: it is not told, and nothing is kept."""
+    async with KillableProxy(gateway_url) as proxy:
+        stdin = io.StringIO(TEST_TOKEN + "\n")
+        err = io.StringIO()
+        assert await login(proxy.origin, store_kind="file", stdin=stdin, err=err) == 0, (
+            err.getvalue()
+        )
+        assert find_bearer(proxy.origin, proxy.origin, FileStore()) is not None
+        await proxy.down()
+        err = io.StringIO()
+        assert await logout(proxy.origin, err=err) == 0, err.getvalue()
+    assert "could not be reached" in err.getvalue()
+    assert "is forgotten" in err.getvalue()
+    assert find_bearer(proxy.origin, proxy.origin, FileStore()) is None
+    entry = KnownServers.load().find(proxy.origin)
+    assert entry is not None and not entry.signed_in

@@ -65,7 +65,8 @@ def dev_tokens_refused(server: DiscoveredServer) -> str:
     name = clean_text(server.manifest.name)
     return _(
         "{name} only offers development tokens, and talkie asks for those only when you "
-        "allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in {path}."
+        "allow it: pass --token to talkie connect or talkie ask (or set TALKIE_TOKEN), or set "
+        "dev_tokens = true in {path}."
     ).format(name=name, path=settings_path())
 
 
