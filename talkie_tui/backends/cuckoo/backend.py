@@ -87,7 +87,6 @@ __all__ = [
     "hub_name",
     "kept_token",
     "looks_like_a_hub",
-    "probe_hub",
 ]
 
 CAPABILITIES = Capabilities(
@@ -455,14 +454,3 @@ def _implements_hub_parts(
 ) -> tuple[ReachesAgents, RunsSchedules, ChangesOwn]:
     """Checked by mypy only: the parts only a hub has (reach, schedules, one's own)."""
     return backend, backend, backend
-
-
-async def probe_hub(address: str, *, allow_private_http: bool = False) -> str | None:
-    """The base URL of the hub at `address` when a Cuckoo hub answers there (signed in or
-    not), else None (also when nothing answers)."""
-    try:
-        base = hub_base(address, allow_private_http=allow_private_http)
-        async with CuckooClient(base, allow_private_http=allow_private_http) as client:
-            return base if await looks_like_a_hub(client) else None
-    except TalkieError:
-        return None
