@@ -86,7 +86,6 @@ __all__ = [
     "hub_id",
     "hub_name",
     "kept_token",
-    "looks_like_a_hub",
 ]
 
 CAPABILITIES = Capabilities(
@@ -171,17 +170,6 @@ def _not_a_hub(client: CuckooClient, error: TalkieError) -> NotAHub:
         + ".",
         retryable=error.retryable and isinstance(error, ServerError) and error.status >= 500,
     )
-
-
-async def looks_like_a_hub(client: CuckooClient) -> bool:
-    """True when `client`'s address answers as a Cuckoo hub does (signed in or not)."""
-    try:
-        await _probe(client)
-    except HubSignInNeeded:
-        return True
-    except NotAHub:
-        return False
-    return True
 
 
 async def connect(
