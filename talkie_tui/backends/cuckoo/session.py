@@ -319,7 +319,9 @@ class CuckooSession(ConversationFollower):
                 turn.state = "done"
                 return turn
         parts = [
-            AttachmentPart(a.key, a.filename, a.media_type, a.size, a.kind, a.url)
+            AttachmentPart(
+                a.key, a.filename, a.media_type, a.size, a.kind, a.url, a.duration_ms, a.waveform
+            )
             for a in outgoing.attachments
         ]
         turn = self.conversation.add_user_message(

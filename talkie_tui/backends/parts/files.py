@@ -22,6 +22,8 @@ class Attachment:
     size: int
     kind: str  # the server's word: an `AttachmentKind` (Minara); image, audio, video or file (hub)
     url: str | None = None  # where the server serves it back
+    duration_ms: int | None = None  # a voice note's length (`RecordsVoiceNotes`)
+    waveform: tuple[int, ...] = ()  # and its levels, 0 to 100
 
 
 @runtime_checkable

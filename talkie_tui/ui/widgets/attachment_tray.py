@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from talkie_tui.chat.turns import AttachmentPart
+from talkie_tui.chat.voice_notes import voice_length
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.widgets.attachment import attachment_line
@@ -59,9 +60,13 @@ def describe(item: Pending) -> Text:
     file = item.file
     # Once uploaded, the server's word for the kind (a hub's "file" for a spreadsheet): the
     # row says what the sent turn will say.
-    kind = item.attachment.kind if item.attachment is not None else file.kind
+    attached = item.attachment
+    kind = attached.kind if attached is not None else file.kind
     part = AttachmentPart("", file.filename, file.media_type, file.size, kind)
     icon, words = attachment_line(part)
+    if attached is not None and attached.duration_ms is not None:  # a voice note
+        length = voice_length(attached.duration_ms)
+        icon, words = "♪", _("voice note {length}").format(length=length)
     text = Text.assemble((f"{icon} ", "bold"), words)
     if item.state == "uploading":
         lit = round(item.fraction * _BAR_CELLS)
