@@ -215,6 +215,10 @@ class PendingAttachments:
 
     # --- sending -------------------------------------------------------------------------
 
+    def take_count(self) -> int:
+        """How many files are uploaded and would go with the next message."""
+        return sum(1 for item in self.items if item.state == "ready")
+
     def not_ready(self) -> str | None:
         """Why the next message cannot go yet (files still uploading, or one failed)."""
         if uploading := self.uploading:

@@ -16,6 +16,7 @@ PortAudio) is imported when a recording or a playing starts, never before.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding, BindingType
@@ -180,7 +181,9 @@ class VoiceNotes:
             return
         self._end()
         self._attachments.add_uploaded(attachment)
-        self._host.composer.focus()
+        composer = self._host.composer
+        composer.sends_without_text = lambda: bool(self._attachments.take_count())
+        composer.focus()
         self._host.notify(
             _("Review the voice note above the message: Enter sends it, Delete on it drops it."),
             markup=False,
@@ -217,7 +220,10 @@ class VoiceNotes:
         view.show_progress(0.0)
         self._host.refresh_bindings()
         self._player = self._host.run_worker(
-            lambda: self._play(view), name="voice_note_play", group="voice_note_play"
+            partial(self._play, view),
+            name="voice_note_play",
+            group="voice_note_play",
+            exit_on_error=False,
         )
 
     def quiet(self, view: VoiceNoteView | None = None) -> None:
