@@ -61,7 +61,7 @@ async def test_a_received_voice_note_shows_as_a_waveform_with_its_length(
         await until(pilot, lambda: f"▶ {wave} 0:07" in screen_text(app))
         assert "f6 Voice note" in screen_text(app)  # the push-to-talk key records one here
         asked: list[VoiceNoteView] = []
-        chat.voice_notes.play = asked.append  # type: ignore[method-assign]
+        chat.voice_notes.play = asked.append  # type: ignore[method-assign,assignment]
         view.focus()
         await pilot.press("enter")
         await until(pilot, lambda: asked == [view])
