@@ -23,12 +23,12 @@ from textual.binding import Binding, BindingType
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
+from talkie_tui.ui.chat import dictation
 from talkie_tui.ui.chat import voice as voice_ui
-from talkie_tui.ui.chat.dictation import DictationHost, make_microphone
+from talkie_tui.ui.chat.recorder import MicrophoneRecorder, RecorderHost
 from talkie_tui.ui.chat.recording import WAV_RATE, Recording
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend, RecordsVoiceNotes
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["VOICE_NOTE_BINDINGS", "VOICE_NOTE_ESCAPES", "VoiceNotes", "make_speaker"]
 
-TICK = 0.1
 MAX_NOTE_BYTES = 17 * 1024 * 1024  # a hub's 16 MiB of audio, and room for its headers
 
 # Priority, as dictation's: the composer binds F6 and Enter itself. They apply only on a
@@ -62,25 +61,20 @@ def make_speaker(options: voice_ui.VoiceOptions) -> Speaker:
     return DeviceSpeaker(options.output_device, latency="high")
 
 
-class VoiceNotes:
-    """The voice notes of one chat screen: one recording, or one note playing, at a time."""
+class VoiceNotes(MicrophoneRecorder):
+    """The voice notes of one chat screen: one recording, and one note playing, at a time."""
+
+    NEEDS_MICROPHONE = N_("A voice note needs a microphone: {reason}")
 
     def __init__(
         self,
-        host: DictationHost,
+        host: RecorderHost,
         backend: Backend,
         options: voice_ui.VoiceOptions,
         attachments: PendingAttachments,
     ) -> None:
-        self._host = host
-        self._backend = backend
-        self._options = options
+        super().__init__(host, backend, options)
         self._attachments = attachments
-        self.state: DictationState = "idle"
-        self._recording: Recording | None = None
-        self._microphone: Microphone | None = None
-        self._stopping = self._cancelled = False
-        self._timer: Timer | None = None
         self.playing: VoiceNoteView | None = None
         self._player: Worker[None] | None = None
 
@@ -97,9 +91,7 @@ class VoiceNotes:
         """Whether a voice note's key does something now; None for another action."""
         if action == "voice_note":
             return self.offered and self.state != "preparing"
-        if action == "voice_note_stop":
-            return self.state == "recording"
-        if action == "voice_note_cancel":
+        if action in ("voice_note_stop", "voice_note_cancel"):
             return self.state == "recording"
         if action == "voice_note_quiet":
             return self.playing is not None
@@ -113,60 +105,31 @@ class VoiceNotes:
             self.stop()
         elif self.state == "idle" and self.offered:
             self.quiet()
-            self._stopping = self._cancelled = False
-            self._recording = Recording()
-            self._show("recording")
-            self._timer = self._host.set_interval(TICK, self._tick)
-            self._host.run_worker(
-                self._record, name="voice_note", group="voice_note", exit_on_error=False
-            )
-
-    def stop(self) -> None:
-        """Enter (or F6): stop recording; the note is prepared for review."""
-        self._stopping = True
+            self._start("voice_note")
 
     def cancel(self) -> None:
         """Esc: stop and throw the recording away."""
         self._stopping = self._cancelled = True
 
-    async def _record(self) -> None:
-        from talkie_tui.voice.sound import AudioError, AudioStopped, AudioUnavailable
+    def _make_microphone(self) -> Microphone:
+        return dictation.make_microphone(self._options)
 
-        recording = self._recording
-        assert recording is not None
-        limit = self._notes.voice_note_seconds
-        try:
-            microphone = self._microphone = make_microphone(self._options)
-            await microphone.start()
-        except AudioUnavailable as error:
-            self._end()
-            self._fail(_("A voice note needs a microphone: {reason}").format(reason=error.reason))
-            return
-        try:
-            while not self._stopping and recording.seconds < limit:
-                recording.add(await microphone.read_frame())
-        except AudioStopped:
-            pass
-        except AudioError as error:
-            self._cancelled = True
-            self._fail(_("The microphone stopped: {reason}").format(reason=error))
-        finally:
-            self._microphone = None
-            await microphone.stop()
-        if self._cancelled or recording.seconds <= 0:
+    def _longest(self) -> float:
+        return self._notes.voice_note_seconds
+
+    async def _finished(self, recording: Recording, *, cut: bool) -> None:
+        if recording.seconds <= 0:
             self._end()
             return
-        if not self._stopping:
+        if cut:
+            longest = self._notes.voice_note_seconds
             self._host.notify(
                 _("The voice note stopped at {length}, the longest this server takes.").format(
-                    length=f"{limit // 60}:{limit % 60:02d}"
+                    length=f"{longest // 60}:{longest % 60:02d}"
                 ),
                 severity="warning",
                 markup=False,
             )
-        await self._prepare(recording)
-
-    async def _prepare(self, recording: Recording) -> None:
         self._show("preparing")
         try:
             attachment = await self._notes.upload_voice_note(recording.pcm(), WAV_RATE)
@@ -189,27 +152,9 @@ class VoiceNotes:
             markup=False,
         )
 
-    def _tick(self) -> None:
-        if self.state == "recording":
-            self._show("recording")
-
     def _show(self, state: DictationState) -> None:
-        self.state = state
-        recording, microphone = self._recording, self._microphone
-        seconds = recording.seconds if recording is not None else 0.0
-        level = microphone.level.fraction if microphone is not None else 0.0
-        self._host.dictation_bar.show_state(state, seconds, level)
-        self._host.refresh_bindings()
-
-    def _end(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._recording = None
-        self._show("idle")
-
-    def _fail(self, text: str) -> None:
-        self._host.notify(text, severity="error", markup=False, timeout=10)
+        super()._show(state)
+        self._host.refresh_bindings()  # F6 does nothing while the note is prepared
 
     # --- playing -------------------------------------------------------------------------
 
