@@ -4,6 +4,7 @@ through a real output device, is tests/voice/test_voice_notes_e2e.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -60,6 +61,8 @@ async def test_a_received_voice_note_shows_as_a_waveform_with_its_length(
         wave = waveform_cells(tuple(WAVEFORM))
         await until(pilot, lambda: f"▶ {wave} 0:07" in screen_text(app))
         assert "f6 Voice note" in screen_text(app)  # the push-to-talk key records one here
+        svg = Path(os.environ.get("TALKIE_VOICE_NOTE_SVG", str(tmp_path / "voice-note.svg")))
+        svg.write_text(app.export_screenshot(), encoding="utf-8")
         asked: list[VoiceNoteView] = []
         chat.voice_notes.play = asked.append  # type: ignore[method-assign,assignment]
         view.focus()
