@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import wave
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from textual.pilot import Pilot
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
+from talkie_tui.ui.widgets.attachment_tray import AttachmentTray
 from talkie_tui.ui.widgets.voice_note import VoiceNoteView
 from tests.backends.cuckoo.conftest import FAST_HUB, Agent, Hub
 from tests.cuckoo_peer.voice_notes import send_voice_note
@@ -135,7 +137,17 @@ async def test_a_recorded_voice_note_is_reviewed_then_sent_to_the_hub(
         await until(pilot, lambda: chat.attachments.take_count() == 1, WAIT)
         assert chat.voice_notes.state == "idle"
         assert not chat.session.conversation.turns  # waiting for review, not sent
-        await until(pilot, lambda: "♪ voice note 0:0" in screen_text(app), WAIT)
+        await until(pilot, lambda: "♪ voice note" in screen_text(app), WAIT)
+        review = chat.query_one(AttachmentTray).query_one(VoiceNoteView)
+        assert review.part.duration_ms is not None and len(review.part.waveform) == 64
+        svg = Path(os.environ.get("TALKIE_VOICE_REVIEW_SVG", str(tmp_path / "review.svg")))
+        svg.write_text(app.export_screenshot(), encoding="utf-8")
+        review.focus()
+        await pilot.press("enter")  # heard before it is sent
+        await until(pilot, lambda: review.playing, WAIT)
+        await pilot.press("escape")
+        await until(pilot, lambda: not review.playing, WAIT)
+        chat.composer.focus()
         await pilot.press("enter")  # the empty composer sends the note
         await until(pilot, lambda: bool(chat.transcript.query(VoiceNoteView)), WAIT)
     async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
