@@ -134,7 +134,7 @@ async def test_a_recorded_voice_note_is_reviewed_then_sent_to_the_hub(
         player = pulse.play_wav_into_mic(speech, wait=False)
         await asyncio.to_thread(player.wait, 30)
         await pilot.press("enter")  # stops the recording; sends nothing yet
-        await until(pilot, lambda: chat.attachments.take_count() == 1, WAIT)
+        await until(pilot, lambda: chat.attachments.ready_count() == 1, WAIT)
         assert chat.voice_notes.state == "idle"
         assert not chat.session.conversation.turns  # waiting for review, not sent
         await until(pilot, lambda: "♪ voice note" in screen_text(app), WAIT)

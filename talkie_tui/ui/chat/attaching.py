@@ -215,7 +215,7 @@ class PendingAttachments:
 
     # --- sending -------------------------------------------------------------------------
 
-    def take_count(self) -> int:
+    def ready_count(self) -> int:
         """How many files are uploaded and would go with the next message."""
         return sum(1 for item in self.items if item.state == "ready")
 

@@ -145,7 +145,7 @@ class VoiceNotes(MicrophoneRecorder):
         self._end()
         self._attachments.add_uploaded(attachment)
         composer = self._host.composer
-        composer.sends_without_text = lambda: bool(self._attachments.take_count())
+        composer.sends_without_text = lambda: bool(self._attachments.ready_count())
         composer.focus()
         self._host.notify(
             _("Review the voice note above the message: Enter sends it, Delete on it drops it."),

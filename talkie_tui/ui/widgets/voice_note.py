@@ -87,7 +87,8 @@ class VoiceNoteView(Widget):
         self.progress = None if progress is None else min(1.0, max(0.0, progress))
         self.set_class(self.playing, "-playing")
         self.refresh()
-        self.refresh_bindings()
+        if self.is_attached:  # a redrawn turn may have replaced it while it played
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc stops only a note that plays (else it is the screen's)."""
