@@ -7,7 +7,7 @@ with nothing uploaded."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +15,10 @@ import pytest
 
 from talkie_tui.backends.base import Attachment
 from talkie_tui.backends.cuckoo.backend import CuckooBackend
+from talkie_tui.backends.cuckoo.backend import connect as connect_hub
+from talkie_tui.commands.demo_cuckoo import CuckooDemo, cuckoo_demo
 from talkie_tui.config import KnownServers, Settings
+from talkie_tui.core.tokens import StaticToken
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat import dictation
 from talkie_tui.ui.chat.screen import ChatScreen
@@ -141,3 +144,39 @@ async def test_esc_throws_a_recording_away(
         await pilot.pause(0.3)
         assert not chat.attachments.items and not chat.dictation_bar.display
     assert uploads == []  # nothing went to the hub
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[CuckooDemo]:
+    with cuckoo_demo(tmp_path / "demo") as running:
+        yield running
+
+
+async def test_the_demo_agent_answers_a_voice_note_with_its_own(
+    demo: CuckooDemo, tmp_path: Path, microphone: ScriptedMicrophone
+) -> None:
+    """`talkie demo --protocol cuckoo`'s pieces: a note recorded in the app goes to the hub, and
+    the bridge serving the demo agent answers with a spoken note, drawn as one."""
+    backend = await connect_hub(demo.hub_url, tokens=StaticToken(demo.session_token))
+    app = TalkieApp(
+        backend=backend,
+        settings=Settings(token_storage="file"),
+        known=KnownServers.load(tmp_path / "servers.json"),
+        thread_id=demo.conversation_id,
+    )
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
+            chat = app.screen
+            assert isinstance(chat, ChatScreen)
+            await pilot.press("f6")
+            await until(pilot, lambda: chat.attachments.ready_count() == 1, timeout=15)
+            await pilot.press("enter")
+            await until(pilot, lambda: len(chat.transcript.query(VoiceNoteView)) == 2, timeout=30)
+            mine, reply = (view.part for view in chat.transcript.query(VoiceNoteView))
+            assert mine.duration_ms == 1000
+            assert reply.duration_ms is not None and reply.duration_ms > 1000
+            assert len(reply.waveform) == 64
+            await until(pilot, lambda: "Thank you for your voice note of 0:01" in screen_text(app))
+    finally:
+        await backend.aclose()
