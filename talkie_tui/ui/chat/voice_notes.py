@@ -5,8 +5,9 @@ level (the dictation's bar); F6 again or Enter stops, Esc throws it away. A note
 at the longest the server takes (`RecordsVoiceNotes.voice_note_seconds`: a hub's 16 MiB of WAV
 last 8:44), and the screen says so. The backend makes the recording into the server's voice
 note (its WAV, length and waveform) and uploads it; the note then waits in the tray above the
-composer ("♪ voice note 0:07"), for the person to send with Enter (with words or none) or to
-drop with Delete on its row: a recording is never sent on its own, as with dictation.
+composer ("♪ voice note ▶ ▂▅▇▆▃ 0:07"), where Enter on its waveform plays it, for the person to
+send with Enter in the composer (with words or none) or to drop with Delete on its row: a
+recording is never sent on its own, as with dictation.
 
 Playing: Enter on a voice note in the transcript (`VoiceNoteView.PlayAsked`) fetches its bytes
 from the server, signed in, and plays them through the output device, the line drawing how far
@@ -212,9 +213,9 @@ class VoiceNotes(MicrophoneRecorder):
         if not self._backend.is_same_origin(url):
             raise TalkieError(_("it is not on this server"))
         async with self._backend.download(url) as response:
-            data = b""
+            data = bytearray()
             async for chunk in response.aiter_bytes():
                 data += chunk
                 if len(data) > MAX_NOTE_BYTES:
                     raise TalkieError(_("it is larger than a voice note may be"))
-        return data
+        return bytes(data)
