@@ -46,7 +46,7 @@ from talkie_tui.backends.cuckoo.account import MAX_DISPLAY_NAME
 from talkie_tui.backends.cuckoo.devices import as_device, as_storage
 from talkie_tui.backends.cuckoo.feed import Feed
 from talkie_tui.backends.cuckoo.live import live_updates
-from talkie_tui.backends.cuckoo.media import upload
+from talkie_tui.backends.cuckoo.media import VOICE_NOTE_SECONDS, upload, upload_voice_note
 from talkie_tui.backends.cuckoo.reach import HubReach, arrange, contacts_of
 from talkie_tui.backends.cuckoo.schedules import ConversationSchedules
 from talkie_tui.backends.cuckoo.session import CuckooOutgoing, CuckooSession
@@ -54,6 +54,7 @@ from talkie_tui.backends.cuckoo.threads import AWAY, HubThread, hub_thread, rece
 from talkie_tui.backends.parts.own import ChangesOwn
 from talkie_tui.backends.parts.reach import ReachesAgents
 from talkie_tui.backends.parts.schedules import RunsSchedules
+from talkie_tui.backends.parts.voice_notes import RecordsVoiceNotes
 from talkie_tui.backends.rest_backend import RestBackend
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import (
@@ -95,6 +96,7 @@ CAPABILITIES = Capabilities(
     devices=True,
     stop=True,
     replies=True,
+    voice_notes=True,
 )
 MAX_MESSAGE_CHARS = 8000
 
@@ -402,6 +404,17 @@ class CuckooBackend(RestBackend):
         """`POST /v1/client/media`, its kind and size checked first (`media.upload`)."""
         return await upload(self.client, path, progress=progress)
 
+    # --- RecordsVoiceNotes ---------------------------------------------------------------
+
+    @property
+    def voice_note_seconds(self) -> int:
+        """What fits the hub's 16 MiB of WAV: 8:44 (`protocol.cuckoo.voice_note`)."""
+        return VOICE_NOTE_SECONDS
+
+    async def upload_voice_note(self, pcm: bytes, rate: int) -> Attachment:
+        """The recording as the hub's voice note, uploaded (`media.upload_voice_note`)."""
+        return await upload_voice_note(self.client, pcm, rate)
+
     # --- LiveUpdates ---------------------------------------------------------------------
 
     def live(self) -> AsyncGenerator[LiveUpdate, None]:
@@ -432,9 +445,9 @@ def _implements_session_parts(session: CuckooSession) -> tuple[TapsAsMessages, F
 
 def _implements_extras(
     backend: CuckooBackend,
-) -> tuple[PagesBack, TakesTaps, Attaches, LiveUpdates, Devices]:
+) -> tuple[PagesBack, TakesTaps, Attaches, LiveUpdates, Devices, RecordsVoiceNotes]:
     """Checked by mypy only: the optional parts the capabilities promise."""
-    return backend, backend, backend, backend, backend
+    return backend, backend, backend, backend, backend, backend
 
 
 def _implements_hub_parts(
