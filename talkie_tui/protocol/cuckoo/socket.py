@@ -16,13 +16,14 @@ followed: the bearer goes to the hub's origin and nowhere else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from talkie_tui.core.errors import (
     ForbiddenError,
@@ -37,7 +38,14 @@ from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.pushes import Push, parse_push
 from talkie_tui.protocol.net.addresses import check_socket_url
 from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import LineState, SocketLine, close_quietly, refreshed
+from talkie_tui.protocol.net.websocket import (
+    LineState,
+    ReconnectingSocket,
+    SocketChange,
+    SocketEnd,
+    SocketLine,
+    refreshed,
+)
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -94,7 +102,7 @@ class ClientSocket:
         self.url = url
         self.tokens = tokens
         # A redirect is never followed: the bearer goes to the hub's origin and nowhere else.
-        self._line = SocketLine(
+        line = SocketLine(
             url,
             max_size=MAX_FRAME_BYTES,
             open_timeout=open_timeout,
@@ -104,106 +112,101 @@ class ClientSocket:
             trust=lambda: ssl_context_ or ssl_context(),
             delays=delays,
         )
-        self._socket: ClientConnection | None = None
-        self._closing = asyncio.Event()
-        self.state: SocketState = "idle"
+        self._line = ReconnectingSocket(
+            line,
+            connect=self._connect,
+            on_frame=self._frame,
+            on_close=self._ended,
+            on_change=self._changed,
+        )
+        self._closing = self._line.closing
+        self._queue: asyncio.Queue[SocketItem | BaseException | None] = asyncio.Queue()
+        self._token_refreshed = False
+
+    @property
+    def state(self) -> SocketState:
+        """Idle, connecting, open, reconnecting or closed."""
+        return self._line.state
 
     @property
     def connects(self) -> int:
         """Sockets opened so far (tests read it)."""
-        return self._line.connects
+        return self._line.line.connects
+
+    @property
+    def _socket(self) -> ClientConnection | None:
+        """The open socket, if any (a test drops it)."""
+        return self._line.socket
 
     def __aiter__(self) -> AsyncIterator[SocketItem]:
         return self._items()
 
     async def aclose(self) -> None:
         """Close the socket and end the iteration."""
-        self._closing.set()
-        self.state = "closed"
-        socket = self._socket
-        if socket is not None:
-            await close_quietly(socket)
+        await self._line.close()
 
     # --- the connection ------------------------------------------------------------------
 
     async def _open(self, token: str | None) -> ClientConnection:
         """Open one socket with `token` as the bearer."""
-        return await self._line.open(token)
+        return await self._line.line.open(token)
 
-    async def _connect(self, token_refreshed: bool) -> tuple[ClientConnection | None, str, bool]:
-        """One attempt: the open socket, or None with the reason; and whether the token was
-        refreshed. Raises when trying again cannot help."""
+    async def _connect(self) -> ClientConnection | str:
+        """One attempt: the open socket, or why not ("": a refreshed token, tried at once).
+        Raises when trying again cannot help."""
         token = await self.tokens.token() if self.tokens is not None else None
         try:
-            return await self._open(token), "", token_refreshed
+            return await self._open(token)
         except InvalidStatus as error:
             status = error.response.status_code
-            if status == 401 and not token_refreshed and await refreshed(self.tokens, token):
-                return None, "", True  # try the new token at once
+            if status == 401 and not self._token_refreshed and await refreshed(self.tokens, token):
+                self._token_refreshed = True
+                return ""
             refusal = _refusal(status)
             if refusal is not None:
                 raise refusal from None
-            reason = _("The hub refused the socket (HTTP {status}).").format(status=status)
+            return _("The hub refused the socket (HTTP {status}).").format(status=status)
         except (OSError, InvalidHandshake, TimeoutError) as error:
-            reason = _("Could not connect to the hub's socket: {error}").format(
+            return _("Could not connect to the hub's socket: {error}").format(
                 error=clean_text(str(error) or type(error).__name__)
             )
-        return None, reason, token_refreshed
 
-    async def _pause(self) -> None:
-        """Wait before the next attempt (woken early by `aclose`)."""
-        await self._line.pause(self._line.backoff.next_delay(), self._closing)
+    def _changed(self, change: SocketChange) -> None:
+        if change.state == "open":
+            self._token_refreshed = False
+            if change.after_loss:
+                self._queue.put_nowait(SocketResumed())
+        elif change.state == "reconnecting" and not change.after_loss:
+            self._queue.put_nowait(SocketLost(change.reason))
+
+    async def _frame(self, frame: str | bytes) -> None:
+        push = parse_push(frame)
+        if push is None:
+            log.debug("client socket frame skipped: %.200r", frame)
+        else:
+            self._queue.put_nowait(push)
+
+    async def _ended(self, end: SocketEnd) -> str:
+        log.debug("client socket closed: %s", end.closed)
+        return _("The connection to the hub's socket was lost.")
 
     async def _items(self) -> AsyncIterator[SocketItem]:
-        token_refreshed, lost = False, False
-        self._line.backoff.reset()
+        """The items the socket's loop hands over, until it ends (its error raised here)."""
+        items = self._queue
+        run = asyncio.create_task(self._line.run(), name="cuckoo-client-socket")
+        run.add_done_callback(
+            lambda done: items.put_nowait(None if done.cancelled() else done.exception())
+        )
         try:
-            while not self._closing.is_set():
-                self.state = "reconnecting" if lost else "connecting"
-                socket, reason, token_refreshed = await self._connect(token_refreshed)
-                if socket is None:
-                    if not reason:
-                        continue  # a refreshed token, tried at once
-                    if not lost:
-                        lost, self.state = True, "reconnecting"
-                        yield SocketLost(reason)
-                    await self._pause()
-                    continue
-                self._socket, self.state = socket, "open"
-                if self._closing.is_set():
-                    break  # closed while it opened: the finally below closes it
-                token_refreshed = False
-                if lost:
-                    lost = False
-                    yield SocketResumed()
-                async for push in self._read(socket):
-                    yield push
-                self._socket = None
-                if self._closing.is_set():
-                    break
-                lost, self.state = True, "reconnecting"
-                yield SocketLost(_("The connection to the hub's socket was lost."))
-                await self._pause()
+            while (item := await items.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
         finally:
-            self.state = "closed"
-            socket = self._socket
-            self._socket = None
-            if socket is not None:
-                await close_quietly(socket)
-
-    async def _read(self, socket: ClientConnection) -> AsyncIterator[Push]:
-        """The pushes of one open socket, until it closes."""
-        while True:
-            try:
-                frame = await socket.recv()
-            except ConnectionClosed as closed:
-                log.debug("client socket closed: %s", closed)
-                return
-            push = parse_push(frame)
-            if push is None:
-                log.debug("client socket frame skipped: %.200r", frame)
-                continue
-            yield push
+            if not run.done():
+                run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run
 
 
 def _refusal(status: int) -> TalkieError | None:
