@@ -235,14 +235,7 @@ class AgentLink:
             delays=backoff,
             jitter=JITTER,
         )
-        self._line = ReconnectingSocket(
-            line,
-            connect=self._connect,
-            on_open=self._opened,
-            on_frame=self._frame,
-            on_close=self._ended,
-            on_change=self._changed,
-        )
+        self._line = ReconnectingSocket(line, self)
         self._up = asyncio.Event()
         self._cids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -265,7 +258,7 @@ class AgentLink:
         self._opened_before = False
         await self._line.run()
 
-    async def _connect(self) -> ClientConnection | str:
+    async def connect_once(self) -> ClientConnection | str:
         """One attempt: the open socket or why not; LinkEnded when retrying cannot help."""
         try:
             return await self._line.line.open(self._secret)
@@ -281,7 +274,8 @@ class AgentLink:
         except (OSError, TimeoutError, WebSocketException) as error:
             return clean_text(str(error)) or type(error).__name__
 
-    def _changed(self, change: SocketChange) -> None:
+    def on_change(self, change: SocketChange) -> None:
+        """Each failed attempt is told, with the wait before the next."""
         if change.state == "reconnecting":
             self._say(
                 _("hub: {reason}; trying again in {seconds:.1f} s").format(
@@ -289,17 +283,19 @@ class AgentLink:
                 )
             )
 
-    async def _opened(self, ws: ClientConnection) -> None:
+    async def on_open(self, ws: ClientConnection) -> None:
+        """The link is up: requests may go, and the owner catches up on what it missed."""
         self._up.set()
         reconnected, self._opened_before = self._opened_before, True
         if self._on_connected is not None:
             self._catch_up = asyncio.ensure_future(self._on_connected(reconnected))
 
-    async def _frame(self, raw: str | bytes) -> None:
+    async def on_frame(self, raw: str | bytes) -> None:
+        """An event, a reply to a request, or a failed delta."""
         if isinstance(raw, str):
             self._dispatch(raw)
 
-    async def _ended(self, end: SocketEnd) -> str:
+    async def on_end(self, end: SocketEnd) -> str:
         """A socket ended: what it was waited for fails; 4001 and 4002 end the link."""
         catch_up, self._catch_up = self._catch_up, None
         if catch_up is not None and not catch_up.done():

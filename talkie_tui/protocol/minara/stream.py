@@ -24,13 +24,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import ssl
 import time
-from collections.abc import Sequence
+from typing import Unpack
 from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 
 from talkie_tui.core.errors import (
     NotFoundError,
@@ -39,9 +38,8 @@ from talkie_tui.core.errors import (
     TransportError,
     UnauthorizedError,
 )
-from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.minara.frames import (
     MAX_FRAME_BYTES,
     ErrorFrame,
@@ -62,17 +60,8 @@ from talkie_tui.protocol.minara.subscription import (
     StreamRefused,
     Subscription,
 )
-from talkie_tui.protocol.net.addresses import check_socket_url
-from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import (
-    LineState,
-    ReconnectingSocket,
-    SocketChange,
-    SocketEnd,
-    SocketLine,
-    ping_every,
-    refreshed,
-)
+from talkie_tui.protocol.net.token_socket import Refusals, SocketOptions, TokenSocket
+from talkie_tui.protocol.net.websocket import LineState, SocketChange, SocketEnd, ping_every
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -90,9 +79,16 @@ UNAUTHORIZED_CLOSE = 4401
 SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
 
 StreamState = LineState
+REFUSALS = Refusals(
+    unauthorized=N_("The gateway refused the token on its stream (HTTP 401)."),
+    unauthorized_code="unauthorized",
+    refused=N_("The gateway refused the stream (HTTP {status})."),
+    unreachable=N_("Could not connect to the gateway's stream: {error}"),
+    final={403: (ServerError, "forbidden"), 404: (ServerError, "not_found")},
+)
 
 
-class MinaraStream:
+class MinaraStream(TokenSocket):
     """One socket to a gateway, shared by every subscription (see the module docstring)."""
 
     def __init__(
@@ -102,52 +98,31 @@ class MinaraStream:
         *,
         ping_interval: float = 15.0,
         dead_after: float = 45.0,
-        open_timeout: float = 10.0,
-        delays: Sequence[float] = RECONNECT_DELAYS,
         give_up_after: float = 120.0,
         token_in_query: bool = True,
-        ssl_context_: ssl.SSLContext | None = None,
-        allow_plain: bool = False,
+        **options: Unpack[SocketOptions],
     ) -> None:
-        check_socket_url(url, allow_plain=allow_plain)
-        self.url = url
-        self.tokens = tokens
+        self._idle = asyncio.Event()
+        super().__init__(
+            url,
+            tokens,
+            REFUSALS,
+            RECONNECT_DELAYS,
+            max_size=SOCKET_MAX_SIZE,
+            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
+            dead_after=dead_after,
+            idle=self._idle,
+            **options,
+        )
         self.ping_interval = ping_interval
         self.dead_after = dead_after
         self.give_up_after = give_up_after
         self.token_in_query = token_in_query
-        line = SocketLine(
-            url,
-            max_size=SOCKET_MAX_SIZE,
-            open_timeout=open_timeout,
-            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
-            trust=lambda: ssl_context_ or ssl_context(),
-            delays=delays,
-        )
         self._subs: dict[tuple[str, str], list[Subscription]] = {}
-        self._idle = asyncio.Event()
-        self._line = ReconnectingSocket(
-            line,
-            connect=self._connect,
-            on_open=self._opened,
-            on_frame=self._frame,
-            on_close=self._ended,
-            on_change=self._changed,
-            dead_after=dead_after,
-            idle=self._idle,
-            wanted=lambda: bool(self._subs) and not self._closed,
-        )
         self._task: asyncio.Task[None] | None = None
         self._pinger: asyncio.Task[None] | None = None
         self._closed = False
-        self._token: str | None = None
-        self._token_refreshed = False
         self._failing_since: float | None = None
-
-    @property
-    def state(self) -> StreamState:
-        """Idle, connecting, open, reconnecting or closed."""
-        return self._line.state
 
     @property
     def read_pause(self) -> float:
@@ -157,15 +132,6 @@ class MinaraStream:
     @read_pause.setter
     def read_pause(self, pause: float) -> None:
         self._line.read_pause = pause
-
-    @property
-    def _socket(self) -> ClientConnection | None:
-        return self._line.socket
-
-    @property
-    def connects(self) -> int:
-        """Sockets opened so far (a test and the benchmark read it)."""
-        return self._line.line.connects
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -235,13 +201,14 @@ class MinaraStream:
 
     # --- the connection ------------------------------------------------------------------
 
-    async def _open(self) -> ClientConnection:
-        token = await self.tokens.token() if self.tokens is not None else None
+    async def _open(self, token: str | None) -> ClientConnection:
         url = self.url
         if token and self.token_in_query:
             url += ("&" if "?" in url else "?") + "token=" + quote(token, safe="")
-        self._token = token
         return await self._line.line.open(token, url=url)
+
+    def _wanted(self) -> bool:
+        return bool(self._subs) and not self._closed
 
     def _all(self) -> list[Subscription]:
         return [subscription for group in self._subs.values() for subscription in group]
@@ -251,69 +218,36 @@ class MinaraStream:
             subscription.put(item)
 
     async def _run(self) -> None:
-        self._failing_since, self._token_refreshed = None, False
+        self._failing_since, self._attempts.refreshed = None, False
         try:
             await self._line.run()
         except TalkieError as error:
             self._broadcast(error)
             self._subs.clear()
 
-    async def _connect(self) -> ClientConnection | str:
-        """One attempt: the open socket, or why not ("": a refreshed token, tried at once).
-        Raises when the gateway refused for good, or failed for `give_up_after` seconds."""
-        try:
-            return await self._open()
-        except InvalidStatus as error:
-            status = error.response.status_code
-            if status == 401 and not self._token_refreshed and await self._refreshed():
-                self._token_refreshed = True
-                return ""
-            failure = self._refusal(status)
-            if failure is not None:
-                raise failure from None
-            reason = _("The gateway refused the stream (HTTP {status}).").format(status=status)
-        except (OSError, InvalidHandshake, TimeoutError) as error:
-            reason = _("Could not connect to the gateway's stream: {error}").format(
-                error=clean_text(str(error) or type(error).__name__)
-            )
+    async def connect_once(self) -> ClientConnection | str:
+        """One attempt (see `TokenAttempts`); raises when the gateway could not be reached
+        for `give_up_after` seconds."""
+        got = await self._attempts.attempt()
+        if not isinstance(got, str) or not got:
+            return got
         now = time.monotonic()
         self._failing_since = self._failing_since or now
         if now - self._failing_since > self.give_up_after:
             raise TransportError(
                 _("The gateway's stream could not be reached for {seconds} s: {reason}").format(
-                    seconds=round(now - self._failing_since), reason=reason
+                    seconds=round(now - self._failing_since), reason=got
                 )
             )
-        return reason
+        return got
 
-    def _changed(self, change: SocketChange) -> None:
+    def on_change(self, change: SocketChange) -> None:
+        """A loss is told to every subscription, once until the socket is back."""
         if change.state == "reconnecting" and not change.after_loss:
             log.debug("stream lost: %s", change.reason)
             self._broadcast(StreamLost(change.reason))  # "reconnecting", also when never open
 
-    def _refusal(self, status: int) -> TalkieError | None:
-        """The error for an upgrade refused with `status`, when trying again cannot help."""
-        if status == 401:
-            return UnauthorizedError(
-                _("The gateway refused the token on its stream (HTTP 401)."),
-                status=401,
-                code="unauthorized",
-                retryable=False,
-            )
-        if status in (403, 404):
-            return ServerError(
-                _("The gateway refused the stream (HTTP {status}).").format(status=status),
-                status=status,
-                code="forbidden" if status == 403 else "not_found",
-                retryable=False,
-            )
-        return None
-
-    async def _refreshed(self) -> bool:
-        """True when the token source has a new token after the gateway refused this one."""
-        return await refreshed(self.tokens, self._token)
-
-    async def _opened(self, socket: ClientConnection) -> None:
+    async def on_open(self, socket: ClientConnection) -> None:
         """Subscribe every key from its last applied seq; ping the gateway from now on."""
         self._failing_since = None
         for subscription in self._all():
@@ -324,7 +258,7 @@ class MinaraStream:
             ping_every(socket, self.ping_interval, build_frame(Ping()))
         )
 
-    async def _ended(self, end: SocketEnd) -> str:
+    async def on_end(self, end: SocketEnd) -> str:
         """Why the socket was lost ("": a refreshed token, tried at once); a second 4401 ends
         the stream."""
         pinger, self._pinger = self._pinger, None
@@ -335,8 +269,7 @@ class MinaraStream:
             return ""
         code, reason = _why(end, self.dead_after)
         if code == UNAUTHORIZED_CLOSE:
-            if not self._token_refreshed and await self._refreshed():
-                self._token_refreshed = True
+            if await self._attempts.refresh():
                 self._broadcast(StreamLost(reason))
                 return ""
             raise UnauthorizedError(
@@ -345,11 +278,11 @@ class MinaraStream:
                 code="unauthorized",
                 retryable=False,
             )
-        self._token_refreshed = False
+        self._attempts.refreshed = False
         self._failing_since = self._failing_since or time.monotonic()
         return reason
 
-    async def _frame(self, message: str | bytes) -> None:
+    async def on_frame(self, message: str | bytes) -> None:
         """Hand one frame out: events to their subscriptions, a ping answered."""
         try:
             frame = parse_frame(message)

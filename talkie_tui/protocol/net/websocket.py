@@ -22,9 +22,9 @@ import contextlib
 import random
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -43,6 +43,7 @@ __all__ = [
     "SocketChange",
     "SocketEnd",
     "SocketLine",
+    "SocketOwner",
     "close_quietly",
     "ping_every",
     "refreshed",
@@ -104,36 +105,29 @@ class SocketLine:
         jitter: float = 0.0,
     ) -> None:
         self.url = url
-        self.max_size = max_size
-        self.user_agent = user_agent
-        self.open_timeout = open_timeout
-        self.ping_interval = ping_interval
-        self.ping_timeout = ping_timeout
         self.backoff = Backoff(delays, jitter=jitter)
         self._connect = connect if follow_redirects else _NoRedirects
         self._trust = trust
-        self._loopback = is_loopback_host(httpx.URL(url).host)
+        # The same for every socket of the line; the bearer and the trust are added per socket.
+        self._options: dict[str, Any] = {
+            "user_agent_header": user_agent,
+            "open_timeout": open_timeout,
+            "ping_interval": ping_interval,
+            "ping_timeout": ping_timeout,
+            "close_timeout": CLOSE_TIMEOUT,
+            "max_size": max_size,
+            "proxy": None if is_loopback_host(httpx.URL(url).host) else True,
+        }
         self.connects = 0  # sockets opened so far (tests and a benchmark read it)
 
     async def open(self, token: str | None, *, url: str | None = None) -> ClientConnection:
         """Open a socket with `token` as the bearer (to `url`, else the line's own URL)."""
         target = url or self.url
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        options: dict[str, Any] = {}
+        options = dict(self._options)
         if self._trust is not None and target.startswith("wss:"):
             options["ssl"] = self._trust()
-        socket = await self._connect(
-            target,
-            additional_headers=headers,
-            user_agent_header=self.user_agent,
-            open_timeout=self.open_timeout,
-            ping_interval=self.ping_interval,
-            ping_timeout=self.ping_timeout,
-            close_timeout=CLOSE_TIMEOUT,
-            max_size=self.max_size,
-            proxy=None if self._loopback else True,
-            **options,
-        )
+        socket = await self._connect(target, additional_headers=headers, **options)
         self.connects += 1
         self.backoff.reset()
         return socket
@@ -196,41 +190,47 @@ class SocketEnd:
     stopped: bool = False
 
 
-Connect = Callable[[], Awaitable[ClientConnection | str]]
-"""One attempt: the open socket, or why not ("" to try again at once, as after a refreshed
-token); raises when trying again cannot help."""
+class SocketOwner(Protocol):
+    """The protocol's side of a `ReconnectingSocket`: the hooks it calls."""
+
+    async def connect_once(self) -> ClientConnection | str:
+        """One attempt: the open socket, or why not ("" to try again at once, as after a
+        refreshed token); raises when trying again cannot help."""
+
+    async def on_open(self, socket: ClientConnection) -> None:
+        """A socket opened: send what the protocol sends first (hello, subscribe, resume)."""
+
+    async def on_frame(self, frame: str | bytes) -> None:
+        """One frame read from the open socket."""
+
+    async def on_end(self, end: SocketEnd) -> str:
+        """A served socket ended (also a stopped one, to tidy up): why it was lost, for a
+        person ("" to connect again at once); raises to end the loop."""
+
+    def on_change(self, change: SocketChange) -> None:
+        """The socket opened, was lost (each failed attempt) or closed."""
 
 
 class ReconnectingSocket:
-    """Keeps one socket of a `SocketLine` open for its owner (see the module docstring).
+    """Keeps one socket of a `SocketLine` open for its `SocketOwner` (see the module
+    docstring).
 
-    `connect` makes one attempt; `on_open` runs on each socket opened, before its first frame
-    is read; `on_frame` gets each frame; `on_close` gets every end of a served socket (also a
-    stopped one, to tidy up) and says why it was lost ("" to connect again at once), or raises
-    to end the loop; `on_change` is told each `SocketChange`. `dead_after`: seconds a socket may
-    be silent before it is taken for dead (None: websockets' pings watch it). `idle`: an event
-    that stops serving and waiting without closing; the loop then goes on while `wanted()`.
+    `dead_after`: seconds a socket may be silent before it is taken for dead (None: websockets'
+    pings watch it). `idle`: an event that stops serving and waiting without closing; the loop
+    then goes on while `wanted()`.
     """
 
     def __init__(
         self,
         line: SocketLine,
+        owner: SocketOwner,
         *,
-        connect: Connect,
-        on_frame: Callable[[str | bytes], Awaitable[None]],
-        on_close: Callable[[SocketEnd], Awaitable[str]],
-        on_open: Callable[[ClientConnection], Awaitable[None]] | None = None,
-        on_change: Callable[[SocketChange], None] | None = None,
         dead_after: float | None = None,
         idle: asyncio.Event | None = None,
         wanted: Callable[[], bool] = lambda: True,
     ) -> None:
         self.line = line
-        self._connect = connect
-        self._on_frame = on_frame
-        self._on_close = on_close
-        self._on_open = on_open
-        self._on_change = on_change
+        self._owner = owner
         self.dead_after = dead_after
         self._idle = idle
         self._wanted = wanted
@@ -261,7 +261,7 @@ class ReconnectingSocket:
                 trying: LineState = "reconnecting" if self._was_open else "connecting"
                 if self.state not in (trying, "reconnecting"):
                     self._tell(SocketChange(trying))
-                got = await self._connect()
+                got = await self._owner.connect_once()
                 if isinstance(got, str):
                     if got:
                         await self._lose(got)
@@ -273,7 +273,7 @@ class ReconnectingSocket:
                 self._tell(SocketChange("open", after_loss=self._lost))
                 self._lost, self._was_open = False, True
                 end = await self._serve(got)
-                reason = await self._on_close(end)
+                reason = await self._owner.on_end(end)
                 if end.stopped:
                     continue
                 if reason:
@@ -287,8 +287,7 @@ class ReconnectingSocket:
 
     def _tell(self, change: SocketChange) -> None:
         self.state = change.state
-        if self._on_change is not None:
-            self._on_change(change)
+        self._owner.on_change(change)
 
     async def _lose(self, reason: str) -> None:
         """Tell the loss, then wait before the next attempt."""
@@ -300,14 +299,13 @@ class ReconnectingSocket:
     async def _serve(self, socket: ClientConnection) -> SocketEnd:
         """Serve the open socket until it ends (closed here when its owner stopped it)."""
         try:
-            if self._on_open is not None:
-                await self._on_open(socket)
+            await self._owner.on_open(socket)
             end = await self._read_while_wanted(socket)
         except BaseException:
             # Cancelled (the owner is closing) or a hook failed: tidy up, say goodbye, go.
             self.socket = None
             with contextlib.suppress(Exception):
-                await self._on_close(SocketEnd(socket, stopped=True))
+                await self._owner.on_end(SocketEnd(socket, stopped=True))
             await close_quietly(socket)
             raise
         self.socket = None
@@ -336,7 +334,7 @@ class ReconnectingSocket:
     async def _read(self, socket: ClientConnection) -> SocketEnd:
         """Hand each frame to the owner until the socket closes or goes silent."""
         waited = 0.0
-        on_frame = self._on_frame
+        on_frame = self._owner.on_frame
         while True:
             await rest_after(waited, self.read_pause)
             started = time.perf_counter()
