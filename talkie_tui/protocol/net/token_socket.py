@@ -3,12 +3,11 @@ stream connect alike.
 
 `TokenSocket` is what both clients are built on: the address checked (wss, or ws on loopback
 when allowed), the `SocketLine` made with the options both take (`SocketOptions`), and the
-`ReconnectingSocket` run with the client as its owner, each attempt one of `TokenAttempts`,
-which makes one
-attempt with the source's current token: a 401 asks the source for a new token once (until the
-owner allows it again) and tries it at once; a refusal retrying cannot help (a 401 without a
-new token, and what the protocol's `Refusals` name final) raises its error in the protocol's
-words, and any other refusal or a network failure is a reason to wait and try again.
+`ReconnectingSocket` run with the client as its owner. Each attempt is one of `TokenAttempts`,
+with the source's current token: a 401 asks the source for a new token once (until the owner
+allows it again) and tries it at once; a refusal retrying cannot help (a 401 without a new
+token, and what the protocol's `Refusals` name final) raises its error in the protocol's words,
+and any other refusal or a network failure is a reason to wait and try again.
 """
 
 from __future__ import annotations
