@@ -4,10 +4,10 @@
 the binding secret as the bearer for the hub's origin only and errors in the hub's words.
 `AgentLink` keeps the agent socket open: it connects with the secret in the Authorization
 header, hands each pushed event to a callback, matches replies to requests by `cid`, and
-reconnects with backoff (`net.websocket.SocketLine`) when the line drops. websockets answers the
-hub's pings itself (and pings the hub, to notice a dead line). What retrying cannot mend ends
-the link with `LinkEnded`: the socket closed with 4001 (another backend took over) or 4002 (the
-binding was revoked or replaced), and a refusal before the upgrade (`403 no_binding`,
+reconnects with backoff (`net.websocket.ReconnectingSocket`) when the line drops. websockets
+answers the hub's pings itself (and pings the hub, to notice a dead line). What retrying cannot
+mend ends the link with `LinkEnded`: the socket closed with 4001 (another backend took over) or
+4002 (the binding was revoked or replaced), and a refusal before the upgrade (`403 no_binding`,
 `binding_not_socket`, `401`).
 """
 
@@ -32,7 +32,12 @@ from talkie_tui.core.waiting import wait_within
 from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.cuckoo.errors import error_for
 from talkie_tui.protocol.net.rest import RestClient, path_segment
-from talkie_tui.protocol.net.websocket import SocketLine, close_quietly
+from talkie_tui.protocol.net.websocket import (
+    ReconnectingSocket,
+    SocketChange,
+    SocketEnd,
+    SocketLine,
+)
 
 __all__ = ["AgentApi", "AgentLink", "HubRefused", "LinkEnded", "OpFailed"]
 
@@ -229,7 +234,7 @@ class AgentLink:
         self._on_connected = on_connected
         self._on_delta_failed = on_delta_failed
         self._say = say
-        self._line = SocketLine(
+        line = SocketLine(
             self.url,
             max_size=4 * FRAME_BYTES,
             user_agent="talkie-bridge",
@@ -239,10 +244,12 @@ class AgentLink:
             delays=backoff,
             jitter=JITTER,
         )
-        self._ws: ClientConnection | None = None
+        self._line = ReconnectingSocket(line, self)
         self._up = asyncio.Event()
         self._cids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._catch_up: asyncio.Future[None] | None = None
+        self._opened_before = False
         self.ended: LinkEnded | None = None
 
     @property
@@ -250,68 +257,69 @@ class AgentLink:
         """True while a socket is open."""
         return self._up.is_set()
 
+    @property
+    def _ws(self) -> ClientConnection | None:
+        """The open socket, if any."""
+        return self._line.socket
+
     async def run(self) -> None:
         """Connect, read, and reconnect until cancelled; raises LinkEnded when it must stop."""
-        first = True
-        line = self._line
-        line.backoff.reset()
-        while True:
-            try:
-                ws = await line.open(self._secret)
-            except InvalidStatus as error:
-                refusal = _refusal(error)
-                if isinstance(refusal, LinkEnded):
-                    self.ended = refusal
-                    raise refusal from None
-                reason = refusal.message
-            except InvalidURI as error:
-                self.ended = LinkEnded(str(error))
-                raise self.ended from None
-            except (OSError, TimeoutError, WebSocketException) as error:
-                reason = clean_text(str(error)) or type(error).__name__
-            else:
-                try:
-                    await self._serve(ws, reconnected=not first)
-                finally:
-                    first = False
-                reason = _("the connection to the hub was lost")
-            delay = line.backoff.next_delay()
+        self._opened_before = False
+        await self._line.run()
+
+    async def connect_once(self) -> ClientConnection | str:
+        """One attempt: the open socket or why not; LinkEnded when retrying cannot help."""
+        try:
+            return await self._line.line.open(self._secret)
+        except InvalidStatus as error:
+            refusal = _refusal(error)
+            if isinstance(refusal, LinkEnded):
+                self.ended = refusal
+                raise refusal from None
+            return refusal.message
+        except InvalidURI as error:
+            self.ended = LinkEnded(str(error))
+            raise self.ended from None
+        except (OSError, TimeoutError, WebSocketException) as error:
+            return clean_text(str(error)) or type(error).__name__
+
+    def on_change(self, change: SocketChange) -> None:
+        """Each failed attempt is told, with the wait before the next."""
+        if change.state == "reconnecting":
             self._say(
                 _("hub: {reason}; trying again in {seconds:.1f} s").format(
-                    reason=reason, seconds=delay
+                    reason=change.reason, seconds=change.delay
                 )
             )
-            await line.pause(delay)
 
-    async def _serve(self, ws: ClientConnection, *, reconnected: bool) -> None:
-        self._ws = ws
+    async def on_open(self, ws: ClientConnection) -> None:
+        """The link is up: requests may go, and the owner catches up on what it missed."""
         self._up.set()
-        try:
-            if self._on_connected is not None:
-                catch_up = asyncio.ensure_future(self._on_connected(reconnected))
-            else:
-                catch_up = None
-            try:
-                async for raw in ws:
-                    if isinstance(raw, str):
-                        self._dispatch(raw)
-            except ConnectionClosed:
-                pass
-            finally:
-                if catch_up is not None and not catch_up.done():
-                    catch_up.cancel()
-            code = ws.close_code
-            if code in _CLOSE_WORDS:
-                self.ended = LinkEnded(_(_CLOSE_WORDS[code]), code=str(code))
-                raise self.ended
-        finally:
-            self._up.clear()
-            self._ws = None
-            lost = TransportError(_("The connection to the hub was lost."))
-            for future in self._waiting.values():
-                if not future.done():
-                    future.set_exception(lost)
-            self._waiting.clear()
+        reconnected, self._opened_before = self._opened_before, True
+        if self._on_connected is not None:
+            self._catch_up = asyncio.ensure_future(self._on_connected(reconnected))
+
+    async def on_frame(self, raw: str | bytes) -> None:
+        """An event, a reply to a request, or a failed delta."""
+        if isinstance(raw, str):
+            self._dispatch(raw)
+
+    async def on_end(self, end: SocketEnd) -> str:
+        """A socket ended: what it was waited for fails; 4001 and 4002 end the link."""
+        catch_up, self._catch_up = self._catch_up, None
+        if catch_up is not None and not catch_up.done():
+            catch_up.cancel()
+        self._up.clear()
+        lost = TransportError(_("The connection to the hub was lost."))
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(lost)
+        self._waiting.clear()
+        code = end.socket.close_code
+        if not end.stopped and code in _CLOSE_WORDS:
+            self.ended = LinkEnded(_(_CLOSE_WORDS[code]), code=str(code))
+            raise self.ended
+        return _("the connection to the hub was lost")
 
     def _dispatch(self, raw: str) -> None:
         try:
@@ -396,6 +404,4 @@ class AgentLink:
 
     async def close(self) -> None:
         """Close the socket (unacknowledged events are delivered again to the next one)."""
-        ws = self._ws
-        if ws is not None:
-            await close_quietly(ws)
+        await self._line.close()

@@ -24,13 +24,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import ssl
 import time
-from collections.abc import Sequence
+from typing import Unpack
 from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 
 from talkie_tui.core.errors import (
     NotFoundError,
@@ -39,9 +38,8 @@ from talkie_tui.core.errors import (
     TransportError,
     UnauthorizedError,
 )
-from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
-from talkie_tui.i18n import _
+from talkie_tui.i18n import N_, _
 from talkie_tui.protocol.minara.frames import (
     MAX_FRAME_BYTES,
     ErrorFrame,
@@ -62,16 +60,8 @@ from talkie_tui.protocol.minara.subscription import (
     StreamRefused,
     Subscription,
 )
-from talkie_tui.protocol.net.addresses import check_socket_url
-from talkie_tui.protocol.net.pacing import rest_after
-from talkie_tui.protocol.net.trust import ssl_context
-from talkie_tui.protocol.net.websocket import (
-    LineState,
-    SocketLine,
-    close_quietly,
-    ping_every,
-    refreshed,
-)
+from talkie_tui.protocol.net.token_socket import Refusals, SocketOptions, TokenSocket
+from talkie_tui.protocol.net.websocket import LineState, SocketChange, SocketEnd, ping_every
 
 __all__ = [
     "RECONNECT_DELAYS",
@@ -89,9 +79,16 @@ UNAUTHORIZED_CLOSE = 4401
 SOCKET_MAX_SIZE = 8 * MAX_FRAME_BYTES
 
 StreamState = LineState
+REFUSALS = Refusals(
+    unauthorized=N_("The gateway refused the token on its stream (HTTP 401)."),
+    unauthorized_code="unauthorized",
+    refused=N_("The gateway refused the stream (HTTP {status})."),
+    unreachable=N_("Could not connect to the gateway's stream: {error}"),
+    final={403: (ServerError, "forbidden"), 404: (ServerError, "not_found")},
+)
 
 
-class MinaraStream:
+class MinaraStream(TokenSocket):
     """One socket to a gateway, shared by every subscription (see the module docstring)."""
 
     def __init__(
@@ -101,41 +98,40 @@ class MinaraStream:
         *,
         ping_interval: float = 15.0,
         dead_after: float = 45.0,
-        open_timeout: float = 10.0,
-        delays: Sequence[float] = RECONNECT_DELAYS,
         give_up_after: float = 120.0,
         token_in_query: bool = True,
-        ssl_context_: ssl.SSLContext | None = None,
-        allow_plain: bool = False,
+        **options: Unpack[SocketOptions],
     ) -> None:
-        check_socket_url(url, allow_plain=allow_plain)
-        self.url = url
-        self.tokens = tokens
+        self._idle = asyncio.Event()
+        super().__init__(
+            url,
+            tokens,
+            REFUSALS,
+            RECONNECT_DELAYS,
+            max_size=SOCKET_MAX_SIZE,
+            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
+            dead_after=dead_after,
+            idle=self._idle,
+            **options,
+        )
         self.ping_interval = ping_interval
         self.dead_after = dead_after
         self.give_up_after = give_up_after
         self.token_in_query = token_in_query
-        self._line = SocketLine(
-            url,
-            max_size=SOCKET_MAX_SIZE,
-            open_timeout=open_timeout,
-            ping_interval=None,  # the protocol's own pings (frames) keep the socket alive
-            trust=lambda: ssl_context_ or ssl_context(),
-            delays=delays,
-        )
         self._subs: dict[tuple[str, str], list[Subscription]] = {}
         self._task: asyncio.Task[None] | None = None
-        self._socket: ClientConnection | None = None
-        self._idle = asyncio.Event()
-        self.state: StreamState = "idle"
-        self.read_pause = 0.0  # rest after a frame that waited (see protocol.pacing)
+        self._pinger: asyncio.Task[None] | None = None
         self._closed = False
-        self._token: str | None = None
+        self._failing_since: float | None = None
 
     @property
-    def connects(self) -> int:
-        """Sockets opened so far (a test and the benchmark read it)."""
-        return self._line.connects
+    def read_pause(self) -> float:
+        """Seconds of rest after a frame that waited (see protocol.pacing)."""
+        return self._line.read_pause
+
+    @read_pause.setter
+    def read_pause(self, pause: float) -> None:
+        self._line.read_pause = pause
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -187,7 +183,7 @@ class MinaraStream:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self.state = "closed"
+        self._line.state = "closed"
 
     # --- sending -------------------------------------------------------------------------
 
@@ -205,13 +201,14 @@ class MinaraStream:
 
     # --- the connection ------------------------------------------------------------------
 
-    async def _open(self) -> ClientConnection:
-        token = await self.tokens.token() if self.tokens is not None else None
+    async def _open(self, token: str | None) -> ClientConnection:
         url = self.url
         if token and self.token_in_query:
             url += ("&" if "?" in url else "?") + "token=" + quote(token, safe="")
-        self._token = token
-        return await self._line.open(token, url=url)
+        return await self._line.line.open(token, url=url)
+
+    def _wanted(self) -> bool:
+        return bool(self._subs) and not self._closed
 
     def _all(self) -> list[Subscription]:
         return [subscription for group in self._subs.values() for subscription in group]
@@ -221,175 +218,89 @@ class MinaraStream:
             subscription.put(item)
 
     async def _run(self) -> None:
-        backoff = self._line.backoff
-        backoff.reset()  # a new run: the first retry comes at once again
-        failing_since: float | None = None
-        token_refreshed = False
-        was_open = False
-        while self._subs and not self._closed:
-            self.state = "reconnecting" if was_open or backoff.attempt else "connecting"
-            try:
-                socket = await self._open()
-            except InvalidStatus as error:
-                status = error.response.status_code
-                if status == 401 and not token_refreshed and await self._refreshed():
-                    token_refreshed = True
-                    continue
-                failure = self._refusal(status)
-                if failure is not None:
-                    self._fail(failure)
-                    return
-                reason = _("The gateway refused the stream (HTTP {status}).").format(status=status)
-            except (OSError, InvalidHandshake, TimeoutError) as error:
-                reason = _("Could not connect to the gateway's stream: {error}").format(
-                    error=clean_text(str(error) or type(error).__name__)
+        self._failing_since, self._attempts.refreshed = None, False
+        try:
+            await self._line.run()
+        except TalkieError as error:
+            self._broadcast(error)
+            self._subs.clear()
+
+    async def connect_once(self) -> ClientConnection | str:
+        """One attempt (see `TokenAttempts`); raises when the gateway could not be reached
+        for `give_up_after` seconds."""
+        got = await self._attempts.attempt()
+        if not isinstance(got, str) or not got:
+            return got
+        now = time.monotonic()
+        self._failing_since = self._failing_since or now
+        if now - self._failing_since > self.give_up_after:
+            raise TransportError(
+                _("The gateway's stream could not be reached for {seconds} s: {reason}").format(
+                    seconds=round(now - self._failing_since), reason=got
                 )
-            else:
-                failing_since, was_open = None, True
-                closed = await self._connected(socket)
-                if closed is None:
-                    continue  # idle: no subscription left (the loop ends) or a new one came
-                code, reason = closed
-                if code == UNAUTHORIZED_CLOSE:
-                    if not token_refreshed and await self._refreshed():
-                        token_refreshed = True
-                        self._broadcast(StreamLost(reason))
-                        continue
-                    self._fail(
-                        UnauthorizedError(
-                            _("The gateway refused the token on its stream (close 4401)."),
-                            status=401,
-                            code="unauthorized",
-                            retryable=False,
-                        )
-                    )
-                    return
-                token_refreshed = False
-                self._broadcast(StreamLost(reason))
-            # A failed connect or a dropped socket: wait, then try again.
-            now = time.monotonic()
-            failing_since = failing_since or now
-            if now - failing_since > self.give_up_after:
-                self._fail(
-                    TransportError(
-                        _(
-                            "The gateway's stream could not be reached for {seconds} s: {reason}"
-                        ).format(seconds=round(now - failing_since), reason=reason)
-                    )
-                )
-                return
-            if backoff.attempt == 0 and not was_open:
-                log.debug("stream connect failed: %s", reason)
-                self._broadcast(StreamLost(reason))  # the first connect failed: show "reconnecting"
-                was_open = True
-            delay = backoff.next_delay()
-            self.state = "reconnecting"
-            await self._line.pause(delay, self._idle)
-        self.state = "closed" if self._closed else "idle"
-
-    def _refusal(self, status: int) -> TalkieError | None:
-        """The error for an upgrade refused with `status`, when trying again cannot help."""
-        if status == 401:
-            return UnauthorizedError(
-                _("The gateway refused the token on its stream (HTTP 401)."),
-                status=401,
-                code="unauthorized",
-                retryable=False,
             )
-        if status in (403, 404):
-            return ServerError(
-                _("The gateway refused the stream (HTTP {status}).").format(status=status),
-                status=status,
-                code="forbidden" if status == 403 else "not_found",
-                retryable=False,
-            )
-        return None
+        return got
 
-    async def _refreshed(self) -> bool:
-        """True when the token source has a new token after the gateway refused this one."""
-        return await refreshed(self.tokens, self._token)
+    def on_change(self, change: SocketChange) -> None:
+        """A loss is told to every subscription, once until the socket is back."""
+        if change.state == "reconnecting" and not change.after_loss:
+            log.debug("stream lost: %s", change.reason)
+            self._broadcast(StreamLost(change.reason))  # "reconnecting", also when never open
 
-    def _fail(self, error: TalkieError) -> None:
-        self.state = "closed"
-        self._broadcast(error)
-        self._subs.clear()
-
-    async def _connected(self, socket: ClientConnection) -> tuple[int, str] | None:
-        """Serve one open socket until it closes (its code and the reason, for a person) or
-        no subscription is left (None)."""
-        self._socket = socket
-        self.state = "open"
+    async def on_open(self, socket: ClientConnection) -> None:
+        """Subscribe every key from its last applied seq; ping the gateway from now on."""
+        self._failing_since = None
         for subscription in self._all():
             await self._send(
                 Subscribe(subscription.channel, subscription.key, subscription.last_applied)
             )
-        reader = asyncio.create_task(self._read(socket))
-        pinger = asyncio.create_task(ping_every(socket, self.ping_interval, build_frame(Ping())))
-        idle = asyncio.create_task(self._idle.wait())
-        try:
-            await asyncio.wait({reader, idle}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            # The stream is being closed: say goodbye to the gateway, briefly, then go.
-            self._socket = None
-            for task in (pinger, idle, reader):
-                task.cancel()
-            await close_quietly(socket)
-            raise
-        finally:
-            self._socket = None
-            for task in (pinger, idle, reader):
-                task.cancel()
-            await asyncio.gather(pinger, idle, reader, return_exceptions=True)
-        if reader.cancelled() or not reader.done():
-            await close_quietly(socket)
-            return None
-        closed = reader.result()
-        if not self._subs:
-            await close_quietly(socket)
-        return closed
+        self._pinger = asyncio.create_task(
+            ping_every(socket, self.ping_interval, build_frame(Ping()))
+        )
 
-    async def _read(self, socket: ClientConnection) -> tuple[int, str]:
-        """Read frames and hand them out until the socket closes or goes silent."""
-        waited = 0.0
-        while True:
-            await rest_after(waited, self.read_pause)
-            started = time.perf_counter()
-            try:
-                # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancel that
-                # comes as a frame arrives, and the reader then outlives the stream's close.
-                async with asyncio.timeout(self.dead_after):
-                    message = await socket.recv()
-            except TimeoutError:
-                socket.transport.abort()
-                return 1006, _("The gateway's stream went silent for {seconds} s.").format(
-                    seconds=round(self.dead_after)
-                )
-            except ConnectionClosed as closed:
-                code = closed.rcvd.code if closed.rcvd is not None else 1006
-                if closed.sent is not None and closed.sent.code == 1009:
-                    return 1009, _("The gateway sent a frame over {size} MiB.").format(
-                        size=SOCKET_MAX_SIZE // 1048576
-                    )
-                return code, _("The connection to the gateway's stream was lost.")
-            waited = time.perf_counter() - started
-            try:
-                frame = parse_frame(message)
-            except (MalformedFrame, FrameTooLarge) as error:
-                log.debug("frame refused: %s", error.message)
-                self._broadcast(
-                    StreamRefused(error.message, too_large=isinstance(error, FrameTooLarge))
-                )
-                continue
-            if frame is None:
-                continue  # a frame type this client does not know: skipped
-            if isinstance(frame, Ping):
-                with contextlib.suppress(ConnectionClosed):
-                    await socket.send(build_frame(Pong()))
-            elif isinstance(frame, EventFrame | Subscribed):
-                for subscription in self._subs.get((frame.channel, frame.key), ()):
-                    subscription.put(frame)
-            elif isinstance(frame, ErrorFrame):
-                self._on_error(frame)
+    async def on_end(self, end: SocketEnd) -> str:
+        """Why the socket was lost ("": a refreshed token, tried at once); a second 4401 ends
+        the stream."""
+        pinger, self._pinger = self._pinger, None
+        if pinger is not None:
+            pinger.cancel()
+            await asyncio.gather(pinger, return_exceptions=True)
+        if end.stopped:
+            return ""
+        code, reason = _why(end, self.dead_after)
+        if code == UNAUTHORIZED_CLOSE:
+            if await self._attempts.refresh():
+                self._broadcast(StreamLost(reason))
+                return ""
+            raise UnauthorizedError(
+                _("The gateway refused the token on its stream (close 4401)."),
+                status=401,
+                code="unauthorized",
+                retryable=False,
+            )
+        self._attempts.refreshed = False
+        self._failing_since = self._failing_since or time.monotonic()
+        return reason
+
+    async def on_frame(self, message: str | bytes) -> None:
+        """Hand one frame out: events to their subscriptions, a ping answered."""
+        try:
+            frame = parse_frame(message)
+        except (MalformedFrame, FrameTooLarge) as error:
+            log.debug("frame refused: %s", error.message)
+            self._broadcast(
+                StreamRefused(error.message, too_large=isinstance(error, FrameTooLarge))
+            )
+            return
+        if frame is None:
+            return  # a frame type this client does not know: skipped
+        if isinstance(frame, EventFrame | Subscribed):
+            for subscription in self._subs.get((frame.channel, frame.key), ()):
+                subscription.put(frame)
+        elif isinstance(frame, Ping):
+            await self._send(Pong())
+        elif isinstance(frame, ErrorFrame):
+            self._on_error(frame)
 
     def _on_error(self, frame: ErrorFrame) -> None:
         where = (frame.channel or "chat", frame.key) if frame.key is not None else None
@@ -406,6 +317,21 @@ class MinaraStream:
             subscription.put(error)
         if not self._subs:
             self._idle.set()
+
+
+def _why(end: SocketEnd, dead_after: float) -> tuple[int, str]:
+    """The close code of a lost socket and the reason, for a person."""
+    if end.silent:
+        return 1006, _("The gateway's stream went silent for {seconds} s.").format(
+            seconds=round(dead_after)
+        )
+    closed = end.closed
+    if closed is not None and closed.sent is not None and closed.sent.code == 1009:
+        return 1009, _("The gateway sent a frame over {size} MiB.").format(
+            size=SOCKET_MAX_SIZE // 1048576
+        )
+    code = closed.rcvd.code if closed is not None and closed.rcvd is not None else 1006
+    return code, _("The connection to the gateway's stream was lost.")
 
 
 def _quiet(task: asyncio.Future[None]) -> None:

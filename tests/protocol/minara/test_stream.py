@@ -12,7 +12,6 @@ import pytest
 
 from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.core.tokens import StaticToken
-from talkie_tui.protocol.minara import stream as minara_stream
 from talkie_tui.protocol.minara.stream import MinaraStream
 from talkie_tui.protocol.minara.subscription import (
     StreamEvent,
@@ -23,6 +22,7 @@ from talkie_tui.protocol.minara.subscription import (
     StreamStale,
     Subscription,
 )
+from talkie_tui.protocol.net import websocket as socket_loop
 from talkie_tui.protocol.net.pacing import WAITED_SECONDS, rest_after
 from tests.protocol.minara.socket_peer import SocketPeer, event_frame
 
@@ -287,7 +287,7 @@ async def _consumer_wakes(
         waits += waited > WAITED_SECONDS
         await rest_after(waited, pause)
 
-    monkeypatch.setattr(minara_stream, "rest_after", counting)
+    monkeypatch.setattr(socket_loop, "rest_after", counting)
     stream = stream_for(peer)
     stream.read_pause = read_pause
     key = f"paced-{read_pause}"
