@@ -242,6 +242,8 @@ async def test_find_agents_in_the_thread_lists_header_by_mouse_and_by_keys(
         await choose(pilot, CatalogueScreen, "0")
         await until(pilot, lambda: len(listed_ids(chat)) == 2, timeout=15)
         await listed_peer.wait_event(lambda e: e["type"] == "conversation.joined")
+        # What is typed next goes to the agent just added, not to the list's keys.
+        await until(pilot, lambda: chat.composer.has_focus)
 
 
 async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(

@@ -102,18 +102,12 @@ class ThreadList(Widget):
     class DeleteRequested(_ThreadMessage):
         """The user asked to delete a thread (the screen confirms first)."""
 
-    class SearchRequested(Message):
+    class SearchRequested(_ListMessage):
         """The filter stayed still long enough: the server is to search the messages."""
 
         def __init__(self, thread_list: ThreadList, query: str) -> None:
-            super().__init__()
-            self.thread_list = thread_list
+            super().__init__(thread_list)
             self.query = query
-
-        @property
-        def control(self) -> ThreadList:
-            """The list that posted the message."""
-            return self.thread_list
 
     class NewRequested(_ListMessage):
         """The user asked for a new thread."""
