@@ -135,8 +135,9 @@ class Answers:
         message id and its messages' idempotency keys, each message sent for the schedule."""
         reply = Reply(self.context, key, conversation_id, None)
         reply.schedule_id = schedule_id
+        name = _("schedule “{title}”").format(title=title)  # who asked, in the log
         async with self._turns[conversation_id]:
-            await self._answer(reply, conversation_id, key, text, title)
+            await self._answer(reply, conversation_id, key, text, name)
 
     async def _private(self, conversation_id: str, person: str, name: str) -> None:
         if self.context.state.told_private(conversation_id):

@@ -70,6 +70,7 @@ class Schedules:
         """The time now (aware); a test moves it to make a schedule due."""
         self.running: dict[str, Schedule] = {}
         self._done: set[str] = set()  # runs made, by key: a failed one is not tried in a loop
+        self._unread: set[str] = set()  # conversations whose schedules are to be read again
         self._wake = asyncio.Event()
 
     def wake(self) -> None:
@@ -111,29 +112,28 @@ class Schedules:
         return words.format(conversation=schedule.conversation_id, title=schedule.title)
 
     async def _read(self, conversation_ids: Iterable[str]) -> None:
-        """The schedules of these conversations as the hub has them now."""
+        """The schedules of these conversations as the hub has them now; one that cannot be
+        read or confirmed now is tried again at the timer's next turn (said once)."""
         for conversation_id in conversation_ids:
             try:
                 found = await agent_schedules(self.api, conversation_id)
-            except TalkieError as error:
-                self.context.warn(
-                    _("{conversation}: could not read the schedules: {words}").format(
-                        conversation=conversation_id, words=error
-                    )
-                )
-                continue
-            for stale in [s for s in self.running.values() if s.conversation_id == conversation_id]:
-                if all(s.id != stale.id for s in found):
-                    del self.running[stale.id]
-            for schedule in found:
-                try:
+                for stale in [
+                    s for s in self.running.values() if s.conversation_id == conversation_id
+                ]:
+                    if all(s.id != stale.id for s in found):
+                        del self.running[stale.id]
+                for schedule in found:
                     await self._take(schedule)
-                except TalkieError as error:
+            except TalkieError as error:
+                if conversation_id not in self._unread:
                     self.context.warn(
-                        _("{conversation}: could not confirm a schedule: {words}").format(
+                        _("{conversation}: could not read the schedules: {words}").format(
                             conversation=conversation_id, words=error
                         )
                     )
+                self._unread.add(conversation_id)
+                continue
+            self._unread.discard(conversation_id)
 
     # --- the timer ----------------------------------------------------------------------
 
@@ -142,6 +142,8 @@ class Schedules:
         await self._read(self.context.state.conversations())
         while True:
             self._wake.clear()
+            if self._unread:
+                await self._read(sorted(self._unread))
             now = self.clock()
             for schedule in sorted(self._due(now), key=self._key):
                 try:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.bridge.conftest import Person, StartBridge, make_agent
+from tests.bridge.conftest import Person, ServedBy, StartBridge, make_agent
 
 pytestmark = pytest.mark.slow
 
@@ -56,10 +56,10 @@ async def until(predicate: Any) -> None:
 
 
 async def test_a_schedule_is_confirmed_and_run_for_the_person(
-    hub: str, owner: Person, start_bridge: StartBridge
+    hub: str, owner: Person, start_bridge: StartBridge, served_by: ServedBy
 ) -> None:
     agent = await make_agent(hub, owner, schedules=True)
-    running = await start_bridge(agent)
+    running = await start_bridge(agent, **await served_by(agent))
     schedule_id = await ask(owner, agent.dm, "show me Alfa", ONCE)
     await until_status(owner, agent.dm, schedule_id, "active")
     assert any("confirmed" in line for line in running.lines), running.lines
@@ -80,6 +80,7 @@ async def test_a_schedule_is_confirmed_and_run_for_the_person(
         assert message["schedule"] == {"id": schedule_id, "title": "show me Alfa"}
     ran = await schedule_of(owner, agent.dm, schedule_id)
     assert ran["last_run_at"] is not None
+    assert any("schedule “show me Alfa”" in line and "answered" in line for line in running.lines)
     # The hub's clock is still before the run (it says the same time again): not run twice.
     assert not schedules._due(schedules.clock())
 
@@ -95,9 +96,14 @@ async def test_a_pause_and_a_delete_stop_it(
     await until(lambda: schedule_id in schedules.running)
 
     path = f"/v1/client/conversations/{agent.dm}/schedules/{schedule_id}"
+    before = schedules.running[schedule_id]
     paused = await owner.http.patch(path, json={"paused": True})
     assert paused.status_code == 200, paused.text
     await until(lambda: schedule_id not in schedules.running)
+    # A run that was due as the pause came: the hub refuses it, and nothing is sent.
+    await schedules._run(before)
+    assert any("is not run" in line for line in running.lines), running.lines
+    assert await owner.agent_messages(agent.dm) == []
     resumed = await owner.http.patch(path, json={"paused": False})
     assert resumed.status_code == 200, resumed.text
     await until(lambda: schedule_id in schedules.running)

@@ -229,3 +229,13 @@ def test_snapshot_thread_list(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(ThreadListApp(sample_threads()), terminal_size=(60, 18), run_before=prepare)
+
+
+def test_snapshot_thread_list_on_a_server_that_lists_agents(snap_compare) -> None:
+    async def prepare(pilot) -> None:  # type: ignore[no-untyped-def]
+        steady_cursor(pilot.app)
+        pilot.app.thread_list.finds_agents = True
+        pilot.app.thread_list.highlight_thread("t2")
+        await pilot.pause()
+
+    assert snap_compare(ThreadListApp(sample_threads()), terminal_size=(60, 18), run_before=prepare)
