@@ -34,6 +34,7 @@ from talkie_tui.backends.parts.pacing import PacesReads
 from talkie_tui.backends.parts.questions import AnswerOutcome, Answers
 from talkie_tui.backends.parts.search import Searches, SearchHit
 from talkie_tui.backends.parts.steering import Steers
+from talkie_tui.backends.parts.voice_notes import RecordsVoiceNotes
 from talkie_tui.backends.server import Account, Capabilities, ProtocolName, ServerInfo, SignInKind
 from talkie_tui.backends.session import (
     Broken,
@@ -80,6 +81,7 @@ __all__ = [
     "ProtocolName",
     "ReasoningEffort",
     "Reattaches",
+    "RecordsVoiceNotes",
     "Recovered",
     "SearchHit",
     "Searches",

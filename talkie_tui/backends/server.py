@@ -39,6 +39,7 @@ class Capabilities:
     live: bool = False  # updates outside a turn arrive (see `LiveUpdates`)
     dictation: bool = False  # push-to-talk: a recording becomes text in the composer
     replies: bool = False  # a message may answer an earlier one, which it quotes (`reply_to`)
+    voice_notes: bool = False  # push-to-talk records a voice note, and notes play back
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from talkie_tui.backends import detect
+from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, ProtocolName, ServerInfo
     from talkie_tui.backends.prompts import Prompts, Severity
     from talkie_tui.config import KnownServers, Settings
+    from talkie_tui.core.tokens import TokenSource
 
 __all__ = [
     "BearerSignIn",
@@ -52,6 +54,7 @@ class SignInFailed(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
+        self.protocol: ProtocolName | None = None  # whose sign-in failed (set by `reach`)
 
 
 @dataclass
@@ -64,6 +67,8 @@ class SignInOptions:
     allow_private_http: bool = False
     given: dict[str, str | None] = field(default_factory=dict)
     discover: Callable[..., Awaitable[Any]] | None = None  # talkie/1's discovery (tests fix it)
+    anew: bool = False
+    """Sign in anew, never with the sign-in kept (`talkie login`: the person asked to)."""
 
 
 @dataclass
@@ -73,10 +78,52 @@ class BearerSignIn:
 
     options: SignInOptions
     backend_type: ClassVar[type]
+    protocol: ClassVar[ProtocolName]
+    refusal: ClassVar[type[UnauthorizedError]]  # the answer of a server that wants a sign-in
 
     @property
     def _private_http(self) -> bool:
         return self.options.allow_private_http
+
+    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
+        """The server at `address` with the token given, else kept, else one the person gives."""
+        prompts.say(self._looking(address), kind="busy", busy=True)
+        given = self.options.given.get(self.protocol)
+        try:
+            backend = await self._connect(address, given)
+        except self.refusal as refused:
+            if given:  # the token given on the command line: say so, ask nothing
+                raise SignInFailed(refused) from None
+            identity, asking = self._wants(address, refused)
+            prompts.say(asking, kind="busy")
+            remember_info(self.options.known, identity, address, prompts)
+            signed_in = await opened_or_cancelled(self._open(address, refused, prompts), prompts)
+            if signed_in is None:
+                prompts.changed()
+                return None
+            backend = signed_in
+        remember_info(self.options.known, backend.info, address, prompts)
+        return backend
+
+    def _looking(self, address: str) -> str:
+        """What is said while the server at `address` is looked for."""
+        raise NotImplementedError
+
+    async def _connect(self, address: str, token: str | None) -> Backend:
+        """The server at `address`, signed in with `token` (None: none); `refusal` when it
+        wants one."""
+        raise NotImplementedError
+
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        """Who the server that `refused` is, before it let us in; what is said while asking."""
+        raise NotImplementedError
+
+    async def _open(
+        self, address: str, refused: UnauthorizedError, prompts: Prompts
+    ) -> Backend | None:
+        """The server signed in with the token kept, else one the person gives (None when
+        they cancel)."""
+        raise NotImplementedError
 
     def handles(self, backend: Backend) -> bool:
         """Whether `backend` is of this sign-in's protocol."""
@@ -85,6 +132,45 @@ class BearerSignIn:
     def offers_sign_in(self, backend: Backend) -> bool:
         """A token can always be given again, or forgotten."""
         return self.handles(backend)
+
+    def _tokens(self, backend: Backend) -> TokenSource | None:
+        """The token source `backend` signs in with."""
+        raise NotImplementedError
+
+    async def kept_in(self, backend: Backend) -> str | None:
+        """Where the token `backend` uses is kept ("" nowhere; None: it uses none)."""
+        tokens = self._tokens(backend)
+        token = await tokens.token() if tokens is not None else None
+        if token is None:
+            return None
+        info = backend.info
+        found = await asyncio.to_thread(self._kept, info.server_id, info.origin)
+        return found[1].describe() if found is not None and found[0] == token else ""
+
+    def _kept(self, server_id: str, origin: str) -> tuple[str, TokenStore] | None:
+        """The token kept for the server, and its store (blocking: a keyring may be asked)."""
+        from talkie_tui.auth.bearer_grants import find_bearer
+        from talkie_tui.auth.store import TokenStoreError, open_store
+
+        preferred: TokenStore | None = None
+        with contextlib.suppress(TokenStoreError):
+            preferred = open_store(self.options.settings.token_storage)
+        return find_bearer(server_id, origin, preferred)
+
+    async def _keep_token(
+        self, store: TokenStore, info: ServerInfo, token: str, prompts: Prompts, failed: str
+    ) -> None:
+        """Keep `token` for the server `info` names; `failed` (with {error}) says it was not."""
+        from talkie_tui.auth.bearer_grants import keep_bearer
+        from talkie_tui.auth.store import TokenStoreError
+
+        try:
+            await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
+        except (TokenStoreError, ValueError) as error:
+            message = getattr(error, "message", str(error))
+            prompts.tell(failed.format(error=message), "warning")
+            return
+        mark_signed_in(self.options.known, info.server_id, store.kind != "session")
 
 
 class SignIn(Protocol):
@@ -118,6 +204,11 @@ class SignIn(Protocol):
         closed already); `prompts` is told how it went."""
         ...
 
+    async def kept_in(self, backend: Backend) -> str | None:
+        """Where the sign-in `backend` uses is kept (a store's description); "" when it is
+        kept nowhere (given, or it could not be kept); None when it uses none at all."""
+        ...
+
 
 _SIGN_INS: dict[str, tuple[str, str]] = {
     "talkie": ("talkie_tui.backends.talkie.sign_in", "TalkieSignIn"),
@@ -145,7 +236,11 @@ async def reach(
 
     async def attempt(name: ProtocolName) -> tuple[Backend, SignIn] | None:
         sign_in = sign_in_for(name, options)
-        backend = await sign_in.reach(address, prompts)
+        try:
+            backend = await sign_in.reach(address, prompts)
+        except SignInFailed as failed:
+            failed.protocol = name
+            raise
         return (backend, sign_in) if backend is not None else None
 
     return await detect(address, attempt, protocol=protocol)

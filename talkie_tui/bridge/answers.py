@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from talkie_tui.bridge import render
 from talkie_tui.bridge.reply import Reply
+from talkie_tui.bridge.voice_notes import VoiceReplies, voice_note_of
 from talkie_tui.chat.turns import ActionPart, CardPart, LinkPart, TextPart, ToolPart
 from talkie_tui.core.errors import ServerError, TalkieError
 from talkie_tui.core.sanitize import clean_text
@@ -55,6 +56,7 @@ class Answers:
         self._turns: collections.defaultdict[str, asyncio.Lock] = collections.defaultdict(
             asyncio.Lock
         )
+        self.voice_replies = VoiceReplies(context)
 
     def abandon(self) -> None:
         """The bridge stops: the streams' pacing tasks go."""
@@ -111,7 +113,9 @@ class Answers:
         assert isinstance(text, str)
         text = text.strip()
         if not text:
-            if body.get("attachments"):
+            if (note := voice_note_of(body)) is not None and self.voice_replies.offered:
+                await self.voice_replies.answer(event_id, conversation_id, message_id, note)
+            elif body.get("attachments"):
                 await reply.send(
                     self.context.speak(N_("This agent reads text only: files are not passed on."))
                 )

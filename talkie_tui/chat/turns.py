@@ -172,6 +172,8 @@ class AttachmentPart:
     size: int
     kind: str  # image, pdf, spreadsheet, text or office (Minara); image, audio, video or file
     url: str | None = None
+    duration_ms: int | None = None  # a recording's length (a hub's voice note)
+    waveform: tuple[int, ...] = ()  # a voice note's levels, 0 to 100 (`chat/voice_notes.py`)
 
 
 @dataclass(slots=True, eq=False)

@@ -32,6 +32,7 @@ from talkie_tui.chat.turns import (
     Turn,
     UiBlockPart,
 )
+from talkie_tui.chat.voice_notes import is_voice_note, voice_length
 from talkie_tui.commands.common import connect_or_report, report_error
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.exit_codes import ExitCode
@@ -178,6 +179,9 @@ class _TextPrinter:
         elif isinstance(part, QuickRepliesPart):
             key = "replies " + "\n".join(part.labels)
             lines = ["[replies] " + " · ".join(part.labels)]
+        elif is_voice_note(part):
+            key = f"file {part.key}"
+            lines = [f"[voice note {voice_length(part.duration_ms or 0)}]"]
         else:
             key = f"file {part.key}"
             size = f"{part.size / 1024:.0f} KiB" if part.size >= 1024 else f"{part.size} B"

@@ -1,65 +1,41 @@
-"""`talkie login`, `talkie logout` and `talkie servers`: signing in from a plain terminal."""
+"""`talkie login`, `talkie logout` and `talkie servers`: signing in from a plain terminal.
+
+Both find the server as every command does (`backends.detect`, `backends.connect`) and leave
+signing in and out to its protocol's sign-in (`backends.signing.sign_in_for`), which asks at
+the terminal (`TerminalPrompts`); what stays here is the command's own: its arguments, what it
+prints when done, and its exit code.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sys
-from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
+from talkie_tui import backends
 from talkie_tui.auth.errors import SignInError
-from talkie_tui.auth.signin import SignIn, oauth_issuer, sign_out
-from talkie_tui.auth.store import TokenStore, TokenStoreError
-from talkie_tui.backends.base import Backend, ServerInfo
-from talkie_tui.backends.signing import store_for
-from talkie_tui.commands.common import report_error
-from talkie_tui.commands.servers import list_servers
-from talkie_tui.commands.terminal_prompts import TerminalPrompts, isatty
-from talkie_tui.config import KnownServers, Settings
-from talkie_tui.core.errors import (
-    AddressRefused,
-    DiscoveryError,
-    TalkieError,
-    TransportError,
-    UnauthorizedError,
+from talkie_tui.backends.base import KeptSignIn
+from talkie_tui.backends.signing import (
+    SignInFailed,
+    SignInOptions,
+    mark_signed_in,
+    reach,
+    sign_in_for,
 )
+from talkie_tui.commands.common import preferred_store, report_error
+from talkie_tui.commands.servers import list_servers
+from talkie_tui.commands.terminal_prompts import TerminalPrompts
+from talkie_tui.config import KnownServers, Settings
+from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.protocol.talkie.client import TalkieClient
 
 if TYPE_CHECKING:
-    from talkie_tui.backends.base import ProtocolName
+    from talkie_tui.backends.base import Backend, ProtocolName
+    from talkie_tui.config import KnownServer
 
 __all__ = ["list_servers", "login", "logout"]
-
-
-@dataclass(frozen=True)
-class _Login:
-    """One `talkie login`: the server as typed, where sign-ins go, and the terminal to ask at."""
-
-    server: str
-    settings: Settings
-    known: KnownServers
-    store_kind: str | None
-    allow_private_http: bool
-    prompts: TerminalPrompts
-
-    async def store(self, what: str = "sign-in") -> TokenStore | None:
-        """The store to keep the sign-in in (`--store`, else the settings'); asks (never
-        silently) when there is no keyring; None, said why, when there is nowhere to keep it."""
-        err = self.prompts.err
-        if self.store_kind:
-            self.settings.token_storage = self.store_kind
-        try:
-            store = await store_for(self.settings, "", self.prompts)
-        except TokenStoreError as error:
-            err.write(f"talkie: {error.message}\n")
-            store = None
-        if store is None:
-            err.write(f"talkie: not signed in: there is nowhere to keep the {what}.\n")
-        return store
 
 
 async def login(
@@ -73,258 +49,155 @@ async def login(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Sign in to `server` (OAuth 2.1 + PKCE; a Minara gateway with its token, a Cuckoo hub
-    with an e-mailed code) and keep the sign-in; returns the exit code. The streams default
+    """Sign in to `server` anew (OAuth 2.1 + PKCE; a Minara gateway with its token, a Cuckoo
+    hub with an e-mailed code) and keep the sign-in; returns the exit code. The streams default
     to the process's, as they are now."""
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     settings = Settings.load()
+    if store_kind:
+        settings.token_storage = store_kind
     known = KnownServers.load()
+    if protocol is None:
+        protocol = _known_protocol(known, server)
     prompts = TerminalPrompts(stdin, out, err, no_browser=no_browser)
-    request = _Login(server, settings, known, store_kind, allow_private_http, prompts)
-
-    async def login_in(protocol: ProtocolName) -> int:
-        login_to = _login_gateway if protocol == "minara" else _login_hub
-        return await login_to(request)
-
-    if protocol == "minara" or (protocol is None and known_gateway(known, server)):
-        return await login_in("minara")
-    if protocol == "cuckoo" or (protocol is None and known_hub(known, server)):
-        return await login_in("cuckoo")
+    options = SignInOptions(settings, known, allow_private_http, anew=True)
     try:
-        client = await TalkieClient.connect(server, allow_private_http=allow_private_http)
-    except AddressRefused as error:
-        return report_error(error, server, err)
-    except (DiscoveryError, TransportError) as error:
-        if protocol == "talkie":
-            return report_error(error, server, err)
-        from talkie_tui.backends.cuckoo.backend import probe_hub
-
-        found_hub = await probe_hub(server, allow_private_http=allow_private_http) is not None
-        return await login_in("cuckoo" if found_hub else "minara")
+        reached = await reach(server, protocol=protocol, options=options, prompts=prompts)
+    except SignInFailed as failed:
+        return _failed(failed, server, err)
     except TalkieError as error:
-        return report_error(error, server, err)
-    async with client:
-        try:
-            oauth_issuer(client.server)
-        except SignInError as error:
-            err.write(f"talkie: {error.message}\n")
-            return ExitCode.USAGE
-        store = await request.store()
-        if store is None:
-            return ExitCode.SIGN_IN_NEEDED
-        with contextlib.suppress(OSError):
-            known.remember(client.server, server)
-
-        def flow() -> SignIn:
-            return SignIn(
-                client.server,
-                client_id=settings.oauth_client_id,
-                store=store,
-                known=known,
-                allow_private_http=allow_private_http,
-                warn=prompts.tell,
-            )
-
-        try:
-            tokens = await prompts.ask_browser(
-                client.server, flow, offer_dev_token=False, reason=""
-            )
-        except TalkieError as error:
-            return _failed(error, err)
-        client.tokens = tokens
-        who = ""
-        with contextlib.suppress(TalkieError):
-            status = await client.status()
-            if status.user is not None:
-                who = f" as {clean_text(status.user.name or status.user.id)}"
-        name = clean_text(client.server.manifest.name)
-        err.write(f"Signed in to {name}{who}. The sign-in is kept in {store.describe()}.\n")
-    return ExitCode.OK
-
-
-def _remember(known: KnownServers, info: ServerInfo, address: str, store: TokenStore) -> None:
-    """Record the server, and whether its sign-in lasts, in the known servers (a hint: not
-    writing it does not undo the sign-in)."""
-    with contextlib.suppress(OSError):
-        known.remember_server(
-            info.server_id, address, name=info.name, origin=info.origin, protocol=info.protocol
-        )
-        known.set_signed_in(info.server_id, store.kind != "session")
-
-
-def known_gateway(known: KnownServers, server: str) -> bool:
-    """True when `server` is a Minara gateway talkie connected to before."""
-    entry = known.find(server)
-    return entry is not None and entry.protocol == "minara"
-
-
-def known_hub(known: KnownServers, server: str) -> bool:
-    """True when `server` is a Cuckoo hub talkie connected to before."""
-    entry = known.find(server)
-    return entry is not None and entry.protocol == "cuckoo"
-
-
-async def _login_hub(request: _Login) -> int:
-    """Sign in to a Cuckoo hub: the e-mail address, then the code the hub mails, both typed
-    at the terminal; the session token is kept like every sign-in."""
-    from talkie_tui import backends
-    from talkie_tui.backends.cuckoo import sign_in
-    from talkie_tui.backends.cuckoo.backend import HubSignInNeeded, hub_name
-
-    err = request.prompts.err
+        return report_error(error, server, err, protocol=protocol)
+    if reached is None:
+        return ExitCode.SIGN_IN_NEEDED  # the terminal was told why
+    backend, sign_in = reached
     try:
-        backend = await backends.connect(
-            request.server, protocol="cuckoo", allow_private_http=request.allow_private_http
-        )
-    except HubSignInNeeded as wanted:
-        base, name = wanted.base, wanted.name
-    except TalkieError as error:
-        return report_error(error, request.server, err, protocol="cuckoo")
-    else:
-        base, name = backend.info.server_id, backend.info.name
+        kept_in = await sign_in.kept_in(backend)
+        who = await _who(backend) if kept_in else ""
+    finally:
         await backend.aclose()
-    if not isatty(request.prompts.stdin):
-        err.write(
-            f"talkie: signing in to {clean_text(name)} asks for your e-mail address and the "
-            "code the hub sends, typed at a terminal; there is none here.\n"
-            "  Run `talkie login` in a terminal, or pass a session token with --token or "
-            "$CUCKOO_TOKEN.\n"
-        )
-        return ExitCode.SIGN_IN_NEEDED
-    store = await request.store()
-    if store is None:
-        return ExitCode.SIGN_IN_NEEDED
-    codes = sign_in.EmailCodes(base, allow_private_http=request.allow_private_http)
-    try:
-        signed: sign_in.SignedIn | None = await request.prompts.ask_email_code(
-            name, base, codes, reason="", kept_in=store.describe()
-        )
-    except TalkieError as error:
-        return report_error(error, request.server, err, protocol="cuckoo")
-    if signed is None:
-        return ExitCode.SIGN_IN_NEEDED
-    try:
-        await asyncio.to_thread(sign_in.keep, store, signed)
-    except TokenStoreError as error:
-        err.write(f"talkie: the sign-in could not be kept: {error.message}\n")
-        return ExitCode.FAILED
-    name = hub_name(signed.base)
-    _remember(
-        request.known, ServerInfo(signed.hub_id, signed.base, "cuckoo", name), request.server, store
-    )
-    who = clean_text(signed.display_name or signed.user_id)
-    err.write(
-        f"Signed in to {clean_text(name)} as {who}. The sign-in is kept in {store.describe()}.\n"
-    )
-    return ExitCode.OK
-
-
-async def _logout_hub(
-    address: str, label: str, known: KnownServers, allow_private_http: bool, err: TextIO
-) -> int:
-    """End the session on the hub, then forget it (whatever the hub said)."""
-    from talkie_tui.backends.cuckoo import sign_in
-
-    try:
-        result = await sign_in.sign_out(address, allow_private_http=allow_private_http)
-    except TalkieError as error:
-        return report_error(error, address, err, protocol="cuckoo")
-    with contextlib.suppress(OSError):
-        known.set_signed_in(result.hub_id, False)
-    if result.ended:
-        said = "The hub ended the session."
-    elif result.problem:
-        said = f"The hub could not be told ({clean_text(result.problem)})."
-    else:
-        said = "No session was kept for it."
-    where = f" Forgotten in {', '.join(result.forgotten)}." if result.forgotten else ""
-    err.write(f"Signed out of {clean_text(label)}. {said}{where}\n")
-    return ExitCode.OK
-
-
-async def _login_gateway(request: _Login) -> int:
-    """Sign in to a Minara gateway: its token ($MINARA_TOKEN, else asked), tried, then kept."""
-    from talkie_tui import backends
-    from talkie_tui.auth.bearer_grants import keep_bearer
-    from talkie_tui.backends.minara.sign_in import gateway_identity
-    from talkie_tui.core.tokens import StaticToken
-
-    err = request.prompts.err
-    connect = partial(backends.connect, request.server, protocol="minara")
-    try:
-        backend = await connect(allow_private_http=request.allow_private_http)
-    except UnauthorizedError as refused:
-        reason = refused.message
-    except TalkieError as error:
-        return report_error(error, request.server, err, protocol="minara")
-    else:
-        name = clean_text(backend.info.name)
-        await backend.aclose()
+    name = clean_text(backend.info.name)
+    if kept_in is None:
         err.write(f"{name} takes requests without a token: there is nothing to sign in to.\n")
         return ExitCode.OK
-    reached: list[Backend] = []
-
-    async def check(token: str) -> None:
-        tokens = StaticToken(token)
-        reached.append(await connect(tokens=tokens, allow_private_http=request.allow_private_http))
-
-    gateway = gateway_identity(request.server, request.allow_private_http)
-    try:
-        token = await request.prompts.ask_token(
-            gateway.name, gateway.origin, check, reason=reason, kept_in=""
-        )
-    except TalkieError as error:
-        return report_error(error, request.server, err, protocol="minara")
-    if token is None:
-        return ExitCode.SIGN_IN_NEEDED
-    info = reached[-1].info
-    await reached[-1].aclose()
-    store = await request.store("token")
-    if store is None:
-        return ExitCode.SIGN_IN_NEEDED
-    try:
-        await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
-    except TokenStoreError as error:
-        err.write(f"talkie: the token could not be kept: {error.message}\n")
-        return ExitCode.FAILED
-    _remember(request.known, info, request.server, store)
-    err.write(f"Signed in to {clean_text(info.name)}. The token is kept in {store.describe()}.\n")
+    if not kept_in:
+        return ExitCode.FAILED  # signed in for now, kept nowhere: the sign-in said why
+    what = "token" if backend.info.sign_in == "token" else "sign-in"
+    err.write(f"Signed in to {name}{who}. The {what} is kept in {kept_in}.\n")
     return ExitCode.OK
 
 
-def _failed(error: TalkieError, err: TextIO) -> int:
+def _known_protocol(known: KnownServers, server: str) -> ProtocolName | None:
+    """The protocol of a gateway or hub talkie connected to before (they are not looked for
+    again); None finds it out."""
+    entry = known.find(server)
+    if entry is not None and entry.protocol in ("minara", "cuckoo"):
+        return "minara" if entry.protocol == "minara" else "cuckoo"
+    return None
+
+
+async def _who(backend: Backend) -> str:
+    """ " as <the person>", when the server says who is signed in."""
+    with contextlib.suppress(TalkieError):
+        user = (await backend.account()).user
+        if user is not None and (user.name or user.id):
+            return f" as {clean_text(user.name or user.id)}"
+    return ""
+
+
+def _failed(failed: SignInFailed, server: str, err: TextIO) -> int:
+    """Why signing in failed, in the words of the command that asked for it."""
+    error = failed.error
+    if not isinstance(error, TalkieError):
+        message = getattr(error, "message", None) or str(error)
+        err.write(f"talkie: sign-in failed: {message}\n")
+        return ExitCode.FAILED
+    if failed.protocol != "talkie":
+        return report_error(error, server, err, protocol=failed.protocol)
     err.write(f"talkie: sign-in failed: {error.message}\n  {error.retry_hint}\n")
     return ExitCode.SIGN_IN_NEEDED if isinstance(error, SignInError) else ExitCode.FAILED
 
 
 async def logout(server: str, *, allow_private_http: bool = False, err: TextIO = sys.stderr) -> int:
-    """Revoke and forget the sign-in of `server` (known by address, or discovered)."""
+    """Revoke and forget the sign-in of `server`: reached with the sign-in kept for it, its
+    protocol's sign-in signs out."""
+    settings = Settings.load()
     known = KnownServers.load()
+    prompts = TerminalPrompts(sys.stdin, sys.stdout, err)
     entry = known.find(server)
-    if entry is not None and entry.protocol == "cuckoo":
-        return await _logout_hub(
-            entry.origin or entry.server_id, entry.label, known, allow_private_http, err
+    kept = KeptSignIn(lambda: preferred_store(settings), settings.oauth_client_id, prompts.tell)
+    try:
+        backend = await backends.connect(
+            entry.address if entry is not None else server,
+            protocol=_known_protocol(known, server),
+            kept=kept,
+            allow_private_http=allow_private_http,
         )
-    server_id = entry.server_id if entry else None
-    if server_id is None:
-        try:
-            async with await TalkieClient.connect(
-                server, allow_private_http=allow_private_http
-            ) as client:
-                server_id = client.server.server_id
-        except TalkieError as error:
-            from talkie_tui.backends.cuckoo.backend import hub_name, probe_hub
+    except TalkieError as error:
+        if entry is not None and isinstance(error, UnauthorizedError):
+            return await _forget(entry, known, err)
+        if entry is not None:
+            return await _sign_out_unreached(entry, known, error, allow_private_http, err)
+        err.write(
+            f"talkie: {server} is not a known server and could not be reached "
+            f"({error.message}); nothing was changed.\n"
+        )
+        return ExitCode.FAILED
+    await backend.aclose()
+    options = SignInOptions(settings, known, allow_private_http)
+    await sign_in_for(backend.info.protocol, options).sign_out(backend, prompts)
+    return ExitCode.OK
 
-            base = await probe_hub(server, allow_private_http=allow_private_http)
-            if base is not None:
-                return await _logout_hub(base, hub_name(base), known, allow_private_http, err)
-            err.write(
-                f"talkie: {server} is not a known server and could not be reached "
-                f"({error.message}); nothing was changed.\n"
-            )
-            return ExitCode.FAILED
-    result = await sign_out(server_id, known=known, allow_private_http=allow_private_http)
+
+async def _sign_out_unreached(
+    entry: KnownServer,
+    known: KnownServers,
+    error: TalkieError,
+    allow_private_http: bool,
+    err: TextIO,
+) -> int:
+    """A known server that cannot be reached: a person signing out still wants nothing kept.
+    A Talkie server's grant is revoked at its authorization server (which may well answer),
+    then forgotten; a gateway's token or a hub's session is forgotten here (the hub ends it
+    when it expires)."""
+    if entry.protocol == "talkie":
+        from talkie_tui.auth.signin import sign_out
+
+        result = await sign_out(entry.server_id, known=known, allow_private_http=allow_private_http)
+        err.write(f"Signed out of {clean_text(entry.label)}. {result.describe()}\n")
+        return ExitCode.OK
     err.write(
-        f"Signed out of {clean_text(entry.label if entry else server_id)}. {result.describe()}\n"
+        f"talkie: {clean_text(entry.label)} could not be reached ({error.message}): it was not "
+        "told.\n"
     )
+    return await _forget(
+        entry,
+        known,
+        err,
+        gone="Signed out of {label} here: the sign-in kept in {where} is forgotten.",
+    )
+
+
+async def _forget(
+    entry: KnownServer,
+    known: KnownServers,
+    err: TextIO,
+    *,
+    gone: str = "Signed out of {label}: it no longer took the sign-in kept in {where}.",
+) -> int:
+    """Forget what is kept for a server that took none of it, or could not be told (`gone`
+    says which): there is no sign-in in use to end there."""
+    from talkie_tui.auth.store import ForgetIncomplete, forget_everywhere
+
+    label = clean_text(entry.label)
+    try:
+        forgotten = await asyncio.to_thread(forget_everywhere, entry.server_id)
+    except ForgetIncomplete as error:
+        err.write(f"talkie: {label}: {error.message}\n")
+        return ExitCode.FAILED
+    mark_signed_in(known, entry.server_id, False)
+    if forgotten:
+        where = ", ".join(forgotten)
+        err.write(gone.format(label=label, where=where) + "\n")
+    else:
+        err.write(f"Signed out of {label}: no sign-in was kept for it.\n")
     return ExitCode.OK

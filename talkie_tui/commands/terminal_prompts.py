@@ -18,6 +18,7 @@ from talkie_tui.browser import graphical_browser_available, open_url
 from talkie_tui.config import gateway_token, settings_path
 from talkie_tui.core.errors import UnauthorizedError
 from talkie_tui.core.sanitize import clean_text
+from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
     from talkie_tui.backends.prompts import (
@@ -61,10 +62,19 @@ class TerminalPrompts:
     no_browser: bool = False
 
     def say(self, text: str, *, kind: str = "info", busy: bool = False) -> None:
-        """Progress is not said on a terminal: the command says what it did when done."""
+        """Only why connecting stopped is said: the command says what it did when done."""
+        if kind == "error":
+            self._warn(text.removeprefix("✗ "))
 
     def tell(self, text: str, severity: Severity = "information") -> None:
-        """A line on stderr."""
+        """A line on stderr; a warning or an error marked as talkie's, like a failure."""
+        if severity == "information":
+            self.err.write(f"{text}\n")
+        else:
+            self._warn(text)
+
+    def _warn(self, text: str) -> None:
+        """What went wrong, or why nothing was done: a line on stderr marked as talkie's."""
         self.err.write(f"talkie: {text}\n")
 
     def changed(self) -> None:
@@ -84,10 +94,13 @@ class TerminalPrompts:
             f'for good, set token_storage = "file" in {settings_path()},\n'
             "  or run `talkie login SERVER --store file`.\n"
         )
-        if not self.stdin.isatty():
-            return None
-        answer = await self._line("  Keep the sign-in in a private file this time? [y/N] ")
-        return "file" if answer.lower() in ("y", "yes") else None
+        answer = ""
+        if isatty(self.stdin):
+            answer = await self._line("  Keep the sign-in in a private file this time? [y/N] ")
+        if answer.lower() in ("y", "yes"):
+            return "file"
+        self._warn("not signed in: there is nowhere to keep the sign-in.")
+        return None
 
     async def confirm(self, title: str, body: str, *, accept: str, refuse: str) -> bool:
         """`body`, then a y/N question (no at the end of input)."""
@@ -100,10 +113,10 @@ class TerminalPrompts:
         """$MINARA_TOKEN, else asked without echo on a terminal (else stdin's first line);
         `check` tries it (its TalkieError is the caller's to report)."""
         if reason:
-            self.tell(clean_text(reason))
+            self._warn(clean_text(reason))
         token = gateway_token() or await asyncio.to_thread(self._read_token)
         if not token:
-            self.tell("not signed in: no token was given.")
+            self._warn("not signed in: no token was given.")
             return None
         await check(token)
         return token
@@ -120,10 +133,18 @@ class TerminalPrompts:
         """The e-mail address, then the code the hub mails (up to `CODE_TRIES` of them)."""
         from talkie_tui.backends.cuckoo.sign_in import CODE_DIGITS
 
+        if not isatty(self.stdin):
+            self._warn(
+                f"signing in to {clean_text(name)} asks for your e-mail address and the code "
+                "the hub sends, typed at a terminal; there is none here.\n"
+                "  Run `talkie login` in a terminal, or pass a session token with --token or "
+                "$CUCKOO_TOKEN."
+            )
+            return None
         self.err.write(f"Signing in to {clean_text(name)} with your e-mail address.\n")
         email = await self._line("E-mail address: ")
         if not email:
-            self.tell("not signed in: no e-mail address was given.")
+            self._warn("not signed in: no e-mail address was given.")
             return None
         await codes.send_code(email)
         self.err.write(
@@ -133,13 +154,13 @@ class TerminalPrompts:
         for _try in range(CODE_TRIES):
             code = await self._line("Code: ")
             if not code:
-                self.tell("not signed in: no code was given.")
+                self._warn("not signed in: no code was given.")
                 return None
             try:
                 return await codes.verify(email, code)
             except UnauthorizedError as refused:
-                self.tell(f"{clean_text(refused.message)} Type the code again.")
-        self.tell("not signed in: the code was not taken.")
+                self._warn(f"{clean_text(refused.message)} Type the code again.")
+        self._warn("not signed in: the code was not taken.")
         return None
 
     async def ask_browser(
@@ -147,8 +168,13 @@ class TerminalPrompts:
     ) -> TokenSource | None:
         """The sign-in address printed (and opened where a browser can be); the loopback
         receiver or a pasted final address finishes it. Its TalkieError is the caller's."""
-        if flow is None:
-            return None  # a development token is given with --token, never asked here
+        if flow is None:  # a development token is given with --token, never asked here
+            text = _(
+                "{server} does not offer OAuth sign-in (its manifest has no auth.oauth); "
+                "use the development token it describes, if any."
+            )
+            self._warn(text.format(server=clean_text(server.manifest.name)))
+            return None
         sign_in = flow()
         try:
             url = await sign_in.start()

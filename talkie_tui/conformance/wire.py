@@ -79,6 +79,13 @@ class Answer:
         """The body as text (undecodable bytes replaced)."""
         return self.body.decode("utf-8", "replace")
 
+    def expect_refused(self, what: str, rule: str, *, status: int | None = None) -> None:
+        """Fail the check ("`what` answered …; `rule`") unless the server refused the request,
+        with `status` when one is required."""
+        refused = self.status >= 400 if status is None else self.status == status
+        if not refused:
+            raise CheckFailed(f"{what} answered {self.describe()}; {rule}")
+
     def describe(self) -> str:
         """A short description for a reason: status, and the §3 code/message or the body."""
         data = self.json()

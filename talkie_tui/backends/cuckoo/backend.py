@@ -46,7 +46,7 @@ from talkie_tui.backends.cuckoo.account import MAX_DISPLAY_NAME
 from talkie_tui.backends.cuckoo.devices import as_device, as_storage
 from talkie_tui.backends.cuckoo.feed import Feed
 from talkie_tui.backends.cuckoo.live import live_updates
-from talkie_tui.backends.cuckoo.media import upload
+from talkie_tui.backends.cuckoo.media import VOICE_NOTE_SECONDS, upload, upload_voice_note
 from talkie_tui.backends.cuckoo.reach import HubReach, arrange, contacts_of
 from talkie_tui.backends.cuckoo.schedules import ConversationSchedules
 from talkie_tui.backends.cuckoo.session import CuckooOutgoing, CuckooSession
@@ -54,6 +54,7 @@ from talkie_tui.backends.cuckoo.threads import AWAY, HubThread, hub_thread, rece
 from talkie_tui.backends.parts.own import ChangesOwn
 from talkie_tui.backends.parts.reach import ReachesAgents
 from talkie_tui.backends.parts.schedules import RunsSchedules
+from talkie_tui.backends.parts.voice_notes import RecordsVoiceNotes
 from talkie_tui.backends.rest_backend import RestBackend
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import (
@@ -86,8 +87,6 @@ __all__ = [
     "hub_id",
     "hub_name",
     "kept_token",
-    "looks_like_a_hub",
-    "probe_hub",
 ]
 
 CAPABILITIES = Capabilities(
@@ -97,6 +96,7 @@ CAPABILITIES = Capabilities(
     devices=True,
     stop=True,
     replies=True,
+    voice_notes=True,
 )
 MAX_MESSAGE_CHARS = 8000
 
@@ -172,17 +172,6 @@ def _not_a_hub(client: CuckooClient, error: TalkieError) -> NotAHub:
         + ".",
         retryable=error.retryable and isinstance(error, ServerError) and error.status >= 500,
     )
-
-
-async def looks_like_a_hub(client: CuckooClient) -> bool:
-    """True when `client`'s address answers as a Cuckoo hub does (signed in or not)."""
-    try:
-        await _probe(client)
-    except HubSignInNeeded:
-        return True
-    except NotAHub:
-        return False
-    return True
 
 
 async def connect(
@@ -415,6 +404,17 @@ class CuckooBackend(RestBackend):
         """`POST /v1/client/media`, its kind and size checked first (`media.upload`)."""
         return await upload(self.client, path, progress=progress)
 
+    # --- RecordsVoiceNotes ---------------------------------------------------------------
+
+    @property
+    def voice_note_seconds(self) -> int:
+        """What fits the hub's 16 MiB of WAV: 8:44 (`protocol.cuckoo.voice_note`)."""
+        return VOICE_NOTE_SECONDS
+
+    async def upload_voice_note(self, pcm: bytes, rate: int) -> Attachment:
+        """The recording as the hub's voice note, uploaded (`media.upload_voice_note`)."""
+        return await upload_voice_note(self.client, pcm, rate)
+
     # --- LiveUpdates ---------------------------------------------------------------------
 
     def live(self) -> AsyncGenerator[LiveUpdate, None]:
@@ -445,9 +445,9 @@ def _implements_session_parts(session: CuckooSession) -> tuple[TapsAsMessages, F
 
 def _implements_extras(
     backend: CuckooBackend,
-) -> tuple[PagesBack, TakesTaps, Attaches, LiveUpdates, Devices]:
+) -> tuple[PagesBack, TakesTaps, Attaches, LiveUpdates, Devices, RecordsVoiceNotes]:
     """Checked by mypy only: the optional parts the capabilities promise."""
-    return backend, backend, backend, backend, backend
+    return backend, backend, backend, backend, backend, backend
 
 
 def _implements_hub_parts(
@@ -455,14 +455,3 @@ def _implements_hub_parts(
 ) -> tuple[ReachesAgents, RunsSchedules, ChangesOwn]:
     """Checked by mypy only: the parts only a hub has (reach, schedules, one's own)."""
     return backend, backend, backend
-
-
-async def probe_hub(address: str, *, allow_private_http: bool = False) -> str | None:
-    """The base URL of the hub at `address` when a Cuckoo hub answers there (signed in or
-    not), else None (also when nothing answers)."""
-    try:
-        base = hub_base(address, allow_private_http=allow_private_http)
-        async with CuckooClient(base, allow_private_http=allow_private_http) as client:
-            return base if await looks_like_a_hub(client) else None
-    except TalkieError:
-        return None

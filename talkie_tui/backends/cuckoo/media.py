@@ -1,16 +1,22 @@
-"""A file uploaded to a hub, as the `Attachment` the next message names."""
+"""A file uploaded to a hub, as the `Attachment` the next message names; a recording made
+into a voice note first (`protocol.cuckoo.voice_note`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from talkie_tui.backends.parts.files import Attachment
 from talkie_tui.protocol.cuckoo.client import CuckooClient
 from talkie_tui.protocol.cuckoo.files import probe_upload
+from talkie_tui.protocol.cuckoo.models import Media
+from talkie_tui.protocol.cuckoo.voice_note import MAX_SECONDS, VoiceNote
 
-__all__ = ["upload"]
+__all__ = ["VOICE_NOTE_SECONDS", "upload", "upload_voice_note"]
+
+VOICE_NOTE_SECONDS = MAX_SECONDS
 
 
 async def upload(
@@ -30,3 +36,25 @@ async def upload(
         kind=kind,
         url=client.media_url(media.id),
     )
+
+
+def _attachment(client: CuckooClient, media: Media, note: VoiceNote, name: str) -> Attachment:
+    return Attachment(
+        key=media.id,
+        filename=media.file_name or name,
+        media_type=media.mime_type or "audio/wav",
+        size=media.byte_size or len(note.wav),
+        kind=media.kind or "audio",
+        url=client.media_url(media.id),
+        duration_ms=media.duration_ms if media.duration_ms is not None else note.duration_ms,
+        waveform=media.waveform or note.waveform,
+    )
+
+
+async def upload_voice_note(client: CuckooClient, pcm: bytes, rate: int) -> Attachment:
+    """Mono 16-bit PCM at `rate` made into a voice note (off the event loop: its waveform reads
+    every sample) and uploaded with its length and waveform."""
+    note = await asyncio.to_thread(VoiceNote.from_pcm, pcm, rate)
+    name = f"voice-note-{datetime.now().strftime('%Y%m%d-%H%M%S')}.wav"
+    media = await client.upload_voice_note(note, name)
+    return _attachment(client, media, note, name)

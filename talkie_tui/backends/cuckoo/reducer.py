@@ -59,6 +59,8 @@ def attachment_part(attachment: Attachment) -> AttachmentPart:
         attachment.byte_size,
         attachment.kind,
         f"v1/client/media/{path_segment(attachment.media_id)}",
+        attachment.duration_ms if attachment.kind == "audio" else None,
+        attachment.waveform if attachment.kind == "audio" else (),
     )
 
 

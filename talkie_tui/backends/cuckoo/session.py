@@ -318,10 +318,7 @@ class CuckooSession(ConversationFollower):
                 turn.delivered()
                 turn.state = "done"
                 return turn
-        parts = [
-            AttachmentPart(a.key, a.filename, a.media_type, a.size, a.kind, a.url)
-            for a in outgoing.attachments
-        ]
+        parts = [a.as_part() for a in outgoing.attachments]
         turn = self.conversation.add_user_message(
             outgoing.message_id, outgoing.text, attachments=parts
         )

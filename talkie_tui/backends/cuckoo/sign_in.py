@@ -22,12 +22,10 @@ token kept for it in every store.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from talkie_tui.auth.grants import TokenStoreError
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.cuckoo.backend import (
     CuckooBackend,
@@ -39,11 +37,8 @@ from talkie_tui.backends.cuckoo.backend import (
 from talkie_tui.backends.prompts import Prompts
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    SignInFailed,
     mark_signed_in,
-    opened_or_cancelled,
     refused_reason,
-    remember_info,
     say_signed_out,
     store_for,
 )
@@ -58,6 +53,7 @@ from talkie_tui.protocol.cuckoo.client import default_device_name as _default_de
 if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import Backend
+    from talkie_tui.core.tokens import TokenSource
 
 __all__ = [
     "CODE_DIGITS",
@@ -165,6 +161,11 @@ def keep(store: TokenStore, signed_in: SignedIn) -> None:
     keep_bearer(store, signed_in.hub_id, signed_in.base, signed_in.token)
 
 
+def _key(base: str) -> tuple[str, str]:
+    """What a hub's session is kept under: its id, and the origin it is sent to."""
+    return hub_id(base), base
+
+
 def kept(
     address: str, store: TokenStore | None = None, *, allow_private_http: bool = False
 ) -> str | None:
@@ -172,7 +173,7 @@ def kept(
     from talkie_tui.auth.bearer_grants import find_bearer
 
     base = hub_base(address, allow_private_http=allow_private_http)
-    found = find_bearer(hub_id(base), base, store)
+    found = find_bearer(*_key(base), store)
     return found[0] if found is not None else None
 
 
@@ -243,46 +244,40 @@ class HubSignIn(BearerSignIn):
 
     backend_type = CuckooBackend
 
-    async def _connect(self, address: str, tokens: StaticToken | None) -> CuckooBackend:
+    protocol = "cuckoo"
+    refusal = HubSignInNeeded
+
+    async def _connect(self, address: str, token: str | None) -> CuckooBackend:
+        tokens = StaticToken(token) if token else None
         return await connect(address, tokens=tokens, allow_private_http=self._private_http)
 
-    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
-        """The hub at `address` with the session given, else kept, else signed in for."""
-        looking = _("Looking for a Cuckoo hub at {address}…").format(address=address)
-        prompts.say(looking, kind="busy", busy=True)
-        given = self.options.given.get("cuckoo")
-        try:
-            backend = await self._connect(address, StaticToken(given) if given else None)
-        except HubSignInNeeded as wanted:
-            if given:  # the token given on the command line: say so, ask nothing
-                raise SignInFailed(wanted) from None
-            prompts.say(_("{name} asks you to sign in…").format(name=wanted.name), kind="busy")
-            identity = ServerInfo(wanted.hub_id, origin_of(wanted.base), "cuckoo", wanted.name)
-            remember_info(self.options.known, identity, address, prompts)
-            signed_in = await opened_or_cancelled(self._open(wanted, prompts), prompts)
-            if signed_in is None:
-                prompts.changed()
-                return None
-            backend = signed_in
-        remember_info(self.options.known, backend.info, address, prompts)
-        return backend
+    def _looking(self, address: str) -> str:
+        return _("Looking for a Cuckoo hub at {address}…").format(address=address)
 
-    async def _open(self, wanted: HubSignInNeeded, prompts: Prompts) -> CuckooBackend | None:
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        assert isinstance(refused, HubSignInNeeded)
+        identity = ServerInfo(refused.hub_id, origin_of(refused.base), "cuckoo", refused.name)
+        return identity, _("{name} asks you to sign in…").format(name=refused.name)
+
+    async def _open(
+        self, address: str, wanted: UnauthorizedError, prompts: Prompts
+    ) -> CuckooBackend | None:
         """The hub signed in with the session kept for it, else with one the person signs in
         for (None when they cancel). `wanted` is the hub's answer without a session."""
+        assert isinstance(wanted, HubSignInNeeded)
         base = wanted.base
-        found = await asyncio.to_thread(self._kept, base)
+        found = None if self.options.anew else await asyncio.to_thread(self._kept, *_key(base))
         reason = wanted.message
         if found is not None:
             try:
-                return await self._connect(base, StaticToken(found))
+                return await self._connect(base, found[0])
             except UnauthorizedError as refused:  # ended elsewhere, or expired: sign in again
                 reason = refused.message
         asked = await self._ask(base, wanted.name, reason, prompts)
         if asked is None:
             return None
         signed, store = asked
-        backend = await self._connect(base, signed.tokens())
+        backend = await self._connect(base, signed.token)
         await self._keep(signed, store, prompts)
         return backend
 
@@ -325,20 +320,18 @@ class HubSignIn(BearerSignIn):
         result = await sign_out(backend.base, token, allow_private_http=self._private_http)
         mark_signed_in(self.options.known, info.server_id, False)
         if result.ended:
-            return _("Signed out of {name}: the session is ended and forgotten.").format(
-                name=name
-            ), True
+            text = _(
+                "Signed out of {name}. The hub ended the session: the session is ended and "
+                "forgotten."
+            )
+            return text.format(name=name), True
         return _("Signed out of {name} here, but the hub did not end the session: {error}").format(
             name=name, error=clean_text(result.problem) or _("it could not be reached")
         ), False
 
-    def _kept(self, base: str) -> str | None:
-        from talkie_tui.auth.store import open_store
-
-        preferred: TokenStore | None = None
-        with contextlib.suppress(TokenStoreError):
-            preferred = open_store(self.options.settings.token_storage)
-        return kept(base, preferred, allow_private_http=self._private_http)
+    def _tokens(self, backend: Backend) -> TokenSource | None:
+        assert isinstance(backend, CuckooBackend)
+        return backend.client.tokens
 
     async def _ask(
         self, base: str, name: str, reason: str, prompts: Prompts
@@ -354,11 +347,6 @@ class HubSignIn(BearerSignIn):
         return (signed, store) if signed is not None else None
 
     async def _keep(self, signed: SignedIn, store: TokenStore, prompts: Prompts) -> None:
-        try:
-            await asyncio.to_thread(keep, store, signed)
-        except (TokenStoreError, ValueError) as error:
-            message = getattr(error, "message", str(error))
-            text = _("Signed in for this session only: the sign-in could not be kept ({error}).")
-            prompts.tell(text.format(error=message), "warning")
-            return
-        mark_signed_in(self.options.known, signed.hub_id, store.kind != "session")
+        failed = _("Signed in for this session only: the sign-in could not be kept ({error}).")
+        identity = ServerInfo(signed.hub_id, signed.base, "cuckoo", signed.hub_name)
+        await self._keep_token(store, identity, signed.token, prompts, failed)

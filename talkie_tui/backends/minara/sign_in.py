@@ -11,21 +11,15 @@ block (a keyring on D-Bus), so they run in threads.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from talkie_tui.auth.bearer_grants import find_bearer, keep_bearer
-from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
 from talkie_tui.backends.base import ServerInfo
 from talkie_tui.backends.minara.backend import MinaraBackend, connect, gateway_name, minara_base
 from talkie_tui.backends.prompts import Prompts, TokenCheck
 from talkie_tui.backends.signing import (
     BearerSignIn,
-    SignInFailed,
     mark_signed_in,
-    opened_or_cancelled,
-    remember_info,
     store_for,
 )
 from talkie_tui.core.errors import UnauthorizedError
@@ -35,7 +29,9 @@ from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
+    from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import Backend
+    from talkie_tui.core.tokens import TokenSource
 
 __all__ = ["GatewaySignIn", "gateway_identity", "gateway_origin"]
 
@@ -57,32 +53,19 @@ class GatewaySignIn(BearerSignIn):
 
     backend_type = MinaraBackend
 
+    protocol = "minara"
+    refusal = UnauthorizedError
+
     async def _connect(self, address: str, token: str | None) -> MinaraBackend:
         tokens = StaticToken(token) if token else None
         return await connect(address, tokens=tokens, allow_private_http=self._private_http)
 
-    async def reach(self, address: str, prompts: Prompts) -> Backend | None:
-        """The gateway at `address` with the token given, else kept, else asked for."""
-        looking = _("Looking for a Minara gateway at {address}…").format(address=address)
-        prompts.say(looking, kind="busy", busy=True)
-        given = self.options.given.get("minara")
-        try:
-            backend = await self._connect(address, given)
-        except UnauthorizedError as refused:
-            if given:  # the token given on the command line: say so, ask nothing
-                raise SignInFailed(refused) from None
-            prompts.say(
-                _("The gateway at {address} asks for its token…").format(address=address),
-                kind="busy",
-            )
-            identity = gateway_identity(address, self._private_http)
-            remember_info(self.options.known, identity, address, prompts)
-            signed_in = await opened_or_cancelled(self._open(address, refused, prompts), prompts)
-            if signed_in is None:
-                return None
-            backend = signed_in
-        remember_info(self.options.known, backend.info, address, prompts)
-        return backend
+    def _looking(self, address: str) -> str:
+        return _("Looking for a Minara gateway at {address}…").format(address=address)
+
+    def _wants(self, address: str, refused: UnauthorizedError) -> tuple[ServerInfo, str]:
+        asking = _("The gateway at {address} asks for its token…").format(address=address)
+        return gateway_identity(address, self._private_http), asking
 
     async def _open(
         self, address: str, refused: UnauthorizedError, prompts: Prompts
@@ -90,11 +73,11 @@ class GatewaySignIn(BearerSignIn):
         """The gateway signed in with its kept token, else one the person gives (None when
         they cancel). `refused` is the gateway's answer without a token."""
         origin = gateway_origin(address, allow_private_http=self._private_http)
-        found = await asyncio.to_thread(self._kept, origin)
+        found = None if self.options.anew else await asyncio.to_thread(self._kept, origin, origin)
         reason = refused.message
         if found is not None:
             try:
-                return await self._connect(address, found)
+                return await self._connect(address, found[0])
             except UnauthorizedError as error:  # changed on the gateway: ask for the new one
                 reason = _("The token kept for this gateway was refused: {error}").format(
                     error=error.message
@@ -157,12 +140,9 @@ class GatewaySignIn(BearerSignIn):
         mark_signed_in(self.options.known, server_id, False)
         prompts.tell(_("Signed out of {name}: its token is forgotten.").format(name=name))
 
-    def _kept(self, origin: str) -> str | None:
-        preferred: TokenStore | None = None
-        with contextlib.suppress(TokenStoreError):
-            preferred = open_store(self.options.settings.token_storage)
-        found = find_bearer(origin, origin, preferred)
-        return found[0] if found is not None else None
+    def _tokens(self, backend: Backend) -> TokenSource | None:
+        assert isinstance(backend, MinaraBackend)
+        return backend.client.tokens
 
     async def _ask(
         self, name: str, origin: str, check: TokenCheck, reason: str, prompts: Prompts
@@ -179,16 +159,5 @@ class GatewaySignIn(BearerSignIn):
     async def _keep(
         self, backend: MinaraBackend, token: str, store: TokenStore, prompts: Prompts
     ) -> None:
-        info = backend.info
-        try:
-            await asyncio.to_thread(keep_bearer, store, info.server_id, info.origin, token)
-        except (TokenStoreError, ValueError) as error:
-            message = getattr(error, "message", str(error))
-            prompts.tell(
-                _("Signed in for this session only: the token could not be kept ({error}).").format(
-                    error=message
-                ),
-                "warning",
-            )
-            return
-        mark_signed_in(self.options.known, info.server_id, store.kind != "session")
+        failed = _("Signed in for this session only: the token could not be kept ({error}).")
+        await self._keep_token(store, backend.info, token, prompts, failed)

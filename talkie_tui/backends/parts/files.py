@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from talkie_tui.chat.turns import AttachmentPart
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -22,6 +24,21 @@ class Attachment:
     size: int
     kind: str  # the server's word: an `AttachmentKind` (Minara); image, audio, video or file (hub)
     url: str | None = None  # where the server serves it back
+    duration_ms: int | None = None  # a voice note's length (`RecordsVoiceNotes`)
+    waveform: tuple[int, ...] = ()  # and its levels, 0 to 100
+
+    def as_part(self) -> AttachmentPart:
+        """The file as the part of the message it goes with."""
+        return AttachmentPart(
+            self.key,
+            self.filename,
+            self.media_type,
+            self.size,
+            self.kind,
+            self.url,
+            self.duration_ms,
+            self.waveform,
+        )
 
 
 @runtime_checkable

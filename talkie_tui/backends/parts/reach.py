@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from talkie_tui.core.moments import still_ahead
+from talkie_tui.core.reports import MAX_NOTE_CHARS, REPORT_REASONS, ReportReason
 
 if TYPE_CHECKING:
     from talkie_tui.backends.parts.threads import MarkedThread
@@ -31,11 +32,6 @@ __all__ = [
     "ReachesAgents",
     "ReportReason",
 ]
-
-ReportReason = Literal["spam", "impersonation", "abuse", "other"]
-REPORT_REASONS: tuple[ReportReason, ...] = ("spam", "impersonation", "abuse", "other")
-MAX_NOTE_CHARS = 1000
-"""The longest note a report takes."""
 
 MUTE_CHOICES: tuple[timedelta, ...] = (
     timedelta(hours=1),

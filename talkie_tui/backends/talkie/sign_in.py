@@ -65,7 +65,8 @@ def dev_tokens_refused(server: DiscoveredServer) -> str:
     name = clean_text(server.manifest.name)
     return _(
         "{name} only offers development tokens, and talkie asks for those only when you "
-        "allow it: pass --token (or set TALKIE_TOKEN), or set dev_tokens = true in {path}."
+        "allow it: pass --token to talkie connect or talkie ask (or set TALKIE_TOKEN), or set "
+        "dev_tokens = true in {path}."
     ).format(name=name, path=settings_path())
 
 
@@ -136,7 +137,7 @@ class TalkieSignIn:
         if offer == "dev_token_off":
             prompts.say("✗ " + dev_tokens_refused(server), kind="error")
             return False
-        if offer == "oauth":
+        if offer == "oauth" and not self.options.anew:
             prompts.say(
                 _("Checking your sign-in to {name}…").format(name=name), kind="busy", busy=True
             )
@@ -354,6 +355,16 @@ class TalkieSignIn:
             with contextlib.suppress(Exception):  # the old source's connections: best effort
                 await close()
         return True
+
+    async def kept_in(self, backend: Backend) -> str | None:
+        """Where the OAuth sign-in in use is kept ("" for a development token)."""
+        from talkie_tui.auth.tokens import OAuthTokens
+
+        client = _client_of(backend)
+        tokens = client.tokens if client is not None else None
+        if tokens is None:
+            return None
+        return tokens.store.describe() if isinstance(tokens, OAuthTokens) else ""
 
     async def sign_out(self, backend: Backend, prompts: Prompts) -> None:
         """Revoke the OAuth grant, then forget it (whatever revocation did); a development

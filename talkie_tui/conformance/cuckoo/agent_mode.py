@@ -20,9 +20,14 @@ from talkie_tui.conformance.cuckoo.hub import Party, Throwaway
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped
 from talkie_tui.conformance.suite import Check, Registry
 
-__all__ = ["AGENT_CHECKS", "SPEC", "agent_check"]
+__all__ = ["AGENT_CHECKS", "AT_LEAST_ONCE", "GREETING", "SPEC", "agent_check"]
 
 SPEC = "cuckoo-agent.md"
+AT_LEAST_ONCE = (
+    f'{SPEC}: "delivery is at least once and your handlers must tolerate seeing the same event '
+    'twice"'
+)
+GREETING = "Hello! This is a conformance check by talkie."
 
 _REGISTRY: Registry[AgentSession] = Registry()
 AGENT_CHECKS: list[Check[AgentSession]] = _REGISTRY.checks
@@ -86,7 +91,7 @@ async def connects(session: AgentSession) -> None:
 )
 async def answers(session: AgentSession) -> None:
     """A person's message is answered."""
-    said = await session.chat.say(session.hub, "Hello! This is a conformance check by talkie.")
+    said = await session.chat.say(session.hub, GREETING)
     try:
         reply = await session.answer_to(said["id"])
     except CheckFailed:
@@ -156,14 +161,14 @@ async def redelivery(session: AgentSession) -> None:
     await asyncio.sleep(QUIET)
     session.alive()
     after = len(await session.replies_after(message_id))
-    rule = (
-        f'{SPEC}: "delivery is at least once and your handlers must tolerate seeing the same '
-        'event twice"'
-    )
     if after > before:
-        raise CheckFailed(f"the agent answered the redelivered event {event_id} again; {rule}")
+        raise CheckFailed(
+            f"the agent answered the redelivered event {event_id} again; {AT_LEAST_ONCE}"
+        )
     if acked and session.relay.acks[event_id] <= acked:
-        raise CheckFailed(f"the redelivered event {event_id} was not acknowledged again; {rule}")
+        raise CheckFailed(
+            f"the redelivered event {event_id} was not acknowledged again; {AT_LEAST_ONCE}"
+        )
 
 
 @agent_check(

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from talkie_tui.conformance.cuckoo.agent_mode import SPEC, agent_check
+from talkie_tui.conformance.cuckoo.agent_mode import AT_LEAST_ONCE, GREETING, SPEC, agent_check
 from talkie_tui.conformance.cuckoo.agent_session import AgentSession
 from talkie_tui.conformance.cuckoo.receiver import webhook_signature
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped
@@ -107,7 +107,7 @@ async def webhook_listens(session: AgentSession) -> None:
 )
 async def webhook_answers(session: AgentSession) -> None:
     """A person's message, posted by the hub, is answered."""
-    said = await session.chat.say(session.hub, "Hello! This is a conformance check by talkie.")
+    said = await session.chat.say(session.hub, GREETING)
     await session.answer_to(said["id"])
     events = [
         e
@@ -189,6 +189,5 @@ async def webhook_redelivery(session: AgentSession) -> None:
         raise CheckFailed(f"the redelivered event answered {answer.describe()}, not 2xx")
     if await session.replies_grow(before):
         raise CheckFailed(
-            f'the agent answered the redelivered event {event_id} again; {SPEC}: "delivery is at '
-            'least once and your handlers must tolerate seeing the same event twice"'
+            f"the agent answered the redelivered event {event_id} again; {AT_LEAST_ONCE}"
         )

@@ -9,7 +9,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+import platformdirs
+
 Row = dict[str, Any]
+
+
+def database_file(chosen: Path | None, default_name: str) -> Path:
+    """The SQLite file a server uses: `chosen` (`--db`), or `default_name` in the user data
+    directory."""
+    if chosen is not None:
+        return Path(chosen)
+    return Path(platformdirs.user_data_dir("talkie")) / default_name
+
+
+def folder_beside(chosen: Path | None, database: Path, suffix: str) -> Path:
+    """The folder a server keeps file bytes in: `chosen`, or `<database stem>-<suffix>` beside
+    its database."""
+    if chosen is not None:
+        return Path(chosen)
+    return database.parent / f"{database.stem}-{suffix}"
 
 
 class Database:

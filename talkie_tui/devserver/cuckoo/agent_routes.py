@@ -9,11 +9,17 @@ from starlette.routing import Route
 from talkie_tui.devserver.cuckoo import shapes
 from talkie_tui.devserver.cuckoo.bodies import PAGE_DEFAULT, PAGE_MAX, int_query
 from talkie_tui.devserver.cuckoo.conversations import check_id
-from talkie_tui.devserver.cuckoo.drafts import AGENT_FIELDS, Draft
+from talkie_tui.devserver.cuckoo.drafts import AGENT_FIELDS
 from talkie_tui.devserver.cuckoo.errors import invalid
 from talkie_tui.devserver.cuckoo.outbox import envelope
 from talkie_tui.devserver.cuckoo.principals import agent_of
-from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_field, read_json
+from talkie_tui.devserver.cuckoo.routing import (
+    hub_of,
+    no_content,
+    read_field,
+    read_json,
+    send_draft,
+)
 
 EVENTS_DEFAULT = 100
 EVENTS_MAX = 100
@@ -80,14 +86,9 @@ async def history(request: Request) -> JSONResponse:
 async def send(request: Request) -> JSONResponse:
     """POST …/messages: a message (201), a replay (200), or the start of a stream."""
     hub = hub_of(request)
-    body = await read_json(request, AGENT_FIELDS)
-    with hub.storage.grouped():
-        sent = hub.chat.send_by_agent(
-            agent_of(request), request.path_params["conversation_id"], Draft.of(body)
-        )
-        answer = {"message": hub.forms.agent_form_of(sent)}
-    await hub.storage.durable()
-    return created(answer, sent.created)
+    return await send_draft(
+        request, AGENT_FIELDS, agent_of(request), hub.chat.send_by_agent, hub.forms.agent_form_of
+    )
 
 
 async def typing(request: Request) -> Response:

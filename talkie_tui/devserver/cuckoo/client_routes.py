@@ -16,10 +16,10 @@ from talkie_tui.devserver.cuckoo import ids, shapes
 from talkie_tui.devserver.cuckoo.bodies import PAGE_DEFAULT, PAGE_MAX, int_query, one_line, req_str
 from talkie_tui.devserver.cuckoo.contacts import hidden_conversations
 from talkie_tui.devserver.cuckoo.conversations import check_id
-from talkie_tui.devserver.cuckoo.drafts import PERSON_FIELDS, Draft
+from talkie_tui.devserver.cuckoo.drafts import PERSON_FIELDS
 from talkie_tui.devserver.cuckoo.errors import invalid, not_found
 from talkie_tui.devserver.cuckoo.principals import principal_of, user_of
-from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json
+from talkie_tui.devserver.cuckoo.routing import created, hub_of, no_content, read_json, send_draft
 
 
 async def me(request: Request) -> JSONResponse:
@@ -128,14 +128,9 @@ async def list_messages(request: Request) -> JSONResponse:
 async def send_message(request: Request) -> JSONResponse:
     """POST …/messages: send text and files, or tap a button (`action`) → 201, or 200 on replay."""
     hub = hub_of(request)
-    body = await read_json(request, PERSON_FIELDS)
-    with hub.storage.grouped():
-        sent = hub.chat.send_by_person(
-            user_of(request), request.path_params["conversation_id"], Draft.of(body)
-        )
-        answer = {"message": hub.forms.client_form_of(sent)}
-    await hub.storage.durable()  # the 201 goes out once the message and its events are stored
-    return created(answer, sent.created)
+    return await send_draft(
+        request, PERSON_FIELDS, user_of(request), hub.chat.send_by_person, hub.forms.client_form_of
+    )
 
 
 async def stop(request: Request) -> JSONResponse:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
+from talkie_tui.devserver.common.sqlite import database_file, folder_beside
 
 MIB = 1024 * 1024
 DAY = 86_400.0
@@ -86,16 +86,11 @@ class HubConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        if self.db_path is not None:
-            return Path(self.db_path)
-        return Path(platformdirs.user_data_dir("talkie")) / "cuckoo-hub.sqlite3"
+        return database_file(self.db_path, "cuckoo-hub.sqlite3")
 
     def resolved_data_dir(self) -> Path:
         """The folder of media bytes: `data_dir`, or `<db stem>-media` beside the database."""
-        if self.data_dir is not None:
-            return Path(self.data_dir)
-        db = self.resolved_db_path()
-        return db.parent / f"{db.stem}-media"
+        return folder_beside(self.data_dir, self.resolved_db_path(), "media")
 
     def max_bytes_of(self, kind: str) -> int:
         """The size limit of a file of this kind."""

@@ -12,7 +12,6 @@ from talkie_tui.devserver.cuckoo.config import HubConfig
 
 THUMB_PIXELS = 480
 NAME_CHARS = 255
-WAVEFORM_VALUES = 64
 
 
 def clean_name(name: str | None) -> str:

@@ -18,30 +18,11 @@ from talkie_tui.devserver.cuckoo.errors import invalid, not_found, rate_limited
 from talkie_tui.devserver.cuckoo.open_file import OpenFileResponse, open_or_none
 from talkie_tui.devserver.cuckoo.principals import principal_of
 from talkie_tui.devserver.cuckoo.routing import created, hub_of
+from talkie_tui.devserver.cuckoo.voice_media import voice_facts
 
 
 def _bad_form(message: str) -> Exception:
     return invalid("invalid_multipart", message)
-
-
-def _waveform(raw: str | None) -> list[int] | None:
-    if not raw:
-        return None
-    try:
-        values = [int(part) for part in raw.split(",")]
-    except ValueError:
-        values = []
-    if not values or len(values) > media.WAVEFORM_VALUES or not all(0 <= v <= 100 for v in values):
-        raise invalid("invalid_waveform", "`waveform` is up to 64 integers from 0 to 100.")
-    return values
-
-
-def _duration(raw: str | None) -> int | None:
-    if not raw:
-        return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 7 or int(raw) > 600_000:
-        raise invalid("invalid_duration", "`duration_ms` is 0 to 600000.")
-    return int(raw)
 
 
 async def upload(request: Request) -> JSONResponse:
@@ -75,8 +56,7 @@ async def upload(request: Request) -> JSONResponse:
     if size is not None and size[0] * size[1] > hub.config.image_max_pixels:
         raise invalid("image_too_large", "A picture is at most 50 megapixels.")
     # Every check before the first byte is written: a refused upload leaves nothing on disk.
-    duration_ms = _duration(request.query_params.get("duration_ms"))
-    waveform = _waveform(request.query_params.get("waveform"))
+    voice = voice_facts(request.query_params, sniffed.kind)
     thumb = media.thumbnail(data) if size is not None else None
     media_id = ids.new_id("med")
     record = {
@@ -90,8 +70,8 @@ async def upload(request: Request) -> JSONResponse:
         "width": size[0] if size else None,
         "height": size[1] if size else None,
         "has_thumbnail": thumb is not None,
-        "duration_ms": duration_ms,
-        "waveform": waveform,
+        "duration_ms": voice.duration_ms,
+        "waveform": voice.waveform,
         "created_at": clock.iso(clock.now()),
     }
     hub.media.write(media_id, data, thumb)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
+from talkie_tui.devserver.common.sqlite import database_file, folder_beside
 
 MIB = 1024 * 1024
 
@@ -44,13 +44,8 @@ class GatewayConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        if self.db_path is not None:
-            return Path(self.db_path)
-        return Path(platformdirs.user_data_dir("talkie")) / "minara-gateway.sqlite3"
+        return database_file(self.db_path, "minara-gateway.sqlite3")
 
     def resolved_data_dir(self) -> Path:
         """The folder of uploaded files: `data_dir`, or `<db stem>-files` beside the database."""
-        if self.data_dir is not None:
-            return Path(self.data_dir)
-        db = self.resolved_db_path()
-        return db.parent / f"{db.stem}-files"
+        return folder_beside(self.data_dir, self.resolved_db_path(), "files")

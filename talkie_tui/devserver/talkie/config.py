@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
+from talkie_tui.devserver.common.sqlite import database_file
 
 
 @dataclass
@@ -45,6 +45,4 @@ class ServerConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        if self.db_path is not None:
-            return Path(self.db_path)
-        return Path(platformdirs.user_data_dir("talkie")) / "devserver.sqlite3"
+        return database_file(self.db_path, "devserver.sqlite3")

@@ -149,6 +149,15 @@ class AgentApi(RestClient):
         body = {"state": state, "label": label} if label else {"state": state}
         await self._send("POST", self.url(route), body=body)
 
+    async def upload(self, data: bytes, params: dict[str, str]) -> dict[str, Any]:
+        """`POST /v1/agent/media` with `data` as the raw body (`name`, a voice note's `kind`,
+        `duration_ms` and `waveform` in `params`): the media record."""
+        body = await self._json("POST", "v1/agent/media", content=data, params=params)
+        media = body.get("media") if isinstance(body, dict) else None
+        if not isinstance(media, dict) or not isinstance(media.get("id"), str):
+            raise self._unreadable("/v1/agent/media", "no media")
+        return media
+
     def _message(self, body: Any, route: str) -> dict[str, Any]:
         message = body.get("message") if isinstance(body, dict) else None
         if not isinstance(message, dict):

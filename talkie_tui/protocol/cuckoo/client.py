@@ -26,7 +26,13 @@ from talkie_tui.core.sanitize import clean_text
 from talkie_tui.core.tokens import TokenSource
 from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.errors import error_for
-from talkie_tui.protocol.cuckoo.files import ProbedUpload, check_count, probe_upload
+from talkie_tui.protocol.cuckoo.files import (
+    MAX_BYTES,
+    FileRefused,
+    ProbedUpload,
+    check_count,
+    probe_upload,
+)
 from talkie_tui.protocol.cuckoo.models import (
     Conversation,
     Device,
@@ -37,6 +43,7 @@ from talkie_tui.protocol.cuckoo.models import (
     Storage,
     User,
 )
+from talkie_tui.protocol.cuckoo.voice_note import VoiceNote
 from talkie_tui.protocol.net.addresses import check_secure, service_url
 from talkie_tui.protocol.net.failures import network_errors
 from talkie_tui.protocol.net.rest import MAX_ANSWER_BYTES, RestClient, path_segment, read_limited
@@ -301,6 +308,23 @@ class CuckooClient(RestClient):
             content=body.chunks(),
             headers=headers,
             params={"name": probed.filename},
+            timeout=UPLOAD_TIMEOUT,
+        )
+        return media
+
+    async def upload_voice_note(self, note: VoiceNote, name: str) -> Media:
+        """`POST /v1/client/media?name=&kind=audio&duration_ms=&waveform=` with the note's WAV
+        (`voice_note.py`): the hub keeps its length and waveform for the other side."""
+        if len(note.wav) > MAX_BYTES["audio"]:
+            raise FileRefused(_("The voice note is over the hub's 16 MiB of audio."))
+        media: Media = await self._field(
+            Media,
+            "POST",
+            "v1/client/media",
+            "media",
+            content=note.wav,
+            headers={"Content-Type": "audio/wav"},
+            params={"name": name, **note.upload_params()},
             timeout=UPLOAD_TIMEOUT,
         )
         return media

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from talkie_tui.core.reports import MAX_NOTE_CHARS
 from talkie_tui.protocol.cuckoo.client import CuckooClient
 from talkie_tui.protocol.cuckoo.reach_models import (
     REPORT_REASONS,
@@ -25,9 +26,6 @@ from talkie_tui.protocol.cuckoo.reach_models import (
 from talkie_tui.protocol.net.rest import path_segment
 
 __all__ = ["MAX_NOTE_CHARS", "ReachClient", "clean_code"]
-
-MAX_NOTE_CHARS = 1000
-"""The longest note a report takes."""
 
 
 def clean_code(code: str) -> str:

@@ -141,6 +141,15 @@ class Sender(CuckooModel):
     id: str = ""
 
 
+def _levels(value: Any) -> tuple[int, ...]:
+    """A voice note's waveform: up to 64 levels from 0 to 100 (out of range clamped, a
+    value that is not a number dropped, anything else no waveform at all)."""
+    if not isinstance(value, list | tuple):
+        return ()
+    kept = [v for v in value if isinstance(v, int | float) and not isinstance(v, bool)]
+    return tuple(min(100, max(0, round(v))) for v in kept[:64])
+
+
 class FileFacts(CuckooModel):
     """What the hub tells of a file: its kind, type, size, name, and its image or clip shape."""
 
@@ -152,6 +161,7 @@ class FileFacts(CuckooModel):
     height: int | None = None
     has_thumbnail: bool = False
     duration_ms: int | None = None
+    waveform: Annotated[tuple[int, ...], BeforeValidator(_levels)] = ()
 
 
 class Attachment(FileFacts):

@@ -8,11 +8,12 @@ screen may show cleaned of control sequences as it is parsed.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BeforeValidator, Field
 
 from talkie_tui.core.moments import still_ahead
+from talkie_tui.core.reports import REPORT_REASONS, ReportReason
 from talkie_tui.core.sanitize import SafeStr
 from talkie_tui.protocol.cuckoo.models import Conversation, CuckooModel, Time, strings
 
@@ -27,9 +28,6 @@ __all__ = [
     "Report",
     "ReportReason",
 ]
-
-ReportReason = Literal["spam", "impersonation", "abuse", "other"]
-REPORT_REASONS: tuple[ReportReason, ...] = ("spam", "impersonation", "abuse", "other")
 
 
 class PublicAgent(CuckooModel):

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from talkie_tui.chat.attachments import AttachmentRefused, check_file
+from talkie_tui.chat.attachments import AttachmentRefused, CheckedFile, check_file
 from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.chat.vocabulary import FileBlock
 from talkie_tui.core.errors import TalkieError
@@ -145,6 +145,21 @@ class PendingAttachments:
         self._start_upload(item)
         return True
 
+    def add_uploaded(self, attachment: Attachment) -> Pending:
+        """A file the server already holds (a recorded voice note): ready in the tray."""
+        checked = CheckedFile(
+            Path(attachment.filename),
+            attachment.filename,
+            attachment.size,
+            "office",  # a gateway's kind, never shown: the tray shows the server's (`describe`)
+            attachment.media_type,
+        )
+        item = Pending(checked, state="ready", sent=attachment.size, total=attachment.size)
+        item.attachment = attachment
+        self.items.append(item)
+        self._tray().add(item)
+        return item
+
     def remove(self, item: Pending) -> None:
         """Take a file out of the next message (an upload in flight is stopped)."""
         if item not in self.items:
@@ -157,6 +172,10 @@ class PendingAttachments:
         self._tray().drop(item)
         if had_focus:
             self._host.composer.focus()
+
+    def download(self, part: AttachmentPart) -> None:
+        """Enter on a file sent with a message: fetch it (`download_sent`)."""
+        download_sent(self._host, self._backend, part)
 
     # --- uploading -----------------------------------------------------------------------
 
@@ -195,6 +214,10 @@ class PendingAttachments:
         tray.show(item)
 
     # --- sending -------------------------------------------------------------------------
+
+    def ready_count(self) -> int:
+        """How many files are uploaded and would go with the next message."""
+        return sum(1 for item in self.items if item.state == "ready")
 
     def not_ready(self) -> str | None:
         """Why the next message cannot go yet (files still uploading, or one failed)."""

@@ -15,26 +15,21 @@ their real-time calls; dictation is only where the server offers it. The audio s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import Binding, BindingType
 
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.chat import voice as voice_ui
-from talkie_tui.ui.chat.host import ChatHost
+from talkie_tui.ui.chat.recorder import MicrophoneRecorder, RecorderHost
 from talkie_tui.ui.chat.recording import MAX_SECONDS, Recording
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from talkie_tui.backends.base import Backend, Dictates
-    from talkie_tui.ui.widgets.dictation_bar import DictationBar, DictationState
     from talkie_tui.voice.microphone import Microphone
 
-__all__ = ["DICTATION_BINDINGS", "Dictation", "DictationHost", "make_microphone"]
-
-TICK = 0.1  # the bar's clock and meter: ten redraws a second, only while recording
+__all__ = ["DICTATION_BINDINGS", "Dictation", "make_microphone"]
 
 # Priority: the composer (a TextArea) binds F6 and Enter itself; these apply only when
 # dictation can start, or while it records (the screen's `check_action` says when).
@@ -52,29 +47,15 @@ def make_microphone(options: voice_ui.VoiceOptions) -> Microphone:
     return DeviceMicrophone(options.input_device)
 
 
-class DictationHost(ChatHost, Protocol):
-    """What dictation needs of the screen; `ChatScreen` is one."""
-
-    @property
-    def dictation_bar(self) -> DictationBar:
-        """Where the recording shows."""
-
-
-class Dictation:
+class Dictation(MicrophoneRecorder):
     """The one dictation of a chat screen: idle, recording, or transcribing."""
 
-    def __init__(self, host: DictationHost, backend: Backend, options: voice_ui.VoiceOptions):
-        self._host = host
-        self._backend = backend
-        self._options = options
-        self.state: DictationState = "idle"
+    NEEDS_MICROPHONE = N_("Dictation needs a microphone: {reason}")
+
+    def __init__(self, host: RecorderHost, backend: Backend, options: voice_ui.VoiceOptions):
+        super().__init__(host, backend, options)
         self.voice_key: str | None = None
         """The server's key of the audio of the text in the composer (None: typed)."""
-        self._microphone: Microphone | None = None
-        self._recording: Recording | None = None
-        self._stopping = False
-        self._cancelled = False
-        self._timer: Timer | None = None
 
     @property
     def offered(self) -> bool:
@@ -98,17 +79,7 @@ class Dictation:
         if self.state == "recording":
             self.stop()
         elif self.state == "idle" and self.offered:
-            self._stopping = self._cancelled = False
-            self._recording = Recording()
-            self._show("recording")
-            self._timer = self._host.set_interval(TICK, self._tick)
-            self._host.run_worker(
-                self._run, name="dictation", group="dictation", exclusive=True, exit_on_error=False
-            )
-
-    def stop(self) -> None:
-        """Enter (or F6): stop recording; what was heard is transcribed."""
-        self._stopping = True
+            self._start("dictation")
 
     def cancel(self) -> None:
         """Esc: stop and throw the recording away (a transcription on its way is dropped)."""
@@ -126,32 +97,13 @@ class Dictation:
 
     # --- the work ------------------------------------------------------------------------
 
-    async def _run(self) -> None:
-        from talkie_tui.voice.sound import AudioError, AudioStopped, AudioUnavailable
+    def _make_microphone(self) -> Microphone:
+        return make_microphone(self._options)
 
-        recording = self._recording
-        assert recording is not None
-        try:
-            microphone = self._microphone = make_microphone(self._options)
-            await microphone.start()
-        except AudioUnavailable as error:
-            self._end()
-            self._fail(_("Dictation needs a microphone: {reason}").format(reason=error.reason))
-            return
-        try:
-            while not self._stopping and recording.seconds < MAX_SECONDS:
-                recording.add(await microphone.read_frame())
-        except AudioStopped:
-            pass
-        except AudioError as error:
-            self._cancelled = True
-            self._fail(_("The microphone stopped: {reason}").format(reason=error))
-        finally:
-            self._microphone = None
-            await microphone.stop()
-        if self._cancelled:
-            self._end()
-            return
+    def _longest(self) -> float:
+        return MAX_SECONDS
+
+    async def _finished(self, recording: Recording, *, cut: bool) -> None:
         await self._transcribe(recording)
 
     async def _transcribe(self, recording: Recording) -> None:
@@ -192,26 +144,3 @@ class Dictation:
         composer.insert(text)
         composer.focus()
         self._host.notify(_("Review the text, then press Enter to send it."), markup=False)
-
-    # --- the bar -------------------------------------------------------------------------
-
-    def _tick(self) -> None:
-        if self.state == "recording":
-            self._show("recording")
-
-    def _show(self, state: DictationState) -> None:
-        self.state = state
-        recording, microphone = self._recording, self._microphone
-        seconds = recording.seconds if recording is not None else 0.0
-        level = microphone.level.fraction if microphone is not None else 0.0
-        self._host.dictation_bar.show_state(state, seconds, level)
-
-    def _end(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._recording = None
-        self._show("idle")
-
-    def _fail(self, text: str) -> None:
-        self._host.notify(text, severity="error", markup=False, timeout=10)

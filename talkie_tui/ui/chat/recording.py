@@ -53,6 +53,10 @@ class Recording:
         """How long the recording is."""
         return self._samples / WAV_RATE
 
+    def pcm(self) -> bytes:
+        """The recording as mono 16-bit PCM at `WAV_RATE`."""
+        return b"".join(self._chunks)
+
     def wav(self) -> bytes:
         """The recording as a WAV file."""
-        return encode_wav(b"".join(self._chunks))
+        return encode_wav(self.pcm())

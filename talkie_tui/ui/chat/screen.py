@@ -28,7 +28,7 @@ from talkie_tui.core.errors import TalkieError, UnauthorizedError
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.chat import voice as voice_ui
 from talkie_tui.ui.chat.answer_keys import AnswerKeys
-from talkie_tui.ui.chat.attaching import PendingAttachments, download_sent
+from talkie_tui.ui.chat.attaching import PendingAttachments
 from talkie_tui.ui.chat.call_controller import BARGE_IN_BINDING, CALL_BINDINGS, CallController
 from talkie_tui.ui.chat.call_keys import CallKeys
 from talkie_tui.ui.chat.decisions import Decisions
@@ -55,11 +55,11 @@ from talkie_tui.ui.chat.taps import Taps
 from talkie_tui.ui.chat.thread_keys import ThreadKeys
 from talkie_tui.ui.chat.threads import Threads
 from talkie_tui.ui.chat.transcript_routes import TranscriptRoutes
+from talkie_tui.ui.chat.voice_notes import VOICE_NOTE_BINDINGS, VOICE_NOTE_ESCAPES, VoiceNotes
 from talkie_tui.ui.chat.waiting import AnswerWait
 from talkie_tui.ui.support.compositor import LineCompositor
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.activity import ActivityLine
-from talkie_tui.ui.widgets.attachment import AttachmentView
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray
 from talkie_tui.ui.widgets.composer import Composer
 from talkie_tui.ui.widgets.dictation_bar import DictationBar
@@ -98,6 +98,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     BINDINGS: ClassVar[list[BindingType]] = [
         # While dictating, Esc throws the recording away (no call is on where dictation is).
         CANCEL_BINDING,
+        *VOICE_NOTE_ESCAPES,  # a hub's voice note: Esc discards the recording, stops playing
         # Before "Stop answer": while the assistant speaks in a call, Esc interrupts it.
         BARGE_IN_BINDING,
         # While "reconnecting" (a broken stream's answer is awaited), Esc stops the wait.
@@ -109,6 +110,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         Binding("ctrl+r", "retry", N_("Retry")),
         *CALL_BINDINGS,
         *DICTATION_BINDINGS,
+        *VOICE_NOTE_BINDINGS,
         Binding("ctrl+f", "attach", N_("Attach file")),
         Binding("ctrl+b", "toggle_sidebar", N_("Threads")),
         Binding("ctrl+n", "new_thread", N_("New thread")),
@@ -154,7 +156,8 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         # A thread given to open is this screen's from the start: a message sent before (or
         # without) its turns loading goes there, not into a new thread.
         self.session.conversation.thread_id = thread_id
-        self.voice = CallController(self, backend, voice or voice_ui.VoiceOptions())
+        voice = voice or voice_ui.VoiceOptions()
+        self.voice = CallController(self, backend, voice)
         self.decisions = Decisions(self, backend, self.voice)
         self.questions = Questions(self, backend)
         self.taps = Taps(self, backend)
@@ -174,7 +177,8 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         self.outbox = Outbox(self.drafts.store, backend.info.server_id)
         self.attachments = PendingAttachments(self, backend, lambda: self.query_one(AttachmentTray))
         self.models = ThreadModels(self, backend)
-        self.dictation = Dictation(self, backend, voice or voice_ui.VoiceOptions())
+        self.dictation = Dictation(self, backend, voice)
+        self.voice_notes = VoiceNotes(self, backend, voice, self.attachments)
         self._waiting = AnswerWait(self, lambda: self.header, self.show_state)
         self._state = HeaderState(
             self, self.status, self.models, self._waiting, lambda: self._one(ActivityLine)
@@ -358,13 +362,6 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         """True while an answer streams in."""
         return any(w.is_running for w in self.workers if w.group == ANSWER_GROUP)
 
-    # --- what the transcript asks for (the rest is `TranscriptRoutes`') -----------------
-
-    @on(AttachmentView.DownloadAsked)
-    def _attachment_asked(self, event: AttachmentView.DownloadAsked) -> None:
-        event.stop()
-        download_sent(self, self.backend, event.part)
-
     # --- keys: which apply now -----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -382,8 +379,9 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
             return self.attachments.offered
         if action == "choose_model":
             return self.models.offered
-        if (dictating := self.dictation.allows(action)) is not None:
-            return dictating and self.voice.call is None
+        for extra in (self.dictation, self.voice_notes):  # never during a call
+            if (recording := extra.allows(action)) is not None:
+                return recording and self.voice.call is None
         allowed = self.voice.allows(action)
         return True if allowed is None else allowed
 

@@ -22,6 +22,7 @@ from talkie_tui.chat.turns import AttachmentPart
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.widgets.attachment import attachment_line
+from talkie_tui.ui.widgets.voice_note import VoiceNoteView
 
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Attachment
@@ -59,9 +60,12 @@ def describe(item: Pending) -> Text:
     file = item.file
     # Once uploaded, the server's word for the kind (a hub's "file" for a spreadsheet): the
     # row says what the sent turn will say.
-    kind = item.attachment.kind if item.attachment is not None else file.kind
+    attached = item.attachment
+    kind = attached.kind if attached is not None else file.kind
     part = AttachmentPart("", file.filename, file.media_type, file.size, kind)
     icon, words = attachment_line(part)
+    if attached is not None and attached.duration_ms is not None:
+        icon, words = "♪", _("voice note")  # its waveform and length follow (`AttachmentRow`)
     text = Text.assemble((f"{icon} ", "bold"), words)
     if item.state == "uploading":
         lit = round(item.fraction * _BAR_CELLS)
@@ -92,6 +96,11 @@ class AttachmentRow(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield self._label
+        attached = self.item.attachment
+        if attached is not None and attached.duration_ms is not None:
+            # A voice note to review: Enter on its waveform plays it before it is sent.
+            self.add_class("-voice")
+            yield VoiceNoteView(attached.as_part())
         yield Button(
             "✕",
             classes="attachment-remove",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import events
@@ -48,6 +49,8 @@ class Composer(TextArea):
     def __init__(self, *, max_chars: int, newline_key: str = "ctrl+j", **kwargs: object) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
         self.max_chars = max_chars
+        self.sends_without_text: Callable[[], bool] = lambda: False
+        """True when Enter sends an empty message: something waits to go (a voice note)."""
         self._newline_keys = NEWLINE_KEYS | {newline_key}
         self.border_title = _("Message")
         self._note_title = _("Message")
@@ -93,7 +96,7 @@ class Composer(TextArea):
 
     def _submit(self) -> None:
         text = self.text
-        if not text.strip():
+        if not text.strip() and not self.sends_without_text():
             return
         if self.over_limit:
             self.app.bell()

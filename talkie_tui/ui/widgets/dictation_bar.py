@@ -12,7 +12,8 @@ from talkie_tui.ui.widgets.voice_bar import format_clock, meter
 
 __all__ = ["DictationBar", "DictationState"]
 
-DictationState = Literal["idle", "recording", "transcribing"]
+DictationState = Literal["idle", "recording", "transcribing", "preparing"]
+"""`preparing`: a voice note (a hub's) is made and uploaded, for review before it is sent."""
 
 
 class DictationBar(Static):
@@ -31,11 +32,15 @@ class DictationBar(Static):
         """Draw the dictation now: its state, how long it records and how loud it hears."""
         self.state, self.seconds, self.level = state, seconds, level
         self.display = state != "idle"
-        for name in ("recording", "transcribing"):
+        for name in ("recording", "transcribing", "preparing"):
             self.set_class(state == name, f"-{name}")
         self.update(self._words())
 
     def _words(self) -> Text:
+        if self.state == "preparing":
+            return Text.assemble(
+                ("⋯ ", "bold"), _("Preparing the voice note… it waits above the message to review.")
+            )
         if self.state == "transcribing":
             return Text.assemble(
                 ("⋯ ", "bold"), _("Transcribing… the text comes into the message to review.")

@@ -32,6 +32,7 @@ from talkie_tui.chat.turns import (
     Turn,
     UiBlockPart,
 )
+from talkie_tui.chat.voice_notes import is_voice_note
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.ui.support.compositor import RepaintedByLayout
@@ -48,6 +49,7 @@ from talkie_tui.ui.widgets.question import QuestionView
 from talkie_tui.ui.widgets.todos import TodoView
 from talkie_tui.ui.widgets.tool_status import ToolStatus
 from talkie_tui.ui.widgets.ui_block import UiBlockView
+from talkie_tui.ui.widgets.voice_note import VoiceNoteView
 from talkie_tui.ui.widgets.welcome import Welcome, WelcomePanel
 
 __all__ = ["Transcript", "TurnView"]
@@ -93,7 +95,7 @@ def _part_view(part: Part) -> Widget:
     if isinstance(part, InterjectionPart):
         return InterjectionView(part)
     if isinstance(part, AttachmentPart):
-        return AttachmentView(part)
+        return VoiceNoteView(part) if is_voice_note(part) else AttachmentView(part)
     if isinstance(part, ButtonsPart):
         return ButtonsView(part)
     if isinstance(part, QuickRepliesPart):

@@ -50,6 +50,7 @@ class Welcome:
     search: bool = False  # the server searches the messages of every thread
     models: bool = False  # a model is chosen per thread
     dictation: bool = False  # push-to-talk: speech becomes text in the composer
+    voice_notes: bool = False  # push-to-talk records a voice note; notes play
     buttons: bool = False  # the agent's messages carry buttons and quick replies
     devices: bool = False  # the person's signed-in devices are listed in the palette
     newline_key: str = "ctrl+j"
@@ -70,6 +71,7 @@ class Welcome:
             search=offers.search,
             models=offers.models,
             dictation=offers.dictation,
+            voice_notes=offers.voice_notes,
             buttons=offers.buttons,
             devices=offers.devices,
             newline_key=newline_key,
@@ -110,6 +112,8 @@ class Welcome:
             lines.append(_("Models: choose one per thread in the command palette"))
         if self.dictation:
             lines.append(_("Dictation: speak, check the text, then send it"))
+        if self.voice_notes:
+            lines.append(_("Voice notes: record one to send, play the ones you get with Enter"))
         if self.buttons:
             lines.append(_("Buttons: the agent's choices and quick replies, taken with a key"))
         if self.devices:
@@ -132,6 +136,8 @@ class Welcome:
             rows.append((describe_key(ATTACH_KEY), _("Attach a file")))
         if self.dictation:
             rows.append((describe_key(DICTATE_KEY), _("Dictate a message")))
+        if self.voice_notes:
+            rows.append((describe_key(DICTATE_KEY), _("Record a voice note")))
         if self.buttons:
             rows.append((describe_key(PENDING_KEY), _("Go to the agent's buttons")))
         rows.append((describe_key(HELP_KEY), _("Help and all keys")))

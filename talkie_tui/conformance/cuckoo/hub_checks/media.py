@@ -48,12 +48,10 @@ async def attachments(session: HubSession) -> None:
         answer = await hub.request(
             "POST", path, made.agent, json_body={"text": what, "attachments": attached}
         )
-        if answer.status != 422:
-            raise CheckFailed(f"a message with {what} answered {answer.describe()}; {rule}")
+        answer.expect_refused(f"a message with {what}", rule, status=422)
     await hub.ok("POST", path, made.agent, "sending a file", json_body={"attachments": [files[0]]})
     again = await hub.request("POST", path, made.agent, json_body={"attachments": [files[0]]})
-    if again.status < 400:
-        raise CheckFailed(f"sending the same file again answered {again.describe()}; {rule}")
+    again.expect_refused("sending the same file again", rule)
 
 
 @check("media-limits", section="Media")

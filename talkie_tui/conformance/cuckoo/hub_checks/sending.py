@@ -57,12 +57,10 @@ async def streaming(session: HubSession) -> None:
         agent,
         json_body={"stream": True, "text": "early"},
     )
-    if refused.status < 400:
-        raise CheckFailed(
-            f"a stream start with text answered {refused.describe()}; "
-            f'{SPEC}: "A start that carries text, buttons, quick replies or attachments is '
-            'refused."'
-        )
+    refused.expect_refused(
+        "a stream start with text",
+        f'{SPEC}: "A start that carries text, buttons, quick replies or attachments is refused."',
+    )
     started = await hub.ok(
         "POST",
         messages_path(made.conversation_id),
@@ -85,11 +83,11 @@ async def streaming(session: HubSession) -> None:
     if done.get("status") != "complete" or (done.get("body") or {}).get("text") != "Hello":
         raise CheckFailed(f"the finished stream is {show(done, 120)}, not complete with its text")
     late = await append_text(hub, made, message["id"], " again")
-    if late.status != 409:
-        raise CheckFailed(
-            f"an append after the finish answered {late.describe()}; "
-            f'{SPEC}: "Appending to a stream that is finished or not yours is 409 not_streaming."'
-        )
+    late.expect_refused(
+        "an append after the finish",
+        f'{SPEC}: "Appending to a stream that is finished or not yours is 409 not_streaming."',
+        status=409,
+    )
     expect_error(late, 409, "not_streaming", "an append after the finish")
 
 
@@ -112,8 +110,7 @@ async def buttons(session: HubSession) -> None:
         answer = await hub.request(
             "POST", path, made.agent, json_body={"text": "pick", "buttons": rows}
         )
-        if answer.status != 422:
-            raise CheckFailed(f"buttons with {what} answered {answer.describe()}; {rule}")
+        answer.expect_refused(f"buttons with {what}", rule, status=422)
     sent = await hub.ok(
         "POST",
         path,
@@ -139,11 +136,11 @@ async def buttons(session: HubSession) -> None:
             'label and whose body.action names the button"'
         )
     second = await made.person_sends(hub, tap)
-    if second.status < 400:
-        raise CheckFailed(
-            f'a second tap of the same button answered {second.describe()}; {SPEC}: "The original '
-            'message gains selected_button_id, so a button cannot be taken twice."'
-        )
+    second.expect_refused(
+        "a second tap of the same button",
+        f'{SPEC}: "The original message gains selected_button_id, so a button cannot be taken '
+        'twice."',
+    )
 
 
 @check("text-clamp", section="Streaming")
@@ -193,17 +190,14 @@ async def reply_and_quick_replies(session: HubSession) -> None:
     answer = await hub.request(
         "POST", path, made.agent, json_body={"text": "pick", "quick_replies": seven}
     )
-    if answer.status != 422:
-        raise CheckFailed(
-            f'seven quick replies answered {answer.describe()}; {SPEC}: "Quick replies are up to '
-            'six plain labels."'
-        )
+    answer.expect_refused(
+        "seven quick replies", f'{SPEC}: "Quick replies are up to six plain labels."', status=422
+    )
     answer = await made.person_sends(hub, {"text": "hi", "quick_replies": [{"label": "Yes"}]})
-    if answer.status < 400:
-        raise CheckFailed(
-            f"a person's message with quick replies answered {answer.describe()}; {SPEC}: \"Only "
-            'agents may send buttons and quick replies."'
-        )
+    answer.expect_refused(
+        "a person's message with quick replies",
+        f'{SPEC}: "Only agents may send buttons and quick replies."',
+    )
 
 
 @check("stop", section="Streaming (notes/cuckoo.md: stop)")
@@ -225,8 +219,7 @@ async def stop(session: HubSession) -> None:
         '+ truncated) and sends the agent stop.requested; later appends get 409 stopped"'
     )
     late = await append_text(hub, made, message_id, " more")
-    if late.status != 409:
-        raise CheckFailed(f"an append after the person's stop answered {late.describe()}; {rule}")
+    late.expect_refused("an append after the person's stop", rule, status=409)
     async with hub.agent_socket(made.secret) as socket:
         event = await socket.wait_for(lambda f: f.get("type") == "stop.requested", "stop.requested")
         await socket.ack(str(event["id"]))
