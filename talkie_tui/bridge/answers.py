@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +52,10 @@ class Answers:
         self.context = context
         self.decisions = decisions
         self.runs: dict[str, _Run] = {}
+        # One run at a time in a conversation: a person's message, a schedule's instruction.
+        self._turns: collections.defaultdict[str, asyncio.Lock] = collections.defaultdict(
+            asyncio.Lock
+        )
         self.voice_replies = VoiceReplies(context)
 
     def abandon(self) -> None:
@@ -123,7 +129,19 @@ class Answers:
             )
             return
         reply.reply_to = message_id
-        await self._answer(reply, conversation_id, message_id, text, name)
+        async with self._turns[conversation_id]:
+            await self._answer(reply, conversation_id, message_id, text, name)
+
+    async def instruction(
+        self, conversation_id: str, key: str, text: str, schedule_id: str, title: str
+    ) -> None:
+        """A schedule's run: its instruction answered as a message would be, `key` the run's
+        message id and its messages' idempotency keys, each message sent for the schedule."""
+        reply = Reply(self.context, key, conversation_id, None)
+        reply.schedule_id = schedule_id
+        name = _("schedule “{title}”").format(title=title)  # who asked, in the log
+        async with self._turns[conversation_id]:
+            await self._answer(reply, conversation_id, key, text, name)
 
     async def _private(self, conversation_id: str, person: str, name: str) -> None:
         if self.context.state.told_private(conversation_id):

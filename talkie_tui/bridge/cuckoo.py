@@ -20,6 +20,7 @@ is elsewhere:
   "this agent is private" reply;
 - `reply.Reply`: the messages sent for one event — streamed text (a long one in several
   messages, cut at paragraph breaks by `split.Splitter`), cards, actions with Confirm / Cancel;
+- `schedules.Schedules`: the schedules people ask the agent for, confirmed and run on time;
 - `decisions.Decisions`: a tap on those buttons decides the action (`method: "button"`); a
   confirmed action in its undo window is followed to its end, whose result is sent as a message;
 - `conversation.left` ends replies to that conversation.
@@ -50,6 +51,8 @@ from talkie_tui.bridge.context import BridgeContext, Served
 from talkie_tui.bridge.decisions import Decisions
 from talkie_tui.bridge.greeting import Greeting
 from talkie_tui.bridge.ops import HttpOps, HubOps, SocketOps
+from talkie_tui.bridge.schedules import EVENTS as SCHEDULE_EVENTS
+from talkie_tui.bridge.schedules import Schedules
 from talkie_tui.bridge.webhook import WebhookReceiver
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
@@ -150,6 +153,7 @@ class CuckooBridge:
         )
         self.decisions = Decisions(self.context)
         self.answers = Answers(self.context, self.decisions)
+        self.schedules = Schedules(self.context, self.answers, self.api)
         self.ready = asyncio.Event()
         self.handled_count = 0
 
@@ -186,6 +190,7 @@ class CuckooBridge:
         if self.served is None:
             await self.start()
         self.decisions.resume()
+        self.context.spawn(self.schedules.run())
         try:
             if self.receiver is not None:
                 await self.receiver.run()
@@ -416,3 +421,5 @@ class CuckooBridge:
             )
         elif kind == "message.created":
             await self.answers.message(str(event["id"]), conversation_id, data.get("message") or {})
+        elif kind in SCHEDULE_EVENTS:
+            await self.schedules.event(event)

@@ -217,6 +217,7 @@ class Reply:
         self.event_id = event_id
         self.conversation_id = conversation_id
         self.reply_to = reply_to
+        self.schedule_id: str | None = None  # every message names the schedule it runs for
         self.count = 0
         self.stream: Stream | None = None
         self.splitter = Splitter()
@@ -234,6 +235,8 @@ class Reply:
     def _fields(self) -> dict[str, Any]:
         """The next message's idempotency key, and the quote of the person's for the first."""
         fields: dict[str, Any] = {"idempotency_key": self._key()}
+        if self.schedule_id is not None:
+            fields["schedule_id"] = self.schedule_id
         if self.reply_to is not None:
             fields["reply_to"] = self.reply_to
             self.reply_to = None  # the first message of the reply quotes the person's

@@ -199,6 +199,11 @@ class BridgeState:
             (thread_id, conversation_id),
         )
 
+    def conversations(self) -> list[str]:
+        """The conversations the agent is in (joined, or answered in, and not left)."""
+        rows = self._db.execute("SELECT conversation_id FROM conversations WHERE left_at IS NULL")
+        return [str(row[0]) for row in rows]
+
     def has_left(self, conversation_id: str, since: str | None = None) -> bool:
         """True once the agent left (was blocked in) the conversation; for a message the hub
         made at `since`, only if the leave is not older: the hub takes no message there while

@@ -10,7 +10,8 @@ Everything runs in this process on 127.0.0.1, with its data in a folder of this 
    the code from the sink, `sign_in.verify`) — the real path, not the development header, so
    the TUI runs on an ordinary session token — and is named "Jana Nováková" (`PATCH /me`);
 4. as that person (the development header, for management only), the agent "Talkie Demo CRM"
-   with a socket binding; its owner's conversation with it opens on the hub;
+   with a socket binding, running schedules (the bridge confirms and runs them); its owner's
+   conversation with it opens on the hub;
 5. the bridge, in a thread with its own event loop, serves that binding from the Talkie server
    (signed in with the development token) and answers the demo person only;
 6. the TUI on the hub with the person's session token, chatting with the agent: a card comes as
@@ -124,7 +125,11 @@ async def _set_up(hub_url: str, codes: _Codes) -> tuple[str, str, str, str, str]
         as_owner = {"X-Dev-User": signed.user_id}
         made = await http.post(
             "/v1/mgmt/agents",
-            json={"handle": AGENT_HANDLE, "display_name": AGENT_NAME},
+            json={
+                "handle": AGENT_HANDLE,
+                "display_name": AGENT_NAME,
+                "supports_schedules": True,  # the bridge runs them (`bridge.schedules`)
+            },
             headers=as_owner,
         )
         made.raise_for_status()

@@ -177,11 +177,11 @@ class Agent:
         return str(accepted.json()["conversation"]["id"])
 
 
-async def make_agent(hub: str, owner: Person) -> Agent:
+async def make_agent(hub: str, owner: Person, *, schedules: bool = False) -> Agent:
+    """An agent of `owner`'s with a socket binding (running schedules if `schedules`)."""
     handle = "crm-" + new_id("agt")[-8:]
-    made = await owner.http.post(
-        "/v1/mgmt/agents", json={"handle": handle, "display_name": "Demo CRM"}
-    )
+    fields = {"handle": handle, "display_name": "Demo CRM", "supports_schedules": schedules}
+    made = await owner.http.post("/v1/mgmt/agents", json=fields)
     assert made.status_code == 201, made.text
     agent_id = made.json()["agent"]["id"]
     bound = await owner.http.post(f"/v1/mgmt/agents/{agent_id}/binding", json={"mode": "socket"})

@@ -5,6 +5,7 @@ buttons); everything stops at the end."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -35,6 +36,26 @@ def test_the_demo_person_owns_the_bridged_agent_and_all_stops(tmp_path: Path) ->
     for url in (hub, talkie):
         with pytest.raises(httpx.TransportError):
             httpx.get(url, timeout=2, trust_env=False)
+
+
+def test_the_demo_agent_confirms_a_schedule_the_person_asks_for(tmp_path: Path) -> None:
+    with cuckoo_demo(tmp_path) as demo:
+        auth = {"Authorization": f"Bearer {demo.session_token}"}
+        path = f"{demo.hub_url}/v1/client/conversations/{demo.conversation_id}/schedules"
+        cadence = {"repeat": "weekdays", "time": "08:00", "timezone": "Europe/Prague"}
+        asked = httpx.post(
+            path,
+            json={"instruction": "What meetings do I have today?", "cadence": cadence},
+            headers=auth,
+            trust_env=False,
+        )
+        assert asked.status_code == 201, asked.text
+        for _ in range(100):
+            listed = httpx.get(path, headers=auth, trust_env=False).json()["schedules"]
+            if listed[0]["status"] == "active":
+                break
+            time.sleep(0.1)
+        assert listed[0]["status"] == "active"  # the bridge confirmed it
 
 
 def test_without_a_terminal_a_scripted_conversation_shows_the_card_and_buttons(

@@ -113,12 +113,19 @@ def receivers() -> Any:
 def chat_with(
     hub: str, people: Callable[[], Person], backends: Callable[..., AgentBackend]
 ) -> Callable[..., Any]:
-    """`await chat_with(handler=…, ack=…, connect=True)`: a person, an agent, a chat."""
+    """`await chat_with(handler=…, ack=…, connect=True, schedules=False)`: a person, an agent
+    (running schedules if `schedules`), a chat."""
 
-    async def make(handler: Handler | None = None, *, connect: bool = True, **options: Any) -> Chat:
+    async def make(
+        handler: Handler | None = None,
+        *,
+        connect: bool = True,
+        schedules: bool = False,
+        **options: Any,
+    ) -> Chat:
         owner = people()
         person = people()
-        agent = await owner.create_agent(handle(), "Peer Agent")
+        agent = await owner.create_agent(handle(), "Peer Agent", supports_schedules=schedules)
         _binding, secret = await owner.bind(agent["id"], "socket")
         conversation_id = await open_conversation(person, owner, agent["id"])
         backend = backends(secret, handler=handler, **options)

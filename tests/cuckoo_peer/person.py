@@ -103,10 +103,10 @@ class Person:
 
     # --- management ----------------------------------------------------------------------------
 
-    async def create_agent(self, handle: str, display_name: str) -> dict[str, Any]:
-        answer = await self.http.post(
-            "/v1/mgmt/agents", json={"handle": handle, "display_name": display_name}
-        )
+    async def create_agent(self, handle: str, display_name: str, **fields: Any) -> dict[str, Any]:
+        """A new agent of this person's (`fields`: more of its settings, `supports_schedules`)."""
+        body = {"handle": handle, "display_name": display_name, **fields}
+        answer = await self.http.post("/v1/mgmt/agents", json=body)
         assert answer.status_code in (200, 201), answer.text
         body = answer.json()
         return dict(body.get("agent", body))

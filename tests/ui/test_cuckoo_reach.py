@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Button, Input, OptionList
 
 from talkie_tui.backends.cuckoo import sign_in
 from talkie_tui.backends.cuckoo.backend import CuckooBackend, connect
@@ -211,6 +211,39 @@ async def test_a_pairing_code_on_the_command_line_adds_the_agent_and_offers_its_
         )
         assert said["data"]["conversation"]["id"] == conversation_id
         await until(pilot, lambda: conversation_id in listed_ids(chat), timeout=15)
+
+
+async def test_find_agents_in_the_thread_lists_header_by_mouse_and_by_keys(
+    reaching: Reaching, tmp_path: Path
+) -> None:
+    owner = await reaching.person()
+    _listed_id, listed_peer = await reaching.agent(
+        owner.user_id, "Listed Helper", description="Helps anyone", listed=True
+    )
+    person = await reaching.person()
+    await reaching.agent(person.user_id, "My Own Bot")
+    backend = await reaching.backend(person)
+    app = app_on(backend, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready_chat(app, pilot)
+        await until(pilot, lambda: len(listed_ids(chat)) == 1, timeout=15)
+        find = chat.query_one("#thread-find", Button)
+        await until(pilot, lambda: find.region.height == 1)
+        assert "Find agents" in screen_text(app)
+
+        await pilot.press("ctrl+b", "f")  # the keys: from the composer to the list, then f
+        await until(pilot, lambda: isinstance(app.screen, CatalogueScreen))
+        await until(pilot, lambda: "Helps anyone" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is chat)
+
+        await pilot.click("#thread-find")  # the mouse
+        await until(pilot, lambda: isinstance(app.screen, CatalogueScreen))
+        await choose(pilot, CatalogueScreen, "0")
+        await until(pilot, lambda: len(listed_ids(chat)) == 2, timeout=15)
+        await listed_peer.wait_event(lambda e: e["type"] == "conversation.joined")
+        # What is typed next goes to the agent just added, not to the list's keys.
+        await until(pilot, lambda: chat.composer.has_focus)
 
 
 async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(

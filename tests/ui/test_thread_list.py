@@ -138,6 +138,28 @@ async def test_keys_post_messages() -> None:
         assert tl.filter_input.has_focus
 
 
+async def test_find_agents_is_offered_only_where_the_server_lists_agents() -> None:
+    app = ThreadListApp(sample_threads())
+    async with app.run_test() as pilot:
+        tl = app.thread_list
+        find = tl.query_one("#thread-find", Button)
+        tl.options.focus()
+        await pilot.press("f")  # a server without a catalogue: nothing
+        await pilot.pause()
+        assert not find.display or find.region.height == 0
+        assert app.posted == []
+
+        tl.finds_agents = True  # a hub's catalogue: the button shows, and `f` asks too
+        await pilot.pause()
+        assert find.region.height == 1
+        assert "Find agents" in str(find.label)
+        await pilot.press("f")
+        await pilot.click("#thread-find")
+        await pilot.pause()
+        kinds = [type(m).__name__ for m in app.posted]
+        assert kinds == ["FindAgentsRequested", "FindAgentsRequested"]
+
+
 async def test_down_from_the_filter_opens_the_first_result_not_a_new_thread() -> None:
     """↓ Enter from the filter opens the best match; "+ New thread" is a button, not a row."""
     app = ThreadListApp(sample_threads())
@@ -203,6 +225,16 @@ async def test_five_thousand_threads_are_listed_and_filtered() -> None:
 def test_snapshot_thread_list(snap_compare) -> None:
     async def prepare(pilot) -> None:  # type: ignore[no-untyped-def]
         steady_cursor(pilot.app)
+        pilot.app.thread_list.highlight_thread("t2")
+        await pilot.pause()
+
+    assert snap_compare(ThreadListApp(sample_threads()), terminal_size=(60, 18), run_before=prepare)
+
+
+def test_snapshot_thread_list_on_a_server_that_lists_agents(snap_compare) -> None:
+    async def prepare(pilot) -> None:  # type: ignore[no-untyped-def]
+        steady_cursor(pilot.app)
+        pilot.app.thread_list.finds_agents = True
         pilot.app.thread_list.highlight_thread("t2")
         await pilot.pause()
 

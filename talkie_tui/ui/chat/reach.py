@@ -53,6 +53,9 @@ class ReachHost(TapHost, Protocol):
     def action_new_thread(self) -> None:
         """Leave the conversation on screen for a new thread."""
 
+    def action_focus_composer(self) -> None:
+        """Put the cursor in the composer."""
+
 
 def _mute_words(hours: float) -> str:
     if hours < 24:
@@ -150,6 +153,9 @@ class Reach:
     def _open(self, conversation_id: str) -> None:
         self._host.refresh_threads()
         self._host.open_thread(conversation_id)
+        # What is typed next is for the agent just added, even when the thread list's
+        # "Find agents" had the focus (its keys would start a thread or search again).
+        self._host.action_focus_composer()
 
     # --- a pairing code ------------------------------------------------------------------
 

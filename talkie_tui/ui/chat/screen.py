@@ -263,6 +263,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
         self.composer.offer_paths = self.attachments.offered
         self.transcript.replies_offered = self.replies.offered
         self.transcript.pages_back = self.earlier.offered
+        self.query_one(ThreadList).finds_agents = self.reach.offered
         self.composer.focus()
         self.post_message(self.Ready(self))
         self.status.load()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from talkie_tui.ui.chat.opening import ThreadOpening
+    from talkie_tui.ui.chat.reach import Reach
     from talkie_tui.ui.chat.sidebar import Sidebar
     from talkie_tui.ui.chat.threads import Threads
     from talkie_tui.ui.widgets.thread_list import ThreadList
@@ -25,6 +26,7 @@ class ThreadKeys:
     threads: Threads
     sidebar: Sidebar
     opening: ThreadOpening
+    reach: Reach
 
     def action_new_thread(self) -> None:
         """Start a new thread."""
@@ -33,6 +35,11 @@ class ThreadKeys:
     def on_thread_list_new_requested(self, event: ThreadList.NewRequested) -> None:
         """The list's "New thread"."""
         self.action_new_thread()
+
+    def on_thread_list_find_agents_requested(self, event: ThreadList.FindAgentsRequested) -> None:
+        """The list's "Find agents": the server's catalogue."""
+        event.stop()
+        self.reach.find_agents()
 
     def on_thread_list_search_requested(self, event: ThreadList.SearchRequested) -> None:
         """The person searched the messages of their threads."""

@@ -68,6 +68,19 @@ class _ThreadMessage(Message):
         return self.thread_list
 
 
+class _ListMessage(Message):
+    """A message about the list as a whole (a button of its header)."""
+
+    def __init__(self, thread_list: ThreadList) -> None:
+        super().__init__()
+        self.thread_list = thread_list
+
+    @property
+    def control(self) -> ThreadList:
+        """The list that posted the message."""
+        return self.thread_list
+
+
 class ThreadList(Widget):
     """A filter box and a "+ New thread" button above an `OptionList` of threads (only
     threads and search results are rows, so ↓ from the filter reaches the first result); posts
@@ -76,6 +89,7 @@ class ThreadList(Widget):
     HELP_GROUP = N_("Thread list")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_thread", N_("New thread")),
+        Binding("f", "find_agents", N_("Find agents")),
         Binding("delete", "delete_thread", N_("Delete thread")),
         Binding("slash", "focus_filter", N_("Filter threads")),
         Binding("down", "focus_list", N_("From the filter to the list"), show=False),
@@ -88,30 +102,18 @@ class ThreadList(Widget):
     class DeleteRequested(_ThreadMessage):
         """The user asked to delete a thread (the screen confirms first)."""
 
-    class SearchRequested(Message):
+    class SearchRequested(_ListMessage):
         """The filter stayed still long enough: the server is to search the messages."""
 
         def __init__(self, thread_list: ThreadList, query: str) -> None:
-            super().__init__()
-            self.thread_list = thread_list
+            super().__init__(thread_list)
             self.query = query
 
-        @property
-        def control(self) -> ThreadList:
-            """The list that posted the message."""
-            return self.thread_list
-
-    class NewRequested(Message):
+    class NewRequested(_ListMessage):
         """The user asked for a new thread."""
 
-        def __init__(self, thread_list: ThreadList) -> None:
-            super().__init__()
-            self.thread_list = thread_list
-
-        @property
-        def control(self) -> ThreadList:
-            """The list that posted the message."""
-            return self.thread_list
+    class FindAgentsRequested(_ListMessage):
+        """The user asked for the server's catalogue of agents ("Find agents")."""
 
     def __init__(
         self,
@@ -140,10 +142,20 @@ class ThreadList(Widget):
         )
         self.options = OptionList(markup=False, id="thread-options")
 
+    @property
+    def finds_agents(self) -> bool:
+        """The server lists agents to add (a hub's catalogue): "Find agents" is shown."""
+        return self.has_class("-finds-agents")
+
+    @finds_agents.setter
+    def finds_agents(self, offered: bool) -> None:
+        self.set_class(offered, "-finds-agents")
+
     def compose(self) -> ComposeResult:
-        """The filter box, the new-thread button, then the list."""
+        """The filter box, the new-thread and find-agents buttons, then the list."""
         yield self.filter_input
         yield Button(Content(_("+ New thread")), id="thread-new", compact=True)
+        yield Button(Content(_("@ Find agents")), id="thread-find", compact=True)
         yield self.options
 
     def on_mount(self) -> None:
@@ -317,8 +329,15 @@ class ThreadList(Widget):
         event.stop()
         self.post_message(self.NewRequested(self))
 
+    @on(Button.Pressed, "#thread-find")
+    def _find_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.FindAgentsRequested(self))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Let Esc and Down pass on unless the filter box has something to do with them."""
+        if action == "find_agents":
+            return self.finds_agents
         if action == "clear_filter":
             return self.filter_input.has_focus and bool(self.filter_input.value)
         if action == "focus_list":
@@ -330,6 +349,10 @@ class ThreadList(Widget):
     def action_new_thread(self) -> None:
         """Ask for a new thread."""
         self.post_message(self.NewRequested(self))
+
+    def action_find_agents(self) -> None:
+        """Ask for the catalogue of agents."""
+        self.post_message(self.FindAgentsRequested(self))
 
     def action_delete_thread(self) -> None:
         """Ask to delete the highlighted thread."""

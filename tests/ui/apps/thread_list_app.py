@@ -62,5 +62,6 @@ class ThreadListApp(App[None]):
     @on(ThreadList.Selected)
     @on(ThreadList.DeleteRequested)
     @on(ThreadList.NewRequested)
+    @on(ThreadList.FindAgentsRequested)
     def _record(self, event: Message) -> None:
         self.posted.append(event)
