@@ -70,6 +70,7 @@ class ConversationFollower:
     _stop_requested: bool
     _sending: bool
     _waiting_notice: tuple[Turn, NoticePart] | None  # the notice that the reply comes later
+    _read_up_to: str | None  # the newest message the hub was told the person has seen
 
     @property
     def thread_id(self) -> str | None:
@@ -106,6 +107,20 @@ class ConversationFollower:
                         updates.insert(0, CuckooUpdate(self._clear_waiting_notice()))
                     for update in updates:
                         yield update
+                    if isinstance(item, MessagePush):
+                        await self.mark_read()
+
+    async def mark_read(self) -> None:
+        """Tell the hub the person has seen the conversation on screen up to its newest
+        message, so its unread count goes (here and on their other devices)."""
+        conversation_id, newest = self.thread_id, self._newest_id()
+        if conversation_id is None or newest is None or newest == self._read_up_to:
+            return
+        try:
+            await self.client.read(conversation_id, newest)
+        except TalkieError:
+            return  # only a count: not worth a word to the person, and the next look tries again
+        self._read_up_to = newest
 
     # --- following -----------------------------------------------------------------------
 

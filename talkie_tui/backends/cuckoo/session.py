@@ -122,6 +122,7 @@ class CuckooSession(ConversationFollower):
         self.settle_seconds = SETTLE_SECONDS if settle_seconds is None else settle_seconds
         self._sent_ids: dict[str, str] = {}  # idempotency key -> the hub's message id
         self._lost = False
+        self._read_up_to: str | None = None
         self._stop_requested = False
         self._sending = False
         self._subscription: Subscription | None = None
@@ -160,6 +161,7 @@ class CuckooSession(ConversationFollower):
         self.conversation = conversation
         self._sent_ids.clear()
         self.mark_trimmed()
+        await self.mark_read()
         return conversation
 
     def prepare(
@@ -259,6 +261,7 @@ class CuckooSession(ConversationFollower):
                 yield CuckooUpdate(self.conversation.adopt_sent(turn, message))
                 async for update in self._follow(subscription, outgoing):
                     yield update
+            await self.mark_read()
         finally:
             self._subscription = None
             subscription.close()

@@ -68,6 +68,7 @@ class ThreadOpening:
             )
             return
         self._show(conversation, thread_id, message_id)
+        host.threads.seen(thread_id)  # read now (a hub was told so as it loaded)
         if then_compose:
             host.composer.focus()
         await host.decisions.refresh_open(conversation)
@@ -82,7 +83,6 @@ class ThreadOpening:
             host.notify(_("Stop the answer first (Esc)."), severity="warning", markup=False)
             return
         host.session = self._backend.new_session()
-        host.live.forget()  # the thread left is followed no more
         self._show(host.session.conversation, NEW)
         host.reach.shown()
         host.composer.focus()
@@ -90,6 +90,9 @@ class ThreadOpening:
     def _show(self, conversation: Conversation, thread: str, message_id: str | None = None) -> None:
         """Show `conversation` in place of the thread left, with what is kept of it."""
         host = self._host
+        # The thread left is followed no more; the one shown is once it is open (a session
+        # that loads another thread is the same object, so following must start anew).
+        host.live.forget()
         host.sending.request = None
         host.replies.cancel()  # it answered a message of the thread left
         host.outbox.restore(conversation, thread)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from talkie_tui.ui.chat.replies import Replies
     from talkie_tui.ui.chat.status import ServerStatus
     from talkie_tui.ui.chat.steering import Steering
+    from talkie_tui.ui.chat.threads import Threads
 
 __all__ = ["ChatParts"]
 
@@ -39,4 +40,5 @@ class ChatParts(Protocol):
     replies: Replies
     status: ServerStatus
     steering: Steering
+    threads: Threads
     voice: CallController

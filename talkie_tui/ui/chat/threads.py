@@ -68,6 +68,11 @@ class Threads:
         open_id = self._host.session.thread_id
         if open_id is not None and any(thread.id == open_id for thread in threads):
             thread_list.highlight_thread(open_id)
+            thread_list.seen(open_id)
+
+    def seen(self, thread_id: str) -> None:
+        """The thread on screen is being read: its unread count leaves the list."""
+        self._list().seen(thread_id)
 
     def search(self, query: str) -> None:
         """Ask the server for messages matching `query`; the list shows what it finds."""

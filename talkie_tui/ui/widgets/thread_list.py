@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from talkie_tui.backends.base import SearchHit
+from talkie_tui.backends.parts.threads import MarkedThread
 from talkie_tui.chat.vocabulary import Thread
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.widgets.thread_rows import (
@@ -188,6 +189,16 @@ class ThreadList(Widget):
         self._entries = [_Entry(t) for t in threads]
         if self.is_mounted:
             self._rebuild()
+
+    def seen(self, thread_id: str) -> None:
+        """The person is reading `thread_id`: its unread count leaves the list."""
+        for entry in self._entries:
+            thread = entry.thread
+            if thread.id == thread_id and isinstance(thread, MarkedThread) and thread.unread:
+                entry.thread = thread.model_copy(update={"unread": 0})
+                entry.option = None  # drawn again with the count gone
+                if self.is_mounted:
+                    self._rebuild()
 
     @property
     def hits(self) -> list[SearchHit]:
