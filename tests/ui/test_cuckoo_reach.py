@@ -211,6 +211,10 @@ async def test_a_pairing_code_on_the_command_line_adds_the_agent_and_offers_its_
         )
         assert said["data"]["conversation"]["id"] == conversation_id
         await until(pilot, lambda: conversation_id in listed_ids(chat), timeout=15)
+        # Said: the starters go, and with them their bubble (nothing else was in it).
+        starters = chat.transcript.turn_view(turns[0])
+        assert starters is not None
+        await until(pilot, lambda: not view.display and not starters.display)
 
 
 async def test_find_agents_in_the_thread_lists_header_by_mouse_and_by_keys(

@@ -473,9 +473,11 @@ class Transcript(RepaintedByLayout, MessageCursor):
         for turn in reversed(self._conversation.turns):
             view = self._turn_views.get(id(turn))
             if view is not None:
-                for part_view in view.views.values():
-                    if isinstance(part_view, QuickRepliesView):
-                        part_view.retire(answered)
+                chips = [v for v in view.views.values() if isinstance(v, QuickRepliesView)]
+                for part_view in chips:
+                    part_view.retire(answered)
+                # A turn of chips alone (a hub agent's starters) would be an empty bubble.
+                view.set_class(answered and len(chips) == len(view.views) > 0, "-retired")
             answered = answered or turn.role == "user"
 
     def view_of_part(self, part: Part) -> Widget | None:
