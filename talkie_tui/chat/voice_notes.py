@@ -7,9 +7,12 @@ as `[voice note 0:07]`. An audio file without a length is a plain file.
 
 from __future__ import annotations
 
-from talkie_tui.chat.turns import AttachmentPart
+from collections.abc import Iterable
 
-__all__ = ["is_voice_note", "voice_length"]
+from talkie_tui.chat.turns import AttachmentPart, Part
+from talkie_tui.i18n import _
+
+__all__ = ["is_voice_note", "quoted_files", "voice_length"]
 
 
 def is_voice_note(part: AttachmentPart) -> bool:
@@ -24,3 +27,13 @@ def voice_length(duration_ms: int) -> str:
         seconds = max(1, seconds)  # a note of a few milliseconds is not "0:00"
     minutes, seconds = divmod(seconds, 60)
     return f"{minutes}:{seconds:02d}"
+
+
+def quoted_files(parts: Iterable[Part]) -> str:
+    """What a reply quotes of a message without words: its voice note ("voice note 0:07") or
+    its files' names; "" when it has neither."""
+    files = [part for part in parts if isinstance(part, AttachmentPart)]
+    notes = [part for part in files if is_voice_note(part)]
+    if notes:
+        return _("voice note {length}").format(length=voice_length(notes[0].duration_ms or 0))
+    return ", ".join(part.filename for part in files)

@@ -178,5 +178,6 @@ async def test_the_demo_agent_answers_a_voice_note_with_its_own(
             assert reply.duration_ms is not None and reply.duration_ms > 1000
             assert len(reply.waveform) == 64
             await until(pilot, lambda: "Thank you for your voice note of 0:01" in screen_text(app))
+            assert "↱ You: voice note 0:01" in screen_text(app)  # what the answer replies to
     finally:
         await backend.aclose()

@@ -33,6 +33,7 @@ from talkie_tui.chat.turns import (
     Turn,
     TurnState,
 )
+from talkie_tui.chat.voice_notes import quoted_files
 from talkie_tui.i18n import _
 from talkie_tui.protocol.cuckoo.models import Attachment, Message, Page, Participant
 from talkie_tui.protocol.cuckoo.pushes import (
@@ -266,7 +267,9 @@ class CuckooConversation(Conversation):
             )
             if reply.sender_kind not in ("user", "agent"):
                 role = None
-            parts.append(ReplyPart(reply.id, role, reply.text_preview))
+            quoted = self._by_id.get(reply.id)
+            preview = reply.text_preview or (quoted_files(quoted.parts) if quoted else "")
+            parts.append(ReplyPart(reply.id, role, preview))
         if text or message.streaming:
             parts.append(TextPart(message.id, [text] if text else [], done=not message.streaming))
         parts.extend(attachment_part(attachment) for attachment in message.body.attachments)
