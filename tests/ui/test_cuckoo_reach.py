@@ -326,11 +326,13 @@ async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(
         await until(pilot, lambda: chat.session.conversation.turns[0].id == BLOCKED_ID, 15)
         await until(pilot, lambda: "You blocked this agent" in screen_text(app))
         assert chat.composer.read_only
+        assert chat.has_class("-agent-blocked")  # no "away: delivered when it is back" line
 
         # Archived: out of the list, found under "Archived", and it opens from there.
         chat.open_thread(mine)
         await until(pilot, lambda: chat.session.thread_id == mine)
         await until(pilot, lambda: not chat.composer.read_only)
+        assert not chat.has_class("-agent-blocked")
         app.action_contact()
         await choose(pilot, ContactScreen, "archive")
         await until(pilot, lambda: mine not in listed_ids(chat), timeout=15)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from talkie_tui.backends.parts.reach import MUTE_CHOICES, ReachesAgents
 from talkie_tui.chat.turns import NoticePart, QuickRepliesPart, Turn
@@ -55,6 +55,9 @@ class ReachHost(TapHost, Protocol):
 
     def action_focus_composer(self) -> None:
         """Put the cursor in the composer."""
+
+    def set_class(self, add: bool, *class_names: str, update: bool = True) -> Self:
+        """Add or remove the screen's classes (a blocked agent's conversation is styled so)."""
 
 
 def _mute_words(hours: float) -> str:
@@ -393,8 +396,14 @@ class Reach:
 
     def _unblock_composer(self) -> None:
         if self._blocked_composer:
-            self._blocked_composer = False
-            self._host.composer.read_only = False
+            self._set_blocked(False)
+
+    def _set_blocked(self, blocked: bool) -> None:
+        """The composer takes no message while the agent is blocked, and the line saying the
+        agent is away (and what is sent waits for it) is not shown: nothing is sent."""
+        self._blocked_composer = blocked
+        self._host.composer.read_only = blocked
+        self._host.set_class(blocked, "-agent-blocked")
 
     async def _opening(self, reach: AgentReach, conversation_id: str) -> None:
         try:
@@ -414,8 +423,7 @@ class Reach:
             text = _("You blocked this agent: it takes no messages. Ctrl+P → Contact unblocks it.")
             notice = NoticePart(text, level="warning", code="blocked")
             turns.insert(0, Turn(BLOCKED_ID, "assistant", [notice], author=name))
-            self._blocked_composer = True
-            self._host.composer.read_only = True
+            self._set_blocked(True)
         elif opening.starters and not any(t.id.startswith("msg_") for t in turns):
             starters = QuickRepliesPart(list(opening.starters))
             turns.insert(0, Turn(STARTERS_ID, "assistant", [starters], author=name))
