@@ -143,7 +143,6 @@ class TokenSocket:
     ) -> None:
         check_socket_url(url, allow_plain=options.get("allow_plain", False))
         self.url = url
-        self.tokens = tokens
         trust = options.get("ssl_context_")
         line = SocketLine(
             url,
@@ -159,6 +158,17 @@ class TokenSocket:
             line, self, dead_after=dead_after, idle=idle, wanted=self._wanted
         )
         self._attempts = TokenAttempts(tokens, self._open, refusals)
+
+    @property
+    def tokens(self) -> TokenSource | None:
+        """Where each attempt's bearer comes from."""
+        return self._attempts.tokens
+
+    @tokens.setter
+    def tokens(self, tokens: TokenSource | None) -> None:
+        """A new sign-in: the next attempt (and a new token after a 401) comes from it."""
+        self._attempts.tokens = tokens
+        self._attempts.refreshed = False
 
     @property
     def state(self) -> LineState:
