@@ -9,17 +9,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from talkie_tui.config.paths import data_dir
-
 Row = dict[str, Any]
 
 
-def database_file(chosen: Path | None, default_name: str) -> Path:
-    """The SQLite file a server uses: `chosen` (`--db`), or `default_name` in talkie's data
-    folder (inside `TALKIE_HOME` when that is set, as everything else talkie keeps)."""
-    if chosen is not None:
-        return Path(chosen)
-    return data_dir() / default_name
+def database_file(chosen: Path | None, default: Path) -> Path:
+    """The SQLite file a server uses: `chosen` (`--db`), or its `default` (in talkie's data
+    folder, which its configuration knows)."""
+    return Path(chosen) if chosen is not None else default
 
 
 def folder_beside(chosen: Path | None, database: Path, suffix: str) -> Path:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from talkie_tui.config.paths import data_dir as talkie_data_dir
 from talkie_tui.devserver.common.sqlite import database_file, folder_beside
 
 MIB = 1024 * 1024
@@ -86,7 +87,7 @@ class HubConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        return database_file(self.db_path, "cuckoo-hub.sqlite3")
+        return database_file(self.db_path, talkie_data_dir() / "cuckoo-hub.sqlite3")
 
     def resolved_data_dir(self) -> Path:
         """The folder of media bytes: `data_dir`, or `<db stem>-media` beside the database."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from talkie_tui.config.paths import data_dir as talkie_data_dir
 from talkie_tui.devserver.common.sqlite import database_file, folder_beside
 
 MIB = 1024 * 1024
@@ -44,7 +45,7 @@ class GatewayConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        return database_file(self.db_path, "minara-gateway.sqlite3")
+        return database_file(self.db_path, talkie_data_dir() / "minara-gateway.sqlite3")
 
     def resolved_data_dir(self) -> Path:
         """The folder of uploaded files: `data_dir`, or `<db stem>-files` beside the database."""

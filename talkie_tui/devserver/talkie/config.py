@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from talkie_tui.config.paths import data_dir as talkie_data_dir
 from talkie_tui.devserver.common.sqlite import database_file
 
 
@@ -45,4 +46,4 @@ class ServerConfig:
 
     def resolved_db_path(self) -> Path:
         """The SQLite file to use: `db_path`, or one in the user data directory."""
-        return database_file(self.db_path, "devserver.sqlite3")
+        return database_file(self.db_path, talkie_data_dir() / "devserver.sqlite3")
