@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
-import httpx
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -266,6 +265,8 @@ class TalkieApp(CrashGuard):
 
     def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""
+        import httpx  # loaded by the connection already; the picker starts without it
+
         settings = self.settings
         on_this_computer = is_loopback_host(httpx.URL(origin).host)
         return VoiceOptions(

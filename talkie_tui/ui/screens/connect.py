@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
-import httpx
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -39,7 +38,7 @@ from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signin.prompts import ScreenPrompts
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.logo import LogoView
-from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
+from talkie_tui.ui.widgets.split_row import SplitRow, one_line
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
@@ -63,6 +62,8 @@ def _hint_for(error: TalkieError) -> str:
 
 def _place(address: str) -> str:
     """The origin an address names (`crm.example.com` is https), to tell two apart."""
+    import httpx  # with the first address read: the picker starts without it (issue 24)
+
     text = address.strip()
     try:
         return origin_of(text if "://" in text else f"https://{text}")
