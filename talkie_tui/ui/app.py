@@ -22,6 +22,7 @@ from talkie_tui.ui.chat.hub_commands import HubCommands
 from talkie_tui.ui.chat.type_ahead import TypeAhead
 from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
+from talkie_tui.ui.screens.joining import JoiningScreen
 from talkie_tui.ui.signin.controller import SignInController
 from talkie_tui.ui.support.crash import CrashGuard
 from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
@@ -73,6 +74,10 @@ def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
 def _import_chat_screen() -> None:
     from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
+
+SENT_AT_THE_LATEST = 1.0
+"""Seconds after which keys typed ahead behind an Enter go into the composer even if that Enter
+sent nothing (a message over the server's limit stays in the composer)."""
 
 # Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
 _CHAT_ACTIONS = frozenset(
@@ -193,8 +198,8 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if _is_chat(screen):
-            return True  # mounting: its composer takes the keys once ready
+        if _is_chat(screen) or isinstance(screen, JoiningScreen):
+            return True  # mounting, or drawn ahead: the composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
         return screen is self.default_screen
@@ -202,9 +207,20 @@ class TalkieApp(CrashGuard):
     def on_chat_screen_ready(self, event: ChatScreen.Ready) -> None:
         """The chat's composer is there: the keys typed meanwhile go into it."""
         self.type_ahead.release(event.chat.composer)
+        self._follow_the_message()
         if self._pair_code:
             code, self._pair_code = self._pair_code, None
             event.chat.reach.add_by_code(code)
+
+    def on_composer_submitted(self) -> None:
+        """A message left the composer (the chat has handled it): what was typed after its
+        Enter goes into the composer now."""
+        self.type_ahead.sent()
+        self._follow_the_message()
+
+    def _follow_the_message(self) -> None:
+        if self.type_ahead.waiting:  # keys typed after an Enter: they follow its message
+            self.set_timer(SENT_AT_THE_LATEST, self.type_ahead.flush)
 
     def on_mount(self) -> None:
         if self.backend is not None:
@@ -212,6 +228,7 @@ class TalkieApp(CrashGuard):
         else:
             self.push_screen(self._connect_screen(self._address))
             if self._address is not None:
+                self._draw_first(self._address)
                 # Drawn first, the connect screen asks the server; meanwhile (the request is
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
@@ -229,6 +246,25 @@ class TalkieApp(CrashGuard):
             settings=self.settings,
             tokens_belong_to=self._address,
         )
+
+    def _draw_first(self, address: str) -> None:
+        """A known server's chat is drawn at once from the known-servers file, over the
+        connect screen that reaches the server (issue 24: draw first, fetch after)."""
+        entry = self.known.find(address)
+        if entry is not None and self.type_ahead.waiting:
+            joining = JoiningScreen(entry.label, address, self.type_ahead)
+            self.push_screen(joining, self._stopped_joining)
+
+    def _stopped_joining(self, stop: bool | None) -> None:
+        """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""
+        if stop and isinstance(self.screen, ConnectScreen):
+            self.screen.action_stop()
+
+    @on(ConnectScreen.Failed)
+    def _failed(self) -> None:
+        """The chat drawn ahead gives way to the connect screen, which says what failed."""
+        if isinstance(self.screen, JoiningScreen):
+            self.pop_screen()
 
     @on(ConnectScreen.Connected)
     def _connected(self, event: ConnectScreen.Connected) -> None:
@@ -256,6 +292,8 @@ class TalkieApp(CrashGuard):
             drafts_file=self._drafts_file,
         )
         self._initial_thread_id = None
+        if isinstance(self.screen, JoiningScreen):
+            self.pop_screen()  # the chat takes the place of the one drawn ahead
         if isinstance(self.screen, ConnectScreen):
             self.switch_screen(screen)
         else:

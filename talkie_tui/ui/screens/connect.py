@@ -114,6 +114,10 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
             """The talkie/1 client, for a Talkie server (None for the others)."""
             return self.backend.client if backends.is_talkie(self.backend) else None
 
+    class Failed(Message):
+        """An attempt ended without a chat: the status line says why (a chat drawn before
+        the server answered gives way to it)."""
+
     def __init__(
         self,
         address: str | None = None,
@@ -225,7 +229,9 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
         else:
             self.address_input.focus()
         if self.initial_address:
-            self.start_connect(self.initial_address)
+            # After the screen on top is drawn (a chat drawn ahead, `JoiningScreen`): the
+            # first steps of reaching a server load its protocol's code, which takes a while.
+            self.call_after_refresh(self.start_connect, self.initial_address)
 
     def refresh_known(self) -> None:
         """Show the known servers (and their sign-in state) as they are now."""
@@ -354,12 +360,13 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
             )
         except SignInFailed as failed:  # the server answered, then the sign-in failed
             self._show_error(failed.error)
-            return
+            reached = None
         except Exception as error:  # every failure becomes words on the status line
             self._show_error(error)
+            reached = None
+        if reached is None:  # the sign-in said why, or the status line does
+            self.post_message(self.Failed())
             return
-        if reached is None:
-            return  # the sign-in said why
         backend, sign_in = reached
         self._connected = True
         self._set_status(_("Connected to {name}.").format(name=backend.info.name), kind="info")
