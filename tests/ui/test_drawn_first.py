@@ -108,8 +108,9 @@ async def test_escape_on_the_chat_drawn_first_stops_connecting(
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: joining(app))
         await until(pilot, lambda: isinstance(app.screen_stack[-2], ConnectScreen))
-        connect = app.screen_stack[-2]
-        assert isinstance(connect, ConnectScreen)
+        below = app.screen_stack[-2]
+        assert isinstance(below, ConnectScreen)
+        connect: ConnectScreen = below
         await until(pilot, lambda: connect.busy)
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is connect and not connect.busy)
