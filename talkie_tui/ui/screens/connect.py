@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from textual import on
 from textual.app import ComposeResult
@@ -32,7 +33,6 @@ from talkie_tui.backends.signing import SignIn, SignInFailed, SignInOptions, rea
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signin.prompts import ScreenPrompts
@@ -45,6 +45,7 @@ __all__ = ["ConnectFunction", "ConnectScreen"]
 ConnectFunction = Callable[..., Awaitable[Any]]
 """How a Talkie server is discovered: `(address, *, tokens, allow_private_http,
 accepted_origins) -> TalkieClient` (tests give a fixed server's)."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _SPIN_SECONDS = 0.08
 _HINTS = {
@@ -61,14 +62,23 @@ def _hint_for(error: TalkieError) -> str:
 
 
 def _place(address: str) -> str:
-    """The origin an address names (`crm.example.com` is https), to tell two apart."""
-    import httpx  # with the first address read: the picker starts without it (issue 24)
+    """The origin an address names (`crm.example.com` is https), to tell two apart.
 
+    Read by the standard library, not httpx (`origin_of`): the screen is made before the
+    first frame, and httpx takes a tenth of a second to load (issue 24). Both sides of a
+    comparison are read here, so they agree."""
     text = address.strip()
     try:
-        return origin_of(text if "://" in text else f"https://{text}")
-    except (ValueError, httpx.InvalidURL):
+        parts = urlsplit(text if "://" in text else f"https://{text}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
         return text
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address
+    scheme = parts.scheme.lower()
+    if port is None or port == _DEFAULT_PORTS.get(scheme):
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
 
 
 def _known_row(entry: KnownServer, *, token_given: bool = False) -> SplitRow:
