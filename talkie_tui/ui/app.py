@@ -29,6 +29,7 @@ from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from talkie_tui.ui.support.native_stderr import native_stderr_to_log
 from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.support.palette import TalkieCommands
+from talkie_tui.ui.support.stylesheets import startup_stylesheets
 
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TalkieApp"]
 
-STYLES = Path(__file__).parent / "styles"
 
 # Textual's own English, shown in the palette (its system commands) and the footer (the
 # palette key): marked here so the catalogs carry it; `_()` translates it where shown.
@@ -58,12 +58,6 @@ TEXTUAL_MESSAGES = (
     N_("Screenshot"),
     N_("Save an SVG 'screenshot' of the current screen"),
 )
-
-
-def _stylesheets() -> list[Path]:
-    """app.tcss first, then every other stylesheet of the UI in name order."""
-    sheets = sorted(STYLES.glob("*.tcss"))
-    return sorted(sheets, key=lambda path: path.name != "app.tcss")
 
 
 def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
@@ -102,7 +96,7 @@ class TalkieApp(CrashGuard):
     """The talkie terminal client."""
 
     TITLE = "talkie"
-    CSS_PATH = _stylesheets()  # type: ignore[assignment]
+    CSS_PATH = startup_stylesheets()  # type: ignore[assignment]  # the chat brings its own
     COMMANDS = App.COMMANDS | {TalkieCommands, HubCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", N_("Help")),
