@@ -69,6 +69,8 @@ def _import_chat_screen() -> None:
     from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
 
+FRAME_OUT = 0.01
+"""Seconds idle after the chat drawn first, for the frame to be written out."""
 SENT_AT_THE_LATEST = 1.0
 """Seconds after which keys typed ahead behind an Enter go into the composer even if that Enter
 sent nothing (a message over the server's limit stays in the composer)."""
@@ -220,9 +222,18 @@ class TalkieApp(CrashGuard):
         if self.backend is not None:
             self._show_chat(self.backend)
         else:
-            self.push_screen(self._connect_screen(self._address))
-            if self._address is not None:
-                self._draw_first(self._address)
+            address = self._address
+            entry = self.known.find(address) if address is not None else None
+            if address is not None and entry is not None:
+                # Draw first, fetch after (issue 24): a known server's chat at once, from the
+                # known-servers file, over the connect screen that reaches the server once
+                # that chat is out (`on_joining_screen_drawn`).
+                self.push_screen(self._connect_screen(None))
+                joining = JoiningScreen(entry.label, address, self.type_ahead)
+                self.push_screen(joining, self._stopped_joining)
+                return
+            self.push_screen(self._connect_screen(address))
+            if address is not None:
                 # Drawn first, the connect screen asks the server; meanwhile (the request is
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
@@ -241,13 +252,22 @@ class TalkieApp(CrashGuard):
             tokens_belong_to=self._address,
         )
 
-    def _draw_first(self, address: str) -> None:
-        """A known server's chat is drawn at once from the known-servers file, over the
-        connect screen that reaches the server (issue 24: draw first, fetch after)."""
-        entry = self.known.find(address)
-        if entry is not None and self.type_ahead.waiting:
-            joining = JoiningScreen(entry.label, address, self.type_ahead)
-            self.push_screen(joining, self._stopped_joining)
+    def on_joining_screen_drawn(self) -> None:
+        """The chat drawn first is out: the connect screen under it asks the server now.
+
+        A moment later: reaching a server first loads its protocol's code, and pydantic
+        builds its validators without letting Textual's writer thread run, so the frame would
+        reach the terminal only after that."""
+        self.set_timer(FRAME_OUT, self._reach_the_server)
+
+    def _reach_the_server(self) -> None:
+        below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
+        if isinstance(self.screen, JoiningScreen) and isinstance(below, ConnectScreen):
+            address = self._address or ""
+            below.address_input.value = address
+            below.start_connect(address)
+            # While the request is out, the chat screen's code loads.
+            self.call_after_refresh(_import_chat_screen)
 
     def _stopped_joining(self, stop: bool | None) -> None:
         """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""

@@ -239,9 +239,7 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
         else:
             self.address_input.focus()
         if self.initial_address:
-            # After the screen on top is drawn (a chat drawn ahead, `JoiningScreen`): the
-            # first steps of reaching a server load its protocol's code, which takes a while.
-            self.call_after_refresh(self.start_connect, self.initial_address)
+            self.start_connect(self.initial_address)
 
     def refresh_known(self) -> None:
         """Show the known servers (and their sign-in state) as they are now."""

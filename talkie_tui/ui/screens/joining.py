@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from talkie_tui.core.sanitize import clean_text
@@ -36,6 +37,9 @@ class JoiningScreen(LocalizedBindings[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop", N_("Stop connecting")),
     ]
+
+    class Drawn(Message):
+        """The screen is drawn whole: what it waits for may start."""
 
     def __init__(self, name: str, address: str, type_ahead: TypeAhead) -> None:
         super().__init__()
@@ -62,6 +66,13 @@ class JoiningScreen(LocalizedBindings[bool]):
         self.show_typed(self._type_ahead.typed())
         header = self.query_one(TalkieHeader)
         self.call_after_refresh(header.watch_state, "connecting")  # once the header is up
+        # Drawn whole once more, once the app has started: Textual drops a frame made while
+        # it starts (one batch of updates), and sends only what changes after.
+        self.app.call_later(self._draw_whole)
+
+    def _draw_whole(self) -> None:
+        self.refresh(layout=True)
+        self.call_after_refresh(self.post_message, self.Drawn())
 
     def on_unmount(self) -> None:
         """The chat (or the connect screen) takes the keys from here on."""
