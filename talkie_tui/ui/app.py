@@ -272,6 +272,7 @@ class TalkieApp(CrashGuard):
     def _stopped_joining(self, stop: bool | None) -> None:
         """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""
         if stop and isinstance(self.screen, ConnectScreen):
+            self.screen.address_input.value = self._address or ""  # asked or not yet
             self.screen.action_stop()
 
     @on(ConnectScreen.Failed)
