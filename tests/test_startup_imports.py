@@ -123,6 +123,8 @@ def test_the_server_picker_imports_no_protocol_wire_and_no_keyring() -> None:
     assert "talkie_tui.ui.screens.connect" in modules
     wires = (*TALKIE_WIRE, *MINARA_WIRE, *CUCKOO_WIRE, "talkie_tui.auth.signin", "keyring")
     assert found(modules, *wires, *NEVER_AT_START) == []
+    # Nor any wire model, nor the HTTP client: the list is drawn from the known-servers file.
+    assert found(modules, "talkie_tui.protocol", "pydantic", "httpx") == []
 
 
 @pytest.mark.parametrize("command", [["--help"], ["servers"]], ids=["help", "servers"])

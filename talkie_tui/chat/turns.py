@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from talkie_tui.protocol.talkie.cards import Card
-from talkie_tui.protocol.talkie.models import Action, OpenLink
+# Only named in annotations: a conversation is built without talkie/1's pydantic models, which
+# a Minara or Cuckoo session (and the server picker) never loads (issue 24).
+if TYPE_CHECKING:
+    from talkie_tui.protocol.talkie.cards import Card
+    from talkie_tui.protocol.talkie.models import Action, OpenLink
 
 __all__ = [
     "ActionPart",

@@ -8,8 +8,11 @@ speaks, so they live here rather than with talkie/1's discovery (`protocol/manif
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
-import httpx
+# httpx comes when an address is first read: the server picker starts without it (issue 24).
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["is_loopback_host", "origin_of"]
 
@@ -29,6 +32,8 @@ def is_loopback_host(host: str) -> bool:
 
 def origin_of(url: httpx.URL | str) -> str:
     """The canonical origin `scheme://host[:port]` of a URL (default ports dropped)."""
+    import httpx
+
     url = httpx.URL(url)
     host = url.host
     if ":" in host:

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
-import httpx
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -23,12 +22,14 @@ from talkie_tui.ui.chat.hub_commands import HubCommands
 from talkie_tui.ui.chat.type_ahead import TypeAhead
 from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
+from talkie_tui.ui.screens.joining import JoiningScreen
 from talkie_tui.ui.signin.controller import SignInController
 from talkie_tui.ui.support.crash import CrashGuard
 from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from talkie_tui.ui.support.native_stderr import native_stderr_to_log
 from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.support.palette import TalkieCommands
+from talkie_tui.ui.support.stylesheets import startup_stylesheets
 
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TalkieApp"]
 
-STYLES = Path(__file__).parent / "styles"
 
 # Textual's own English, shown in the palette (its system commands) and the footer (the
 # palette key): marked here so the catalogs carry it; `_()` translates it where shown.
@@ -60,12 +60,6 @@ TEXTUAL_MESSAGES = (
 )
 
 
-def _stylesheets() -> list[Path]:
-    """app.tcss first, then every other stylesheet of the UI in name order."""
-    sheets = sorted(STYLES.glob("*.tcss"))
-    return sorted(sheets, key=lambda path: path.name != "app.tcss")
-
-
 def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
     """Whether `screen` is a chat screen, without importing it (the picker never does)."""
     return is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen")
@@ -74,6 +68,12 @@ def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
 def _import_chat_screen() -> None:
     from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
+
+FRAME_OUT = 0.01
+"""Seconds idle after the chat drawn first, for the frame to be written out."""
+SENT_AT_THE_LATEST = 1.0
+"""Seconds after which keys typed ahead behind an Enter go into the composer even if that Enter
+sent nothing (a message over the server's limit stays in the composer)."""
 
 # Palette commands the chat screen offers or hides (`ChatScreen.check_action`).
 _CHAT_ACTIONS = frozenset(
@@ -98,7 +98,7 @@ class TalkieApp(CrashGuard):
     """The talkie terminal client."""
 
     TITLE = "talkie"
-    CSS_PATH = _stylesheets()  # type: ignore[assignment]
+    CSS_PATH = startup_stylesheets()  # type: ignore[assignment]  # the chat brings its own
     COMMANDS = App.COMMANDS | {TalkieCommands, HubCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", N_("Help")),
@@ -194,8 +194,8 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if _is_chat(screen):
-            return True  # mounting: its composer takes the keys once ready
+        if _is_chat(screen) or isinstance(screen, JoiningScreen):
+            return True  # mounting, or drawn ahead: the composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
         return screen is self.default_screen
@@ -203,16 +203,37 @@ class TalkieApp(CrashGuard):
     def on_chat_screen_ready(self, event: ChatScreen.Ready) -> None:
         """The chat's composer is there: the keys typed meanwhile go into it."""
         self.type_ahead.release(event.chat.composer)
+        self._follow_the_message()
         if self._pair_code:
             code, self._pair_code = self._pair_code, None
             event.chat.reach.add_by_code(code)
+
+    def on_composer_submitted(self) -> None:
+        """A message left the composer (the chat has handled it): what was typed after its
+        Enter goes into the composer now."""
+        self.type_ahead.sent()
+        self._follow_the_message()
+
+    def _follow_the_message(self) -> None:
+        if self.type_ahead.waiting:  # keys typed after an Enter: they follow its message
+            self.set_timer(SENT_AT_THE_LATEST, self.type_ahead.flush)
 
     def on_mount(self) -> None:
         if self.backend is not None:
             self._show_chat(self.backend)
         else:
-            self.push_screen(self._connect_screen(self._address))
-            if self._address is not None:
+            address = self._address
+            entry = self.known.find(address) if address is not None else None
+            if address is not None and entry is not None:
+                # Draw first, fetch after (issue 24): a known server's chat at once, from the
+                # known-servers file, over the connect screen that reaches the server once
+                # that chat is out (`on_joining_screen_drawn`).
+                self.push_screen(self._connect_screen(None))
+                joining = JoiningScreen(entry.label, address, self.type_ahead)
+                self.push_screen(joining, self._stopped_joining)
+                return
+            self.push_screen(self._connect_screen(address))
+            if address is not None:
                 # Drawn first, the connect screen asks the server; meanwhile (the request is
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
@@ -230,6 +251,35 @@ class TalkieApp(CrashGuard):
             settings=self.settings,
             tokens_belong_to=self._address,
         )
+
+    def on_joining_screen_drawn(self) -> None:
+        """The chat drawn first is out: the connect screen under it asks the server now.
+
+        A moment later: reaching a server first loads its protocol's code, and pydantic
+        builds its validators without letting Textual's writer thread run, so the frame would
+        reach the terminal only after that."""
+        self.set_timer(FRAME_OUT, self._reach_the_server)
+
+    def _reach_the_server(self) -> None:
+        below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
+        if isinstance(self.screen, JoiningScreen) and isinstance(below, ConnectScreen):
+            address = self._address or ""
+            below.address_input.value = address
+            below.start_connect(address)
+            # While the request is out, the chat screen's code loads.
+            self.call_after_refresh(_import_chat_screen)
+
+    def _stopped_joining(self, stop: bool | None) -> None:
+        """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""
+        if stop and isinstance(self.screen, ConnectScreen):
+            self.screen.address_input.value = self._address or ""  # asked or not yet
+            self.screen.action_stop()
+
+    @on(ConnectScreen.Failed)
+    def _failed(self) -> None:
+        """The chat drawn ahead gives way to the connect screen, which says what failed."""
+        if isinstance(self.screen, JoiningScreen):
+            self.pop_screen()
 
     @on(ConnectScreen.Connected)
     def _connected(self, event: ConnectScreen.Connected) -> None:
@@ -257,6 +307,8 @@ class TalkieApp(CrashGuard):
             drafts_file=self._drafts_file,
         )
         self._initial_thread_id = None
+        if isinstance(self.screen, JoiningScreen):
+            self.pop_screen()  # the chat takes the place of the one drawn ahead
         if isinstance(self.screen, ConnectScreen):
             self.switch_screen(screen)
         else:
@@ -266,6 +318,8 @@ class TalkieApp(CrashGuard):
 
     def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""
+        import httpx  # loaded by the connection already; the picker starts without it
+
         settings = self.settings
         on_this_computer = is_loopback_host(httpx.URL(origin).host)
         return VoiceOptions(

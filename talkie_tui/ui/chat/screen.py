@@ -59,6 +59,7 @@ from talkie_tui.ui.chat.voice_notes import VOICE_NOTE_BINDINGS, VOICE_NOTE_ESCAP
 from talkie_tui.ui.chat.waiting import AnswerWait
 from talkie_tui.ui.support.compositor import LineCompositor
 from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.stylesheets import chat_stylesheets
 from talkie_tui.ui.widgets.activity import ActivityLine
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray
 from talkie_tui.ui.widgets.composer import Composer
@@ -94,6 +95,7 @@ class ChatScreen(  # the mixins hand keys and messages to the controllers
     """Chat with one server's agent."""
 
     HELP_GROUP = N_("Chat screen")
+    CSS_PATH = chat_stylesheets()  # type: ignore[assignment]  # loaded when first shown
     AUTO_FOCUS = "#composer"  # not Textual's first focusable widget: the thread filter
     BINDINGS: ClassVar[list[BindingType]] = [
         # While dictating, Esc throws the recording away (no call is on where dictation is).

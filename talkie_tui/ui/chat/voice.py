@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.message import Message
 
-from talkie_tui.chat.vocabulary import Action
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 
 if TYPE_CHECKING:
+    from talkie_tui.chat.vocabulary import Action
     from talkie_tui.voice.audio import AudioPair
     from talkie_tui.voice.call import VoiceCall
     from talkie_tui.voice.call_updates import CallUpdate

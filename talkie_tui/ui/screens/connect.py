@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
-import httpx
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -33,19 +33,19 @@ from talkie_tui.backends.signing import SignIn, SignInFailed, SignInOptions, rea
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
-from talkie_tui.core.urls import origin_of
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signin.prompts import ScreenPrompts
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.logo import LogoView
-from talkie_tui.ui.widgets.thread_list import SplitRow, one_line
+from talkie_tui.ui.widgets.split_row import SplitRow, one_line
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
 ConnectFunction = Callable[..., Awaitable[Any]]
 """How a Talkie server is discovered: `(address, *, tokens, allow_private_http,
 accepted_origins) -> TalkieClient` (tests give a fixed server's)."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _SPIN_SECONDS = 0.08
 _HINTS = {
@@ -62,12 +62,23 @@ def _hint_for(error: TalkieError) -> str:
 
 
 def _place(address: str) -> str:
-    """The origin an address names (`crm.example.com` is https), to tell two apart."""
+    """The origin an address names (`crm.example.com` is https), to tell two apart.
+
+    Read by the standard library, not httpx (`origin_of`): the screen is made before the
+    first frame, and httpx takes a tenth of a second to load (issue 24). Both sides of a
+    comparison are read here, so they agree."""
     text = address.strip()
     try:
-        return origin_of(text if "://" in text else f"https://{text}")
-    except (ValueError, httpx.InvalidURL):
+        parts = urlsplit(text if "://" in text else f"https://{text}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
         return text
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address
+    scheme = parts.scheme.lower()
+    if port is None or port == _DEFAULT_PORTS.get(scheme):
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
 
 
 def _known_row(entry: KnownServer, *, token_given: bool = False) -> SplitRow:
@@ -112,6 +123,10 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
         def client(self) -> Any:
             """The talkie/1 client, for a Talkie server (None for the others)."""
             return self.backend.client if backends.is_talkie(self.backend) else None
+
+    class Failed(Message):
+        """An attempt ended without a chat: the status line says why (a chat drawn before
+        the server answered gives way to it)."""
 
     def __init__(
         self,
@@ -353,12 +368,13 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
             )
         except SignInFailed as failed:  # the server answered, then the sign-in failed
             self._show_error(failed.error)
-            return
+            reached = None
         except Exception as error:  # every failure becomes words on the status line
             self._show_error(error)
+            reached = None
+        if reached is None:  # the sign-in said why, or the status line does
+            self.post_message(self.Failed())
             return
-        if reached is None:
-            return  # the sign-in said why
         backend, sign_in = reached
         self._connected = True
         self._set_status(_("Connected to {name}.").format(name=backend.info.name), kind="info")

@@ -33,7 +33,7 @@ from talkie_tui.backends.parts.reach import (
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
-from talkie_tui.ui.widgets.thread_list import one_line
+from talkie_tui.ui.widgets.split_row import one_line
 
 __all__ = [
     "ArchivedScreen",

@@ -8,7 +8,7 @@ the user go below WIDE; a long server name ends in an ellipsis."""
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,10 +17,13 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from talkie_tui.chat.vocabulary import UsageMeter, User
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.ui.widgets.logo import LogoView
+
+# Types only: the chat drawn before the server answers (`JoiningScreen`) loads no wire model.
+if TYPE_CHECKING:
+    from talkie_tui.chat.vocabulary import UsageMeter, User
 
 __all__ = ["ConnectionState", "TalkieHeader", "UsageLine", "fit_meters", "format_meter"]
 

@@ -23,7 +23,11 @@ from talkie_tui.ui.messages import (
 
 STYLES = Path(talkie_tui.ui.__file__).parent / "styles"
 # Text blocks are Markdown; typed as App.CSS_PATH is (a list is invariant: list[Path] fails).
-CARDS_TCSS: list[str | PurePath] = [STYLES / "cards.tcss", STYLES / "markdown.tcss"]
+CARDS_TCSS: list[str | PurePath] = [
+    STYLES / "cards.tcss",
+    STYLES / "markdown.tcss",
+    STYLES / "logo.tcss",
+]
 
 Factory = Callable[[], Iterable[Widget]]
 
