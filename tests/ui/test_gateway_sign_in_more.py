@@ -56,7 +56,14 @@ class Gateway:
 
     def start(self, token: str) -> str:
         config = GatewayConfig(
-            auth_token=token, db_path=self.db, test_mode=True, port=self.port, demo_delay=0
+            auth_token=token,
+            db_path=self.db,
+            test_mode=True,
+            port=self.port,
+            demo_delay=0,
+            # A `slow` answer long enough (10 s) that the restart always cuts it, however long
+            # a loaded machine takes to type the draft before it.
+            slow_delay=0.5,
         )
         self._running = serve_in_thread(config)
         self.url = self._running.__enter__()
