@@ -304,9 +304,7 @@ async def test_without_a_keyring_the_private_file_keeps_the_token_for_next_time(
     mounted.clear()
     again = app_for(gateway_url, tmp_path, storage="keyring")  # still no keyring
     async with again.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: chat_composed(again), WAIT)
-        screen = again.screen
-        assert isinstance(screen, ChatScreen)
+        screen = await chat(again, pilot)  # connected with the kept token, nothing asked
         await say(pilot, screen, "minara-test:echo with the kept token")
         assert answer_text(screen) == "with the kept token"
     assert mounted == []  # neither the choice nor the token was asked
