@@ -5,29 +5,20 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
 from talkie_tui.commands.ask import ask
 from talkie_tui.protocol.cuckoo.voice_note import VoiceNote
-from tests.backends.cuckoo.conftest import FAST_HUB, Hub, on_message
+from tests.backends.cuckoo.conftest import Hub, hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend
 from tests.cuckoo_peer.voice_notes import WAVEFORM, send_voice_note
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
 
 
 async def answer_with_a_note(peer: AgentBackend, event: dict[str, Any], text: str) -> None:

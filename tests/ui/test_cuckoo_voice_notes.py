@@ -7,7 +7,7 @@ with nothing uploaded."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.attachment import AttachmentView
 from talkie_tui.ui.widgets.voice_note import VoiceNoteView, waveform_cells
 from talkie_tui.voice.memory_audio import ScriptedMicrophone
-from tests.backends.cuckoo.conftest import FAST_HUB, Hub
+from tests.backends.cuckoo.conftest import Hub, hub
 from tests.cuckoo_peer.voice_notes import WAVEFORM, send_voice_note
 from tests.ui.flows import screen_text, until
 from tests.ui.minara_e2e import notices
@@ -35,15 +35,7 @@ pytestmark = pytest.mark.slow
 SIZE = (110, 30)
 
 
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
 
 
 async def test_a_received_voice_note_shows_as_a_waveform_with_its_length(

@@ -9,7 +9,6 @@ import asyncio
 import io
 import os
 import wave
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.attachment_tray import AttachmentTray
 from talkie_tui.ui.widgets.voice_note import VoiceNoteView
-from tests.backends.cuckoo.conftest import FAST_HUB, Agent, Hub
+from tests.backends.cuckoo.conftest import Agent, Hub, hub
 from tests.cuckoo_peer.voice_notes import send_voice_note
 from tests.ui.flows import screen_text, until
 from tests.voice.pulse import MIC_DEVICE, SPEAKER_DEVICE, PulseAudio
@@ -34,15 +33,7 @@ SIZE = (110, 30)
 WAIT = 30.0
 
 
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
 
 
 async def opened(hub: Hub, tmp_path: Path, seconds: float | None) -> tuple[Any, Agent, TalkieApp]:
