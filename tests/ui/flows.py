@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
@@ -50,6 +52,12 @@ async def chat_screen(app: TalkieApp, pilot: Pilot[None]) -> ChatScreen:
     assert isinstance(screen, ChatScreen)
     await until(pilot, lambda: screen.header.state == "connected")
     return screen
+
+
+def screen_up(app: App[Any], kind: type[Screen[Any]]) -> bool:
+    """The app shows a screen of `kind` with its widgets mounted (a pushed screen is the app's
+    screen a moment before its children are there to query)."""
+    return isinstance(app.screen, kind) and app.screen.is_mounted
 
 
 def chat_composed(app: TalkieApp) -> bool:

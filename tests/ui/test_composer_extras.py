@@ -28,7 +28,7 @@ from talkie_tui.voice.memory_audio import ScriptedMicrophone
 from talkie_tui.voice.sound import AudioUnavailable
 from tests.ui.attachments import PDF, PNG, attach, chat, make_file
 from tests.ui.extras_fake import ExtrasBackend, extras_app
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import screen_text, screen_up, until
 
 MiB = 1024 * 1024
 
@@ -155,7 +155,7 @@ async def test_ctrl_f_and_a_pasted_path_attach_a_file(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat(app, pilot)
         await pilot.press("ctrl+f")
-        await until(pilot, lambda: isinstance(app.screen, AttachPromptScreen))
+        await until(pilot, lambda: screen_up(app, AttachPromptScreen))
         app.screen.query_one(Input).value = str(report)
         await pilot.press("enter")
         await until(pilot, lambda: len(backend.uploaded) == 1)

@@ -18,7 +18,7 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.crash import CrashScreen
 from talkie_tui.ui.support.crash import describe_error
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import FAST, chat_screen, make_app, send, until
+from tests.ui.flows import FAST, chat_screen, make_app, screen_up, send, until
 from tests.ui.pty import PtyTalkie
 from tests.ui.test_drafts import drafts_on_disk
 
@@ -57,7 +57,7 @@ async def test_an_unexpected_error_shows_the_report_and_keeps_the_draft(
             screen.composer.focus()
             await pilot.press(*"half a thought")
             await pilot.press("f1")
-            await until(pilot, lambda: isinstance(app.screen, CrashScreen))
+            await until(pilot, lambda: screen_up(app, CrashScreen))
             crash = app.screen
             assert isinstance(crash, CrashScreen)
             # The draft is on disk at once, not after the debounce.
@@ -86,13 +86,13 @@ async def test_continue_anyway_keeps_the_chat_working(
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await chat_screen(app, pilot)
             await pilot.press("f1")
-            await until(pilot, lambda: isinstance(app.screen, CrashScreen))
+            await until(pilot, lambda: screen_up(app, CrashScreen))
             await pilot.press("escape")
             await until(pilot, lambda: app.screen is screen)
             await send(pilot, screen, "talkie-test:echo still here")
             await until(pilot, lambda: "still here" in screen.session.conversation.turns[-1].text)
             await pilot.press("f1")  # a second failure shows the screen again
-            await until(pilot, lambda: isinstance(app.screen, CrashScreen))
+            await until(pilot, lambda: screen_up(app, CrashScreen))
             await pilot.press("escape")
             await until(pilot, lambda: app.screen is screen)
     assert len(crash_reports()) == 2
@@ -115,7 +115,7 @@ async def test_a_widget_that_failed_lets_the_person_quit_only(
             await pilot.press("x")
             monkeypatch.setattr(ChatScreen, "on_resize", broken_resize)
             await pilot.resize_terminal(100, 40)
-            await until(pilot, lambda: isinstance(app.screen, CrashScreen))
+            await until(pilot, lambda: screen_up(app, CrashScreen))
             crash = app.screen
             assert isinstance(crash, CrashScreen) and not crash.can_continue
             assert not crash.query("#continue")

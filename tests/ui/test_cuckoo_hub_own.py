@@ -27,7 +27,7 @@ from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView
 from tests.backends.cuckoo.conftest import Agent, Hub
 from tests.ui import test_cuckoo_reply
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import screen_text, screen_up, until
 from tests.ui.minara_e2e import notices
 from tests.ui.test_cuckoo_reply import palette_options
 
@@ -198,7 +198,7 @@ async def test_the_palette_changes_my_name(hub: Hub, tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         chat = await shown(app, pilot, "message 0")
         await run_command(app, pilot, "change your", "Change your name")
-        await until(pilot, lambda: isinstance(app.screen, LinePromptScreen))
+        await until(pilot, lambda: screen_up(app, LinePromptScreen))
         app.screen.query_one(Input).value = "Ana Nováková"
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is chat)

@@ -18,7 +18,7 @@ from talkie_tui.ui.screens.schedules import NewScheduleScreen, SchedulesScreen
 from tests.backends.cuckoo.conftest import Hub
 from tests.cuckoo_peer.agent import AgentBackend
 from tests.ui import test_cuckoo_reply
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import screen_text, screen_up, until
 from tests.ui.test_cuckoo_hub_own import app_on, confirm, run_command, shown
 
 pytestmark = pytest.mark.slow
@@ -66,7 +66,7 @@ async def test_a_schedule_asked_confirmed_paused_resumed_and_deleted(
         assert isinstance(panel, SchedulesScreen)
         await until(pilot, lambda: "No schedules yet" in panel.status_text)
         await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NewScheduleScreen))
+        await until(pilot, lambda: screen_up(app, NewScheduleScreen))
         await pilot.press(*"Send me the news", "enter")
         cadence = app.screen.query_one("#schedule-cadence", Input)
         assert cadence.has_focus

@@ -22,7 +22,7 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.connect import ConnectScreen
 from talkie_tui.ui.screens.email_sign_in import EmailSignInScreen
 from talkie_tui.ui.screens.store_choice import StoreChoiceScreen
-from tests.ui.flows import chat_composed
+from tests.ui.flows import chat_composed, screen_up
 from tests.ui.test_gateway_sign_in import wait_for
 
 pytestmark = pytest.mark.slow
@@ -47,14 +47,7 @@ def app_for(address: str, tmp_path: Path, storage: str = "file", **options: Any)
 async def sign_in_on_screen(pilot: Pilot[None], codes: dict[str, str], email: str = EMAIL) -> None:
     """Type the address and then the code the hub sent into the e-mail sign-in screen."""
     app = pilot.app
-    await wait_for(
-        pilot,
-        lambda: (
-            isinstance(app.screen, EmailSignInScreen)
-            and app.screen.is_mounted
-            and bool(app.screen.query("#email-address"))
-        ),
-    )
+    await wait_for(pilot, lambda: screen_up(app, EmailSignInScreen))
     screen = app.screen
     assert isinstance(screen, EmailSignInScreen)
     screen.query_one("#email-address", Input).value = email
@@ -88,7 +81,7 @@ async def test_a_hub_asks_for_the_email_keeps_the_session_and_uses_it_again(
     address = url.removeprefix("http://")
     app = app_for(address, tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, EmailSignInScreen))
+        await wait_for(pilot, lambda: screen_up(app, EmailSignInScreen))
         screen = app.screen
         assert isinstance(screen, EmailSignInScreen)
         text = screen.query_one("#email-reason").render().plain
@@ -169,7 +162,7 @@ async def test_a_session_ended_elsewhere_is_signed_in_again_over_the_chat(
         del codes[EMAIL]
         assert isinstance(chat, ChatScreen)
         chat.refresh_threads()  # the thread list asks the hub: 401
-        await wait_for(pilot, lambda: isinstance(app.screen, EmailSignInScreen))
+        await wait_for(pilot, lambda: screen_up(app, EmailSignInScreen))
         screen = app.screen
         assert isinstance(screen, EmailSignInScreen)
         assert "did not accept your sign-in" in screen.query_one("#email-reason").render().plain
