@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -17,22 +16,12 @@ from talkie_tui.commands.ask import ask
 from talkie_tui.commands.login import list_servers, login, logout
 from talkie_tui.commands.threads import list_threads
 from talkie_tui.config import KnownServers
-from tests.backends.cuckoo.conftest import FAST_HUB, Hub, on_message
+from tests.backends.cuckoo.conftest import Hub, hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend, echo
 
 pytestmark = pytest.mark.slow
 
-
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    url = cuckoo_hub(code_sink=lambda email, code: codes.__setitem__(email, code), **FAST_HUB)
-    made = Hub(url, codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
 
 
 class Terminal(io.StringIO):

@@ -25,15 +25,15 @@ from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.screens.name_prompt import LinePromptScreen
 from talkie_tui.ui.widgets.transcript import TurnView
-from tests.backends.cuckoo.conftest import Agent, Hub
-from tests.ui import test_cuckoo_reply
+from tests.backends.cuckoo.conftest import Agent, Hub, hub
 from tests.ui.flows import screen_text, screen_up, until
 from tests.ui.minara_e2e import notices
 from tests.ui.test_cuckoo_reply import palette_options
 
 pytestmark = pytest.mark.slow
 
-hub = test_cuckoo_reply.hub  # the fixture: a hub, its people, agents and backends
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
+
 
 SIZE = (120, 36)
 PAGE = 50

@@ -7,7 +7,6 @@ the quote; ✕ and Esc drop a reply. Against the reference Talkie server, which 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,28 +22,19 @@ from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.buttons import ReplyQuoteView
 from talkie_tui.ui.widgets.reply_bar import ReplyBar
-from tests.backends.cuckoo.conftest import FAST_HUB, Hub, on_message
+from tests.backends.cuckoo.conftest import Hub, hub, on_message
 from tests.cuckoo_peer.agent import AgentBackend
 from tests.ui.flows import FAST, chat_screen, make_app, screen_text, send, until
 from tests.ui.minara_e2e import notices
 
 pytestmark = pytest.mark.slow
 
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
+
 SIZE = (120, 36)
 # Markup and brackets in the agent's words: shown as written, never read as style.
 FIRST = "Alfa s.r.o. [bold red]is a client[/] from Brno"
 SECOND = "Beta a.s. is a prospect from Ostrava"
-
-
-@pytest.fixture
-async def hub(cuckoo_hub: Callable[..., str]) -> AsyncIterator[Hub]:
-    codes: dict[str, str] = {}
-    made = Hub(cuckoo_hub(code_sink=codes.__setitem__, **FAST_HUB), codes)
-    yield made
-    for backend in made.backends:
-        await backend.aclose()
-    for agent in made.agents:
-        await agent.close()
 
 
 async def echo(peer: AgentBackend, event: dict[str, Any], text: str) -> None:

@@ -15,15 +15,15 @@ from textual.widgets import Input, OptionList
 
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.screens.schedules import NewScheduleScreen, SchedulesScreen
-from tests.backends.cuckoo.conftest import Hub
+from tests.backends.cuckoo.conftest import Hub, hub
 from tests.cuckoo_peer.agent import AgentBackend
-from tests.ui import test_cuckoo_reply
 from tests.ui.flows import screen_text, screen_up, until
 from tests.ui.test_cuckoo_hub_own import app_on, confirm, run_command, shown
 
 pytestmark = pytest.mark.slow
 
-hub = test_cuckoo_reply.hub  # the fixture: a hub, its people, agents and backends
+__all__ = ["hub"]  # the reference hub fixture, shared with the hub backend tests
+
 
 SIZE = (120, 36)
 
