@@ -3,13 +3,21 @@ hub's): whether a URL is the server's, the URL made absolute, and its files down
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FileServer", "RestBackend"]
+    from talkie_tui.auth.store import TokenStore
+    from talkie_tui.backends.base import KeptSignIn
+    from talkie_tui.core.tokens import TokenSource
+
+__all__ = ["FileServer", "RestBackend", "SignsIn", "first_answer"]
+
+T = TypeVar("T")
 
 
 class FileServer(Protocol):
@@ -26,6 +34,34 @@ class FileServer(Protocol):
     def open_file(self, url: str, /) -> AbstractAsyncContextManager[httpx.Response]:
         """A streamed GET of a file of the server, signed in; another origin is refused."""
         ...
+
+
+class SignsIn(Protocol):
+    """A REST client that holds its tokens and is closed when done."""
+
+    tokens: TokenSource | None
+
+    async def aclose(self) -> None:
+        """Close its connections."""
+        ...
+
+
+async def first_answer(
+    client: SignsIn,
+    kept: KeptSignIn | None,
+    kept_token: Callable[[TokenStore | None], TokenSource | None],
+    probe: Callable[[], Awaitable[T]],
+) -> T:
+    """What `probe` gets from a new `client`: signed in first with the token `kept_token` finds
+    in the kept store when the client was given none; the client is closed if anything fails."""
+    try:
+        if client.tokens is None and kept is not None:
+            # Keyring look-ups may block on D-Bus: off the event loop.
+            client.tokens = await asyncio.to_thread(lambda: kept_token(kept.store()))
+        return await probe()
+    except BaseException:
+        await client.aclose()
+        raise
 
 
 class RestBackend:
