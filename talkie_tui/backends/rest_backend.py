@@ -1,5 +1,6 @@
 """What a backend over one REST client answers from that client (a Minara gateway's, a Cuckoo
-hub's): whether a URL is the server's, the URL made absolute, and its files downloaded."""
+hub's): whether a URL is the server's, the URL made absolute, and its files downloaded; and the
+client's first answer as the backend connects (`first_answer`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
     from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import KeptSignIn
     from talkie_tui.core.tokens import TokenSource
+    from talkie_tui.protocol.net.bearer import BearerClient
 
-__all__ = ["FileServer", "RestBackend", "SignsIn", "first_answer"]
+__all__ = ["FileServer", "RestBackend", "first_answer"]
 
 T = TypeVar("T")
 
@@ -36,18 +38,8 @@ class FileServer(Protocol):
         ...
 
 
-class SignsIn(Protocol):
-    """A REST client that holds its tokens and is closed when done."""
-
-    tokens: TokenSource | None
-
-    async def aclose(self) -> None:
-        """Close its connections."""
-        ...
-
-
 async def first_answer(
-    client: SignsIn,
+    client: BearerClient,
     kept: KeptSignIn | None,
     kept_token: Callable[[TokenStore | None], TokenSource | None],
     probe: Callable[[], Awaitable[T]],
