@@ -1,15 +1,25 @@
 """What a backend over one REST client answers from that client (a Minara gateway's, a Cuckoo
-hub's): whether a URL is the server's, the URL made absolute, and its files downloaded."""
+hub's): whether a URL is the server's, the URL made absolute, and its files downloaded; and the
+client's first answer as the backend connects (`first_answer`)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FileServer", "RestBackend"]
+    from talkie_tui.auth.store import TokenStore
+    from talkie_tui.backends.base import KeptSignIn
+    from talkie_tui.core.tokens import TokenSource
+    from talkie_tui.protocol.net.bearer import BearerClient
+
+__all__ = ["FileServer", "RestBackend", "first_answer"]
+
+T = TypeVar("T")
 
 
 class FileServer(Protocol):
@@ -26,6 +36,24 @@ class FileServer(Protocol):
     def open_file(self, url: str, /) -> AbstractAsyncContextManager[httpx.Response]:
         """A streamed GET of a file of the server, signed in; another origin is refused."""
         ...
+
+
+async def first_answer(
+    client: BearerClient,
+    kept: KeptSignIn | None,
+    kept_token: Callable[[TokenStore | None], TokenSource | None],
+    probe: Callable[[], Awaitable[T]],
+) -> T:
+    """What `probe` gets from a new `client`: signed in first with the token `kept_token` finds
+    in the kept store when the client was given none; the client is closed if anything fails."""
+    try:
+        if client.tokens is None and kept is not None:
+            # Keyring look-ups may block on D-Bus: off the event loop.
+            client.tokens = await asyncio.to_thread(lambda: kept_token(kept.store()))
+        return await probe()
+    except BaseException:
+        await client.aclose()
+        raise
 
 
 class RestBackend:

@@ -15,7 +15,6 @@ talkie/1 proposes actions and a Minara gateway asks questions: it implements nei
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +54,7 @@ from talkie_tui.backends.parts.own import ChangesOwn
 from talkie_tui.backends.parts.reach import ReachesAgents
 from talkie_tui.backends.parts.schedules import RunsSchedules
 from talkie_tui.backends.parts.voice_notes import RecordsVoiceNotes
-from talkie_tui.backends.rest_backend import RestBackend
+from talkie_tui.backends.rest_backend import RestBackend, first_answer
 from talkie_tui.chat.turns import Turn
 from talkie_tui.core.errors import (
     AddressRefused,
@@ -191,14 +190,9 @@ async def connect(
     """
     base = hub_base(address, allow_private_http=allow_private_http)
     client = CuckooClient(base, tokens=tokens, http=http, allow_private_http=allow_private_http)
-    try:
-        if tokens is None and kept is not None:
-            # Keyring look-ups may block on D-Bus: off the event loop.
-            client.tokens = await asyncio.to_thread(lambda: kept_token(kept.store(), base))
-        user = await _probe(client)
-    except BaseException:
-        await client.aclose()
-        raise
+    user = await first_answer(
+        client, kept, lambda store: kept_token(store, base), lambda: _probe(client)
+    )
     backend = CuckooBackend(
         client,
         socket_options=socket_options,

@@ -18,13 +18,13 @@ from talkie_tui.backends.cuckoo.records import model_of
 from talkie_tui.backends.cuckoo.threads import HubThread, hub_thread
 from talkie_tui.backends.parts.reach import (
     CatalogueEntry,
+    Complaint,
     Contact,
     Opening,
     PairAccepted,
     PairResolve,
     PairToken,
     PublicAgent,
-    ReportReason,
 )
 from talkie_tui.core.errors import NotFoundError
 from talkie_tui.protocol.cuckoo import reach_models as wire
@@ -187,15 +187,9 @@ class HubReach:
         else:
             await self._wire.unblock(agent_id)
 
-    async def report(
-        self,
-        agent_id: str,
-        reason: ReportReason,
-        note: str | None = None,
-        message_id: str | None = None,
-    ) -> None:
+    async def report(self, agent_id: str, complaint: Complaint) -> None:
         """Report an agent: why, an optional note, the message it is about."""
-        await self._wire.report(agent_id, reason, note=note, message_id=message_id)
+        await self._wire.report(agent_id, complaint)
 
     async def opening(self, conversation_id: str) -> Opening:
         """What the conversation shows as it opens: its agent's starters while nothing was

@@ -9,7 +9,6 @@ proposes actions, and dictates where talkie/1 calls: it implements neither `Deci
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -40,7 +39,7 @@ from talkie_tui.backends.base import (
     Transcription,
 )
 from talkie_tui.backends.minara.session import MinaraOutgoing, MinaraSession
-from talkie_tui.backends.rest_backend import RestBackend
+from talkie_tui.backends.rest_backend import RestBackend, first_answer
 from talkie_tui.chat.turns import QuestionPart
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.tokens import StaticToken, TokenSource
@@ -106,6 +105,17 @@ def kept_token(store: TokenStore | None, origin: str) -> StaticToken | None:
     return StaticToken(found[0]) if found is not None else None
 
 
+async def _probe(client: MinaraClient) -> None:
+    """A gateway answers `GET /healthz` and takes the token (a signed-in `GET /v1/sessions`)."""
+    if not await client.healthz():
+        raise TalkieError(
+            _("{origin} answers, but not as a Minara gateway (GET /healthz).").format(
+                origin=client.origin
+            )
+        )
+    await client.sessions(limit=1)
+
+
 async def connect(
     address: str,
     *,
@@ -122,20 +132,9 @@ async def connect(
     """
     base = minara_base(address, allow_private_http=allow_private_http)
     client = MinaraClient(base, tokens=tokens, http=http)
-    try:
-        if tokens is None and kept is not None:
-            # Keyring look-ups may block on D-Bus: off the event loop.
-            client.tokens = await asyncio.to_thread(lambda: kept_token(kept.store(), client.origin))
-        if not await client.healthz():
-            raise TalkieError(
-                _("{origin} answers, but not as a Minara gateway (GET /healthz).").format(
-                    origin=client.origin
-                )
-            )
-        await client.sessions(limit=1)
-    except BaseException:
-        await client.aclose()
-        raise
+    await first_answer(
+        client, kept, lambda store: kept_token(store, client.origin), lambda: _probe(client)
+    )
     sign_in: SignInKind = "token" if client.tokens is not None else "none"
     options = {"allow_plain": allow_private_http, **(stream_options or {})}
     stream = MinaraStream(client.stream_url(), client.tokens, **options)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from talkie_tui.core.moments import still_ahead
-from talkie_tui.core.reports import MAX_NOTE_CHARS, REPORT_REASONS, ReportReason
+from talkie_tui.core.reports import MAX_NOTE_CHARS, REPORT_REASONS, Complaint, ReportReason
 
 if TYPE_CHECKING:
     from talkie_tui.backends.parts.threads import MarkedThread
@@ -23,6 +23,7 @@ __all__ = [
     "REPORT_REASONS",
     "AgentReach",
     "CatalogueEntry",
+    "Complaint",
     "Contact",
     "Opening",
     "PairAccepted",
@@ -163,13 +164,7 @@ class AgentReach(Protocol):
         """Block an agent (it leaves the conversation, and takes no messages), or unblock it."""
         ...
 
-    async def report(
-        self,
-        agent_id: str,
-        reason: ReportReason,
-        note: str | None = None,
-        message_id: str | None = None,
-    ) -> None:
+    async def report(self, agent_id: str, complaint: Complaint) -> None:
         """Report an agent: why, an optional note, the message it is about."""
         ...
 

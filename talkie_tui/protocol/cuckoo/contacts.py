@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from talkie_tui.core.reports import MAX_NOTE_CHARS
+from talkie_tui.core.reports import MAX_NOTE_CHARS, Complaint
 from talkie_tui.protocol.cuckoo.client import CuckooClient
 from talkie_tui.protocol.cuckoo.reach_models import (
     REPORT_REASONS,
@@ -21,7 +21,6 @@ from talkie_tui.protocol.cuckoo.reach_models import (
     PairAccepted,
     PairResolve,
     Report,
-    ReportReason,
 )
 from talkie_tui.protocol.net.rest import path_segment
 
@@ -117,16 +116,10 @@ class ReachClient:
         route = f"v1/client/agents/{path_segment(agent_id)}/block"
         await self.client._send("DELETE", self.client.url(route))
 
-    async def report(
-        self,
-        agent_id: str,
-        reason: ReportReason,
-        *,
-        note: str | None = None,
-        message_id: str | None = None,
-    ) -> Report:
+    async def report(self, agent_id: str, complaint: Complaint) -> Report:
         """`POST /v1/client/agents/{id}/report`: why (`spam | impersonation | abuse | other`),
         an optional note, and the agent's message it is about."""
+        reason, note, message_id = complaint.reason, complaint.note, complaint.message_id
         if reason not in REPORT_REASONS:
             raise ValueError(f"reason must be one of {REPORT_REASONS}, not {reason!r}")
         body: dict[str, Any] = {"reason": reason}

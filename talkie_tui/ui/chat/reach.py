@@ -31,8 +31,14 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from talkie_tui.backends.base import Backend
-    from talkie_tui.backends.parts.reach import AgentReach, Contact, PairResolve, PublicAgent
-    from talkie_tui.ui.screens.reach import ContactChoice, ReportAnswer
+    from talkie_tui.backends.parts.reach import (
+        AgentReach,
+        Complaint,
+        Contact,
+        PairResolve,
+        PublicAgent,
+    )
+    from talkie_tui.ui.screens.reach import ContactChoice
 
 __all__ = ["BLOCKED_ID", "STARTERS_ID", "Reach", "ReachHost"]
 
@@ -375,12 +381,12 @@ class Reach:
             message = (selected.id, selected.text)
         from talkie_tui.ui.screens.reach import ReportScreen
 
-        answer: ReportAnswer | None = await self._host.app.push_screen_wait(
+        answer: Complaint | None = await self._host.app.push_screen_wait(
             ReportScreen(contact.agent, message)
         )
         if answer is None:
             return None
-        await reach.report(contact.id, answer.reason, answer.note or None, answer.message_id)
+        await reach.report(contact.id, answer)
         return _("Reported {name}. Thank you.").format(name=contact.agent.name)
 
     # --- what a conversation shows as it opens -------------------------------------------

@@ -26,6 +26,7 @@ from talkie_tui.backends.parts.reach import (
     MAX_NOTE_CHARS,
     REPORT_REASONS,
     CatalogueEntry,
+    Complaint,
     PairResolve,
     PublicAgent,
     ReportReason,
@@ -41,7 +42,6 @@ __all__ = [
     "CodePromptScreen",
     "ContactChoice",
     "ContactScreen",
-    "ReportAnswer",
     "ReportScreen",
     "agent_lines",
 ]
@@ -282,15 +282,6 @@ class ContactScreen(_Box):
         self.dismiss(event.option.id)
 
 
-@dataclass(frozen=True, slots=True)
-class ReportAnswer:
-    """A report as the person wrote it."""
-
-    reason: ReportReason
-    note: str
-    message_id: str | None
-
-
 class ReportScreen(_Box):
     """A report about an agent: the reason, a note, the message it is about. The Report
     button is reached only by a deliberate move (Cancel has the focus after the reason)."""
@@ -357,4 +348,4 @@ class ReportScreen(_Box):
         if self.message is not None and self.query_one("#report-message", Checkbox).value:
             message_id = self.message[0]
         note = self.query_one("#report-note", Input).value.strip()
-        self.dismiss(ReportAnswer(self.reason, note, message_id))
+        self.dismiss(Complaint(self.reason, note or None, message_id))

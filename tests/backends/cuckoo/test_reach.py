@@ -12,6 +12,7 @@ import httpx
 
 from talkie_tui.backends.cuckoo.backend import CuckooBackend, HubThread
 from talkie_tui.backends.cuckoo.reach import clean_code
+from talkie_tui.backends.parts.reach import Complaint
 from tests.backends.cuckoo.conftest import Hub
 
 
@@ -128,7 +129,7 @@ async def test_contacts_are_pinned_archived_muted_blocked_reported_and_removed(
     assert not (await reach.mute(first.id, None)).muted()
     sent = await second.peer.send(second.conversation_id, "cheap watches!")
     message_id = sent["message"]["id"]
-    await reach.report(second.id, "spam", "sells watches", message_id)
+    await reach.report(second.id, Complaint("spam", "sells watches", message_id))
     await reach.block(second.id, True)
     opening = await reach.opening(second.conversation_id)
     assert opening.blocked and opening.starters == ()
