@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -33,21 +34,29 @@ _REGISTRY: Registry[AgentSession] = Registry()
 AGENT_CHECKS: list[Check[AgentSession]] = _REGISTRY.checks
 
 
+WHY = "Why it matters: "
+
+
 def agent_check(
     name: str,
     *,
     section: str,
-    why: str,
     timeout: float = 45.0,
     registry: Registry[AgentSession] = _REGISTRY,
 ) -> Callable[
     [Callable[[AgentSession], Awaitable[None]]], Callable[[AgentSession], Awaitable[None]]
 ]:
-    """Register an agent check; its failure ends with why it matters to a person."""
+    """Register an agent check; its failure ends with why it matters to a person, which its
+    docstring says in a paragraph that starts `Why it matters: `."""
 
     def register(
         function: Callable[[AgentSession], Awaitable[None]],
     ) -> Callable[[AgentSession], Awaitable[None]]:
+        _, found, paragraph = inspect.cleandoc(function.__doc__ or "").partition(WHY)
+        if not found:
+            raise ValueError(f"the docstring of the check {name} does not say {WHY!r}")
+        why = " ".join(paragraph.split())
+
         @functools.wraps(function)
         async def checked(session: AgentSession) -> None:
             if session.unreached is not None:
@@ -64,13 +73,13 @@ def agent_check(
     return register
 
 
-@agent_check(
-    "connects",
-    section="The socket",
-    why="until the backend holds its socket, everything a person sends waits unanswered.",
-)
+@agent_check("connects", section="The socket")
 async def connects(session: AgentSession) -> None:
-    """The agent opens its socket with the binding secret."""
+    """The agent opens its socket with the binding secret.
+
+    Why it matters: until the backend holds its socket, everything a person sends waits
+    unanswered.
+    """
 
     async def connected() -> bool | None:
         return session.relay.connections > 0 or None
@@ -84,13 +93,12 @@ async def connects(session: AgentSession) -> None:
         )
 
 
-@agent_check(
-    "answers",
-    section="Events; Sending a message",
-    why="a person who writes and gets no answer believes the agent is broken.",
-)
+@agent_check("answers", section="Events; Sending a message")
 async def answers(session: AgentSession) -> None:
-    """A person's message is answered."""
+    """A person's message is answered.
+
+    Why it matters: a person who writes and gets no answer believes the agent is broken.
+    """
     said = await session.chat.say(session.hub, GREETING)
     try:
         reply = await session.answer_to(said["id"])
@@ -107,14 +115,13 @@ async def _first_answered(session: AgentSession) -> tuple[str, str]:
     return next(iter(session.answered.items()))
 
 
-@agent_check(
-    "acks",
-    section="Acknowledging",
-    why="an event left unacknowledged comes again every 30 seconds, and the hub soon tells "
-    "people the agent is away.",
-)
+@agent_check("acks", section="Acknowledging")
 async def acks(session: AgentSession) -> None:
-    """The event of an answered message is acknowledged."""
+    """The event of an answered message is acknowledged.
+
+    Why it matters: an event left unacknowledged comes again every 30 seconds, and the hub soon
+    tells people the agent is away.
+    """
     _, event_id = await _first_answered(session)
     if not await session.acked(event_id):
         raise CheckFailed(
@@ -123,14 +130,13 @@ async def acks(session: AgentSession) -> None:
         )
 
 
-@agent_check(
-    "acks-after-work",
-    section="Acknowledging",
-    why="an agent that acknowledges on receipt and then crashes mid-reply loses the person's "
-    "message for good; acknowledged after the work, the hub sends it again.",
-)
+@agent_check("acks-after-work", section="Acknowledging")
 async def acks_after_work(session: AgentSession) -> None:
-    """The event is acknowledged after its answer is complete, not on receipt."""
+    """The event is acknowledged after its answer is complete, not on receipt.
+
+    Why it matters: an agent that acknowledges on receipt and then crashes mid-reply loses the
+    person's message for good; acknowledged after the work, the hub sends it again.
+    """
     message_id, event_id = await _first_answered(session)
     acked_at = session.relay.first_ack.get(event_id)
     if acked_at is None:
@@ -146,14 +152,13 @@ async def acks_after_work(session: AgentSession) -> None:
         )
 
 
-@agent_check(
-    "redelivery",
-    section="Acknowledging",
-    why="after a network blip the hub sends a message again, and the person must not get the "
-    "same answer twice.",
-)
+@agent_check("redelivery", section="Acknowledging")
 async def redelivery(session: AgentSession) -> None:
-    """The same event delivered again is acknowledged and not answered a second time."""
+    """The same event delivered again is acknowledged and not answered a second time.
+
+    Why it matters: after a network blip the hub sends a message again, and the person must not
+    get the same answer twice.
+    """
     message_id, event_id = await _first_answered(session)
     before = len(await session.replies_after(message_id))
     acked = session.relay.acks[event_id]
@@ -171,13 +176,12 @@ async def redelivery(session: AgentSession) -> None:
         )
 
 
-@agent_check(
-    "button-tap",
-    section="Buttons",
-    why="a button that does nothing when tapped is a broken promise to the person.",
-)
+@agent_check("button-tap", section="Buttons")
 async def button_tap(session: AgentSession) -> None:
-    """A button the agent offered can be tapped, and the tap is answered."""
+    """A button the agent offered can be tapped, and the tap is answered.
+
+    Why it matters: a button that does nothing when tapped is a broken promise to the person.
+    """
     offered = None
     for message in await session.messages():
         rows = (message.get("body") or {}).get("buttons") or []
@@ -207,13 +211,13 @@ async def button_tap(session: AgentSession) -> None:
         ) from None
 
 
-@agent_check(
-    "joined",
-    section="Events (conversation.joined)",
-    why="every new person starts with a join, and an agent that stumbles on it never answers them.",
-)
+@agent_check("joined", section="Events (conversation.joined)")
 async def joined(session: AgentSession) -> None:
-    """A second person joins: conversation.joined is acknowledged and their message answered."""
+    """A second person joins: conversation.joined is acknowledged and their message answered.
+
+    Why it matters: every new person starts with a join, and an agent that stumbles on it never
+    answers them.
+    """
     newcomer = Party.person(None)
     path = f"/v1/mgmt/agents/{session.chat.agent_id}/pair-tokens"
     minted = await session.hub.ok("POST", path, session.chat.owner, "a pairing code", json_body={})
@@ -248,14 +252,13 @@ def _about(chat: Throwaway) -> Callable[[dict[str, Any]], bool]:
     return about
 
 
-@agent_check(
-    "left",
-    section="Events (conversation.left)",
-    why="a person who blocks an agent has said no; the agent must take it and keep serving "
-    "everyone else.",
-)
+@agent_check("left", section="Events (conversation.left)")
 async def left(session: AgentSession) -> None:
-    """A person blocks the agent: conversation.left is acknowledged and others are answered."""
+    """A person blocks the agent: conversation.left is acknowledged and others are answered.
+
+    Why it matters: a person who blocks an agent has said no; the agent must take it and keep
+    serving everyone else.
+    """
     chat = session.newcomer
     if chat is None:
         raise CheckSkipped("no second person joined (see joined)")
@@ -270,15 +273,13 @@ async def left(session: AgentSession) -> None:
     await session.answers_on("Are you still with me?", "another person left,", rule)
 
 
-@agent_check(
-    "stop",
-    section="Streaming (stop.requested, notes/cuckoo.md)",
-    why="a person who presses stop expects the writing to stop, and their next message to be "
-    "answered.",
-    timeout=60.0,
-)
+@agent_check("stop", section="Streaming (stop.requested, notes/cuckoo.md)", timeout=60.0)
 async def stop(session: AgentSession) -> None:
-    """stop.requested during a stream: the agent acks it, keeps running and answers on."""
+    """stop.requested during a stream: the agent acks it, keeps running and answers on.
+
+    Why it matters: a person who presses stop expects the writing to stop, and their next
+    message to be answered.
+    """
     session.unless_mute()
     said = await session.chat.say(session.hub, "Please write a long, detailed answer.")
 
@@ -309,13 +310,13 @@ async def stop(session: AgentSession) -> None:
     await session.answers_on("Thanks, that is enough.", "the stop", rule)
 
 
-@agent_check(
-    "reconnect",
-    section="The socket",
-    why="connections drop, and an agent that does not come back goes silent for everyone.",
-)
+@agent_check("reconnect", section="The socket")
 async def reconnect(session: AgentSession) -> None:
-    """After its socket drops (not 4001/4002), the agent reconnects and answers again."""
+    """After its socket drops (not 4001/4002), the agent reconnects and answers again.
+
+    Why it matters: connections drop, and an agent that does not come back goes silent for
+    everyone.
+    """
     before = session.relay.connections
     await session.relay.drop()
 

@@ -50,12 +50,12 @@ async def post_event(
 
 
 def webhook_check(
-    name: str, *, section: str, why: str
+    name: str, *, section: str
 ) -> Callable[
     [Callable[[AgentSession], Awaitable[None]]], Callable[[AgentSession], Awaitable[None]]
 ]:
-    """Register a webhook-mode check (with why it matters to a person)."""
-    return agent_check(name, section=section, why=why, registry=_REGISTRY)
+    """Register a webhook-mode check (its docstring says why it matters to a person)."""
+    return agent_check(name, section=section, registry=_REGISTRY)
 
 
 async def _events(session: AgentSession, kind: str) -> list[dict[str, Any]]:
@@ -76,13 +76,13 @@ def _fresh(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "id": f"evt_{uuid.uuid4().hex[:26]}"}
 
 
-@webhook_check(
-    "webhook-listens",
-    section="Webhook transport",
-    why="until the backend listens, the hub retries and soon tells people the agent is away.",
-)
+@webhook_check("webhook-listens", section="Webhook transport")
 async def webhook_listens(session: AgentSession) -> None:
-    """The agent listens at `CUCKOO_WEBHOOK_URL`."""
+    """The agent listens at `CUCKOO_WEBHOOK_URL`.
+
+    Why it matters: until the backend listens, the hub retries and soon tells people the agent
+    is away.
+    """
 
     async def listening() -> bool | None:
         try:
@@ -100,13 +100,12 @@ async def webhook_listens(session: AgentSession) -> None:
         )
 
 
-@webhook_check(
-    "webhook-answers",
-    section="Webhook transport; Sending a message",
-    why="a person who writes and gets no answer believes the agent is broken.",
-)
+@webhook_check("webhook-answers", section="Webhook transport; Sending a message")
 async def webhook_answers(session: AgentSession) -> None:
-    """A person's message, posted by the hub, is answered."""
+    """A person's message, posted by the hub, is answered.
+
+    Why it matters: a person who writes and gets no answer believes the agent is broken.
+    """
     said = await session.chat.say(session.hub, GREETING)
     await session.answer_to(said["id"])
     events = [
@@ -118,13 +117,13 @@ async def webhook_answers(session: AgentSession) -> None:
         session.answered[said["id"]] = str(events[0]["id"])
 
 
-@webhook_check(
-    "webhook-good-signature",
-    section="Webhook transport",
-    why="the hub counts anything but a 2xx within 10 seconds as a failure and retries.",
-)
+@webhook_check("webhook-good-signature", section="Webhook transport")
 async def good_signature(session: AgentSession) -> None:
-    """A well-signed, current delivery is answered 2xx within 10 s."""
+    """A well-signed, current delivery is answered 2xx within 10 s.
+
+    Why it matters: the hub counts anything but a 2xx within 10 seconds as a failure and
+    retries.
+    """
     joins = await _events(session, "conversation.joined")
     if not joins:
         raise CheckSkipped("the hub made no conversation.joined to post again")
@@ -137,14 +136,13 @@ async def good_signature(session: AgentSession) -> None:
         )
 
 
-@webhook_check(
-    "webhook-bad-signature",
-    section="Webhook transport",
-    why="anyone can post to the agent's address; without the check they could speak in a "
-    "person's name.",
-)
+@webhook_check("webhook-bad-signature", section="Webhook transport")
 async def bad_signature(session: AgentSession) -> None:
-    """A delivery signed with another key is refused."""
+    """A delivery signed with another key is refused.
+
+    Why it matters: anyone can post to the agent's address; without the check they could speak
+    in a person's name.
+    """
     message = await _a_message_event(session)
     before = await session.count_replies()
     answer = await post_event(session, _fresh(message), secret="bnd_sec_" + "x" * 52)
@@ -156,13 +154,13 @@ async def bad_signature(session: AgentSession) -> None:
         raise CheckFailed(f"the agent answered a forged delivery; {SIGNATURE_RULE}")
 
 
-@webhook_check(
-    "webhook-stale",
-    section="Webhook transport",
-    why="a delivery recorded and replayed later must not make the agent act again for a person.",
-)
+@webhook_check("webhook-stale", section="Webhook transport")
 async def stale(session: AgentSession) -> None:
-    """A well-signed delivery with an old timestamp is refused."""
+    """A well-signed delivery with an old timestamp is refused.
+
+    Why it matters: a delivery recorded and replayed later must not make the agent act again
+    for a person.
+    """
     message = await _a_message_event(session)
     answer = await post_event(session, _fresh(message), age=STALE_SECONDS)
     if 200 <= answer.status < 300:
@@ -171,14 +169,13 @@ async def stale(session: AgentSession) -> None:
         )
 
 
-@webhook_check(
-    "webhook-redelivery",
-    section="Acknowledging; Delivery",
-    why="after a failed delivery the hub posts a message again, and the person must not get the "
-    "same answer twice.",
-)
+@webhook_check("webhook-redelivery", section="Acknowledging; Delivery")
 async def webhook_redelivery(session: AgentSession) -> None:
-    """The same event posted again is answered 2xx and not answered a second time."""
+    """The same event posted again is answered 2xx and not answered a second time.
+
+    Why it matters: after a failed delivery the hub posts a message again, and the person must
+    not get the same answer twice.
+    """
     if not session.answered:
         raise CheckSkipped("no message was answered (see webhook-answers)")
     event_id = next(iter(session.answered.values()))

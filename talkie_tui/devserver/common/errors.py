@@ -31,6 +31,13 @@ class ServerApiError(Exception):
         """400 `invalid_request` for malformed input (where the protocol has a 400)."""
         return cls(400, "invalid_request", message)
 
+    @classmethod
+    def error_response(
+        cls, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+    ) -> JSONResponse:
+        """A JSON response with the server's error body, for an error answered in place."""
+        return cls(status, code, message, headers=headers).response()
+
     def error_fields(self) -> dict[str, object]:
         """The body's `error` object: `code` and `message`, and what a server adds to them."""
         return {"code": self.code, "message": self.message}

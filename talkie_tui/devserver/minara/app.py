@@ -13,7 +13,7 @@ from talkie_tui.devserver.common.app import api_app
 from talkie_tui.devserver.common.http import CatchInternalErrors, router_errors
 from talkie_tui.devserver.minara.auth import BearerAuth
 from talkie_tui.devserver.minara.config import GatewayConfig
-from talkie_tui.devserver.minara.errors import ApiError, error_response, internal_error
+from talkie_tui.devserver.minara.errors import ApiError, internal_error
 from talkie_tui.devserver.minara.file_routes import FILE_ROUTES
 from talkie_tui.devserver.minara.routes import ROUTES
 from talkie_tui.devserver.minara.services import Services
@@ -43,7 +43,7 @@ def create_app(config: GatewayConfig) -> Starlette:
             Middleware(BearerAuth, token=config.auth_token),
         ],
         api_error=ApiError,
-        router_errors=router_errors(error_response, method_code="method_not_allowed"),
+        router_errors=router_errors(ApiError.error_response, method_code="method_not_allowed"),
         lifespan=lifespan,
     )
 

@@ -11,7 +11,7 @@ import hmac
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from talkie_tui.devserver.common.http import bearer_token
-from talkie_tui.devserver.minara.errors import error_response
+from talkie_tui.devserver.minara.errors import ApiError
 
 OPEN_PATHS = frozenset({"/healthz", "/v1/healthz"})
 
@@ -53,7 +53,7 @@ class BearerAuth:
             if given is None
             else "The bearer token is not valid for this gateway."
         )
-        response = error_response(
+        response = ApiError.error_response(
             401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"}
         )
         await response(scope, receive, send)

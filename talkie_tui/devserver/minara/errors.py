@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from starlette.responses import JSONResponse
 
 from talkie_tui.devserver.common.errors import ServerApiError
@@ -14,19 +12,12 @@ class ApiError(ServerApiError):
     has `code` and `message` only)."""
 
 
-def error_response(
-    status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    """A JSON response with the Minara error body."""
-    return ApiError(status, code, message, headers=headers).response()
-
-
 not_found = ApiError.not_found
 invalid_request = ApiError.invalid_request
 
 
 def internal_error() -> JSONResponse:
     """500 for an unexpected exception (its details stay in the server's log)."""
-    return error_response(
+    return ApiError.error_response(
         500, "internal", "The gateway hit an unexpected error. Please try again later."
     )

@@ -12,7 +12,7 @@ from talkie_tui.devserver.common.app import api_app
 from talkie_tui.devserver.common.http import CatchInternalErrors, router_errors
 from talkie_tui.devserver.talkie.auth import BearerAuth, OAuthIntrospection
 from talkie_tui.devserver.talkie.config import ServerConfig
-from talkie_tui.devserver.talkie.errors import ApiError, error_response, internal_error
+from talkie_tui.devserver.talkie.errors import ApiError, internal_error
 from talkie_tui.devserver.talkie.routes import ROUTES
 from talkie_tui.devserver.talkie.services import Services
 from talkie_tui.devserver.talkie.voice_routes import VOICE_ROUTES
@@ -40,7 +40,7 @@ def create_app(config: ServerConfig) -> Starlette:
             ),
         ],
         api_error=ApiError,
-        router_errors=router_errors(error_response, method_code="invalid_request"),
+        router_errors=router_errors(ApiError.error_response, method_code="invalid_request"),
         lifespan=lifespan,
     )
 

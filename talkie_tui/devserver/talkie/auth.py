@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from talkie_tui.devserver.common.http import bearer_token
 from talkie_tui.devserver.talkie.config import ServerConfig
-from talkie_tui.devserver.talkie.errors import error_response
+from talkie_tui.devserver.talkie.errors import ApiError, Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -256,12 +256,9 @@ class BearerAuth:
             return
         except AuthServerUnavailable as exc:
             logger.warning("cannot check an OAuth token with %s: %s", self.oauth.issuer, exc)
-            response = error_response(
-                503,
-                "upstream_unavailable",
-                "The sign-in service cannot be reached to check your sign-in; try again shortly.",
-                retryable=True,
-            )
+            response = Unavailable(
+                "The sign-in service cannot be reached to check your sign-in; try again shortly."
+            ).response()
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})[USER_STATE_KEY] = {"id": user.id, "name": user.name}
@@ -271,7 +268,7 @@ class BearerAuth:
         self, scope: Scope, receive: Receive, send: Send, message: str, error: str | None
     ) -> None:
         challenge = CHALLENGE if error is None else f'{CHALLENGE}, error="{error}"'
-        response = error_response(
+        response = ApiError.error_response(
             401, "unauthorized", message, headers={"WWW-Authenticate": challenge}
         )
         await response(scope, receive, send)

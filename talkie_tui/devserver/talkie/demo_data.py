@@ -1,8 +1,14 @@
-"""Sample CRM data of the demo agent: companies, contacts, meetings, offers, deals."""
+"""Sample CRM data of the demo agent: companies, contacts, meetings, offers, deals.
+
+The records are data (`demo_crm.json`); this module gives them their types.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
 
 from talkie_tui.devserver.talkie.cards import Tone
 
@@ -23,44 +29,47 @@ def format_czk(amount: int, *, czech: bool) -> str:
 
 
 @dataclass(frozen=True)
-class Company:
-    """A customer or prospect."""
+class Record:
+    """A company or a person: a page of its own in the CRM, found by the stems of its name."""
 
     id: str
     name: str
+    phone: str
+    # Stems of the name's Czech forms ("alfu", "alfou"…) that a request may mention.
+    aliases: tuple[str, ...]
+    # Its pages are `/crm/<folder>/<id>`.
+    folder: ClassVar[str]
+
+    @property
+    def url(self) -> str:
+        """Same-origin path of the record page."""
+        return f"/crm/{self.folder}/{self.id}"
+
+
+@dataclass(frozen=True)
+class Company(Record):
+    """A customer or prospect."""
+
     city: str
     kind: Text
+    # Not the kind again: the card shows both.
     status: Text
     tone: Tone
     ico: str
     turnover_czk: int
     owner: str
-    phone: str
     note: Text
-    aliases: tuple[str, ...]
-
-    @property
-    def url(self) -> str:
-        """Same-origin path of the record page."""
-        return f"/crm/companies/{self.id}"
+    folder = "companies"
 
 
 @dataclass(frozen=True)
-class Contact:
+class Contact(Record):
     """A person at a company."""
 
-    id: str
-    name: str
     company_id: str
     role: Text
     email: str
-    phone: str
-    aliases: tuple[str, ...]
-
-    @property
-    def url(self) -> str:
-        """Same-origin path of the record page."""
-        return f"/crm/contacts/{self.id}"
+    folder = "contacts"
 
 
 @dataclass(frozen=True)
@@ -102,180 +111,26 @@ class Deal:
     amount_czk: int
 
 
-COMPANIES: tuple[Company, ...] = (
-    Company(
-        id="alfa",
-        name="Alfa s.r.o.",
-        city="Brno",
-        kind=("Client", "Klient"),
-        status=("Active", "Aktivní"),
-        tone="positive",
-        ico="12345678",
-        turnover_czk=1_200_000,
-        owner="Jana Nováková",
-        phone="+420 541 123 456",
-        note=(
-            "Renewal of the **annual licence** is due in November.",
-            "V listopadu končí **roční licence**, je čas na obnovu.",
-        ),
-        aliases=("alfa", "alfu", "alfe", "alfy", "alfou"),
-    ),
-    Company(
-        id="beta",
-        name="Beta Logistics a.s.",
-        city="Praha",
-        kind=("Prospect", "Potenciální klient"),
-        status=("Evaluating", "Rozhoduje se"),  # not the kind again: the card shows both
-        tone="neutral",
-        ico="23456789",
-        turnover_czk=0,
-        owner="Jana Nováková",
-        phone="+420 222 987 654",
-        note=(
-            "Asked for a *demo of the mobile app*.",
-            "Chtějí *ukázku mobilní aplikace*.",
-        ),
-        aliases=("beta", "betu", "bete", "bety", "betou"),
-    ),
-    Company(
-        id="gamma",
-        name="Gamma Foods s.r.o.",
-        city="Ostrava",
-        kind=("Client", "Klient"),
-        status=("Overdue invoices", "Faktury po splatnosti"),
-        tone="negative",
-        ico="34567890",
-        turnover_czk=480_000,
-        owner="Martin Kučera",
-        phone="+420 596 555 010",
-        note=(
-            "Two invoices are **over 30 days** past due.",
-            "Dvě faktury jsou **přes 30 dní** po splatnosti.",
-        ),
-        aliases=("gamm",),
-    ),
-    Company(
-        id="delta",
-        name="Delta Software GmbH",
-        city="Wien",
-        kind=("Partner", "Partner"),
-        status=("Contract ends soon", "Smlouva brzy končí"),
-        tone="warning",
-        ico="ATU12345678",
-        turnover_czk=2_350_000,
-        owner="Jana Nováková",
-        phone="+43 1 234 5678",
-        note=(
-            "Partnership contract ends on *31 December*.",
-            "Partnerská smlouva končí *31. prosince*.",
-        ),
-        aliases=("delta", "deltu", "delte", "delty", "deltou"),
-    ),
-)
+R = TypeVar("R")
 
-CONTACTS: tuple[Contact, ...] = (
-    Contact(
-        id="novak",
-        name="Petr Novák",
-        company_id="alfa",
-        role=("Managing director", "Jednatel"),
-        email="novak@alfa.cz",
-        phone="+420 603 111 222",
-        aliases=("novak", "petr"),
-    ),
-    Contact(
-        id="cerna",
-        name="Lucie Černá",
-        company_id="alfa",
-        role=("Purchasing", "Nákup"),
-        email="cerna@alfa.cz",
-        phone="+420 603 333 444",
-        aliases=("cern", "lucie", "lucii"),
-    ),
-    Contact(
-        id="svobodova",
-        name="Jana Svobodová",
-        company_id="beta",
-        role=("Head of operations", "Vedoucí provozu"),
-        email="svobodova@betalogistics.cz",
-        phone="+420 777 555 666",
-        aliases=("svobodov",),
-    ),
-    Contact(
-        id="dvorak",
-        name="Tomáš Dvořák",
-        company_id="gamma",
-        role=("Finance", "Finance"),
-        email="dvorak@gammafoods.cz",
-        phone="+420 731 777 888",
-        aliases=("dvorak", "tomas"),
-    ),
-    Contact(
-        id="fischer",
-        name="Emma Fischer",
-        company_id="delta",
-        role=("Partner manager", "Partnerská manažerka"),
-        email="emma.fischer@delta-software.at",
-        phone="+43 664 123 4567",
-        aliases=("fischer", "emma"),
-    ),
-)
 
-MEETINGS: tuple[Meeting, ...] = (
-    Meeting(
-        "10:00",
-        ("Quarterly review", "Čtvrtletní schůzka"),
-        "novak",
-        ("Alfa office, Brno", "Kancelář Alfa, Brno"),
-    ),
-    Meeting(
-        "13:30",
-        ("Mobile app demo", "Ukázka mobilní aplikace"),
-        "svobodova",
-        ("Video call", "Videohovor"),
-    ),
-    Meeting(
-        "16:00",
-        ("Partnership renewal", "Obnova partnerství"),
-        "fischer",
-        ("Phone", "Telefon"),
-    ),
-)
+def _records(kind: type[R], rows: list[dict[str, Any]]) -> tuple[R, ...]:
+    """Records of one kind from their JSON rows (whose lists are the records' tuples)."""
+    return tuple(
+        kind(**{key: tuple(v) if isinstance(v, list) else v for key, v in row.items()})
+        for row in rows
+    )
+
+
+_DATA = json.loads(Path(__file__).with_name("demo_crm.json").read_text(encoding="utf-8"))
+COMPANIES = _records(Company, _DATA["companies"])
+CONTACTS = _records(Contact, _DATA["contacts"])
+MEETINGS = _records(Meeting, _DATA["meetings"])
+OFFERS = _records(Offer, _DATA["offers"])
+DEALS = _records(Deal, _DATA["deals"])
 
 # Meetings later this week, counted in the card's `more`.
 MEETINGS_LATER_THIS_WEEK = 4
-
-OFFERS: tuple[Offer, ...] = (
-    Offer(
-        number="N-2026-014",
-        company_id="alfa",
-        contact_id="novak",
-        amount_czk=1_240_000,
-        valid_until="2026-12-15",
-        status=("Awaiting reply", "Čeká na odpověď"),
-        tone="warning",
-        lines=("CRM licence, 50 users, 24 months", "Onboarding workshop", "Priority support"),
-    ),
-    Offer(
-        number="N-2026-015",
-        company_id="beta",
-        contact_id="svobodova",
-        amount_czk=380_000,
-        valid_until="2026-12-31",
-        status=("Draft", "Koncept"),
-        tone="neutral",
-        lines=("CRM licence, 15 users, 12 months", "Mobile app rollout"),
-    ),
-)
-
-DEALS: tuple[Deal, ...] = (
-    Deal("Licence renewal 2027", "alfa", ("Negotiation", "Vyjednávání"), 1_240_000),
-    Deal("Partner programme", "delta", ("Proposal", "Nabídka"), 900_000),
-    Deal("Fleet CRM", "beta", ("Qualification", "Kvalifikace"), 380_000),
-    Deal("Support upgrade", "gamma", ("On hold", "Pozastaveno"), 120_000),
-    Deal("Warehouse tablets", "beta", ("Discovery", "Průzkum"), 95_000),
-    Deal("Training package", "alfa", ("Proposal", "Nabídka"), 60_000),
-)
 DEALS_SHOWN = 4
 WON_THIS_MONTH_CZK = 640_000
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from starlette.responses import JSONResponse
 
 from talkie_tui.devserver.common.errors import ServerApiError
@@ -12,33 +10,21 @@ from talkie_tui.devserver.common.errors import ServerApiError
 class ApiError(ServerApiError):
     """An error answer: raised anywhere in a handler, rendered as the §3 envelope."""
 
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        retryable: bool = False,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(status, code, message, headers=headers)
-        self.retryable = retryable
+    # §3 says of every error whether trying again may work; only `Unavailable` says yes.
+    retryable = False
 
     def error_fields(self) -> dict[str, object]:
         """`code`, `message` and `retryable` (always said)."""
         return {**super().error_fields(), "retryable": self.retryable}
 
 
-def error_response(
-    status: int,
-    code: str,
-    message: str,
-    *,
-    retryable: bool = False,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    """A JSON response with the §3 body."""
-    return ApiError(status, code, message, retryable=retryable, headers=headers).response()
+class Unavailable(ApiError):
+    """503 `upstream_unavailable`: a service the server needs is down; trying again may work."""
+
+    retryable = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__(503, "upstream_unavailable", message)
 
 
 not_found = ApiError.not_found
@@ -47,6 +33,6 @@ invalid_request = ApiError.invalid_request
 
 def internal_error() -> JSONResponse:
     """500 `internal` for an unexpected exception (its details stay in the server's log)."""
-    return error_response(
+    return ApiError.error_response(
         500, "internal", "The server hit an unexpected error. Please try again later."
     )

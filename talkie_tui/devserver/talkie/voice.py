@@ -20,7 +20,7 @@ from talkie_tui.devserver.talkie import voice_tools
 from talkie_tui.devserver.talkie.accounts import VOICE_MINUTES_PER_DAY
 from talkie_tui.devserver.talkie.actions import ActionService
 from talkie_tui.devserver.talkie.config import ServerConfig
-from talkie_tui.devserver.talkie.errors import ApiError, invalid_request, not_found
+from talkie_tui.devserver.talkie.errors import ApiError, Unavailable, invalid_request, not_found
 from talkie_tui.devserver.talkie.run_input import thread_title
 from talkie_tui.devserver.talkie.storage import Storage
 
@@ -103,9 +103,7 @@ class VoiceService:
     ) -> dict[str, Any]:
         """Start a session bound to the user and a thread (new, or one of theirs): §10.1."""
         if self.provider is None:
-            raise ApiError(
-                503, "upstream_unavailable", "The voice provider is not running.", retryable=True
-            )
+            raise Unavailable("The voice provider is not running.")
         chosen = pick_locale(locale)
         used_today = self._storage.voice_seconds_since(user_id, clock.iso(clock.start_of_today()))
         if used_today >= VOICE_MINUTES_PER_DAY * 60:

@@ -3,13 +3,14 @@ error envelope."""
 
 from __future__ import annotations
 
-from talkie_tui.conformance.cuckoo.hub import Party
+from talkie_tui.conformance.cuckoo.hub import Party, Throwaway
 from talkie_tui.conformance.cuckoo.hub_checks import limits
 from talkie_tui.conformance.cuckoo.hub_checks.base import (
     ENVELOPE_RULE,
     SPEC,
     HubSession,
     check,
+    check_with_agent,
     expect_error,
 )
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
@@ -23,10 +24,9 @@ async def healthz(session: HubSession) -> None:
         raise CheckFailed(f"GET /healthz answered {answer.describe()}")
 
 
-@check("credentials", section="Authentication")
-async def credentials(session: HubSession) -> None:
+@check_with_agent("credentials", section="Authentication")
+async def credentials(session: HubSession, made: Throwaway) -> None:
     """The agent API wants the binding secret (else 401), which unlocks /v1/agent only."""
-    made = await session.throwaway()
     hub = session.hub
     rule = f'{SPEC}: "401 The credential is missing or wrong"'
     for party, what in (
@@ -85,10 +85,9 @@ async def body_cap(session: HubSession) -> None:
     expect_error(answer, 422, "body_too_large", "a body over 1 MiB")
 
 
-@check("error-envelope", section="Errors")
-async def error_envelope(session: HubSession) -> None:
+@check_with_agent("error-envelope", section="Errors")
+async def error_envelope(session: HubSession, made: Throwaway) -> None:
     """An unknown conversation → 404 in the error envelope with a request_id."""
-    made = await session.throwaway()
     unknown = "cnv_" + "0" * 26
     answer = await session.hub.request("GET", f"/v1/agent/conversations/{unknown}", made.agent)
     error = expect_error(answer, 404, None, "an unknown conversation")

@@ -3,6 +3,7 @@ and the agent's steps (a stream, an append, an upload) several checks take."""
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,25 @@ def check(
 ) -> Callable[[Callable[[HubSession], Awaitable[None]]], Callable[[HubSession], Awaitable[None]]]:
     """Register a hub check under `name`; the package orders them."""
     return REGISTRY.check(name, section=f"{SPEC} {section}", timeout=timeout, slow=slow)
+
+
+def check_with_agent(
+    name: str, *, section: str, timeout: float = 30.0, slow: bool = False
+) -> Callable[
+    [Callable[[HubSession, Throwaway], Awaitable[None]]], Callable[[HubSession], Awaitable[None]]
+]:
+    """Register a hub check that acts through a throwaway agent of its own (made first)."""
+
+    def register(
+        function: Callable[[HubSession, Throwaway], Awaitable[None]],
+    ) -> Callable[[HubSession], Awaitable[None]]:
+        @functools.wraps(function)
+        async def checked(session: HubSession) -> None:
+            await function(session, await session.throwaway())
+
+        return check(name, section=section, timeout=timeout, slow=slow)(checked)
+
+    return register
 
 
 ENVELOPE_RULE = (

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from talkie_tui.conformance.cuckoo.hub import Throwaway
 from talkie_tui.conformance.cuckoo.hub_checks import limits
-from talkie_tui.conformance.cuckoo.hub_checks.base import SPEC, HubSession, check, expect_error
+from talkie_tui.conformance.cuckoo.hub_checks.base import (
+    SPEC,
+    HubSession,
+    check_with_agent,
+    expect_error,
+)
 from talkie_tui.conformance.report import CheckFailed, show
 
 
-@check("events-catch-up", section="Catching up over HTTP")
-async def events_catch_up(session: HubSession) -> None:
+@check_with_agent("events-catch-up", section="Catching up over HTTP")
+async def events_catch_up(session: HubSession, made: Throwaway) -> None:
     """GET /v1/agent/events?since= returns the later events, oldest first."""
-    made = await session.throwaway()
     for text in ("one", "two", "three"):
         await made.say(session.hub, text)
     everything = await session.hub.ok("GET", "/v1/agent/events", made.agent, "GET /v1/agent/events")
@@ -66,10 +70,9 @@ async def all_events(
         params = {"limit": str(page), "since": ids[-1]}
 
 
-@check("events-paging", section="Catching up over HTTP")
-async def events_paging(session: HubSession) -> None:
+@check_with_agent("events-paging", section="Catching up over HTTP")
+async def events_paging(session: HubSession, made: Throwaway) -> None:
     """GET /v1/agent/events pages with limit and since: no gap, no repeat, at most 100."""
-    made = await session.throwaway()
     for text in ("one", "two", "three", "four"):
         await made.say(session.hub, text)
     everything = await all_events(session, made)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from talkie_tui.conformance.cuckoo.hub import Throwaway
 from talkie_tui.conformance.cuckoo.hub_checks import limits
 from talkie_tui.conformance.cuckoo.hub_checks.base import (
     PNG,
     SPEC,
     HubSession,
-    check,
+    check_with_agent,
     expect_error,
     messages_path,
     upload,
@@ -16,10 +17,9 @@ from talkie_tui.conformance.cuckoo.hub_checks.base import (
 from talkie_tui.conformance.report import CheckFailed, show
 
 
-@check("media-kind", section="Media")
-async def media_kind(session: HubSession) -> None:
+@check_with_agent("media-kind", section="Media")
+async def media_kind(session: HubSession, made: Throwaway) -> None:
     """An upload's kind is decided from its bytes, not its name."""
-    made = await session.throwaway()
     answer = await upload(session, made, PNG, "notes.txt")
     media = (answer.json() or {}).get("media") if isinstance(answer.json(), dict) else None
     if answer.status not in (200, 201) or not isinstance(media, dict):
@@ -31,10 +31,9 @@ async def media_kind(session: HubSession) -> None:
         )
 
 
-@check("attachments", section="Media")
-async def attachments(session: HubSession) -> None:
+@check_with_agent("attachments", section="Media")
+async def attachments(session: HubSession, made: Throwaway) -> None:
     """At most ten files per message, no duplicates, and each file sent once."""
-    made = await session.throwaway()
     hub, path = session.hub, messages_path(made.conversation_id)
     files = [await upload_png(session, made) for _ in range(limits.MAX_FILES + 1)]
     rule = (
@@ -54,10 +53,9 @@ async def attachments(session: HubSession) -> None:
     again.expect_refused("sending the same file again", rule)
 
 
-@check("media-limits", section="Media")
-async def media_limits(session: HubSession) -> None:
+@check_with_agent("media-limits", section="Media")
+async def media_limits(session: HubSession, made: Throwaway) -> None:
     """An image over 16 MiB is refused with 422 file_too_large."""
-    made = await session.throwaway()
     answer = await upload(
         session, made, PNG + b"\x00" * (limits.IMAGE_MAX + 1 - len(PNG)), "big.png"
     )

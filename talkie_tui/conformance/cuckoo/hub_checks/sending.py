@@ -9,13 +9,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from talkie_tui.conformance.cuckoo.hub import message_event
+from talkie_tui.conformance.cuckoo.hub import Throwaway, message_event
 from talkie_tui.conformance.cuckoo.hub_checks import limits
 from talkie_tui.conformance.cuckoo.hub_checks.base import (
     SPEC,
     HubSession,
     append_text,
-    check,
+    check_with_agent,
     expect_error,
     messages_path,
     start_stream,
@@ -23,10 +23,9 @@ from talkie_tui.conformance.cuckoo.hub_checks.base import (
 from talkie_tui.conformance.report import CheckFailed, show
 
 
-@check("idempotency", section="Sending a message")
-async def idempotency(session: HubSession) -> None:
+@check_with_agent("idempotency", section="Sending a message")
+async def idempotency(session: HubSession, made: Throwaway) -> None:
     """A send repeated with its idempotency_key → 200 and the same message, not a second one."""
-    made = await session.throwaway()
     hub, path = session.hub, messages_path(made.conversation_id)
     body = {"text": "once", "idempotency_key": uuid.uuid4().hex}
     first = await hub.request("POST", path, made.agent, json_body=body)
@@ -46,10 +45,9 @@ async def idempotency(session: HubSession) -> None:
         )
 
 
-@check("streaming", section="Streaming")
-async def streaming(session: HubSession) -> None:
+@check_with_agent("streaming", section="Streaming")
+async def streaming(session: HubSession, made: Throwaway) -> None:
     """A stream starts empty, takes appends, ends complete; a later append → 409 not_streaming."""
-    made = await session.throwaway()
     hub, agent = session.hub, made.agent
     refused = await hub.request(
         "POST",
@@ -91,10 +89,9 @@ async def streaming(session: HubSession) -> None:
     expect_error(late, 409, "not_streaming", "an append after the finish")
 
 
-@check("buttons", section="Buttons")
-async def buttons(session: HubSession) -> None:
+@check_with_agent("buttons", section="Buttons")
+async def buttons(session: HubSession, made: Throwaway) -> None:
     """Button rules are enforced, and a tap arrives once as the person's message with its action."""
-    made = await session.throwaway()
     hub, path = session.hub, messages_path(made.conversation_id)
     row = [{"id": "a", "label": "A"}]
     bad = {
@@ -143,10 +140,9 @@ async def buttons(session: HubSession) -> None:
     )
 
 
-@check("text-clamp", section="Streaming")
-async def text_clamp(session: HubSession) -> None:
+@check_with_agent("text-clamp", section="Streaming")
+async def text_clamp(session: HubSession, made: Throwaway) -> None:
     """A stream's text beyond 8000 characters is clamped and marked truncated."""
-    made = await session.throwaway()
     hub, agent = session.hub, made.agent
     message_id = await start_stream(hub, made)
     for _ in range(3):
@@ -163,10 +159,9 @@ async def text_clamp(session: HubSession) -> None:
         )
 
 
-@check("reply-and-quick-replies", section="Sending a message; Buttons")
-async def reply_and_quick_replies(session: HubSession) -> None:
+@check_with_agent("reply-and-quick-replies", section="Sending a message; Buttons")
+async def reply_and_quick_replies(session: HubSession, made: Throwaway) -> None:
     """reply_to quotes the person's message; more than six quick replies → 422."""
-    made = await session.throwaway()
     hub, path = session.hub, messages_path(made.conversation_id)
     said = await made.say(hub, "quote me")
     sent = await hub.ok(
@@ -200,10 +195,9 @@ async def reply_and_quick_replies(session: HubSession) -> None:
     )
 
 
-@check("stop", section="Streaming (notes/cuckoo.md: stop)")
-async def stop(session: HubSession) -> None:
+@check_with_agent("stop", section="Streaming (notes/cuckoo.md: stop)")
+async def stop(session: HubSession, made: Throwaway) -> None:
     """A person's stop ends the stream as stopped, tells the agent, and refuses later appends."""
-    made = await session.throwaway()
     hub = session.hub
     message_id = await start_stream(hub, made)
     await append_text(hub, made, message_id, "Half")
@@ -225,10 +219,9 @@ async def stop(session: HubSession) -> None:
         await socket.ack(str(event["id"]))
 
 
-@check("idle-truncation", section="Streaming", timeout=limits.IDLE + 45.0, slow=True)
-async def idle_truncation(session: HubSession) -> None:
+@check_with_agent("idle-truncation", section="Streaming", timeout=limits.IDLE + 45.0, slow=True)
+async def idle_truncation(session: HubSession, made: Throwaway) -> None:
     """A stream left idle for 30 s is finished by the hub and marked truncated."""
-    made = await session.throwaway()
     hub = session.hub
     message_id = await start_stream(hub, made)
     await append_text(hub, made, message_id, "Left hanging")
@@ -249,10 +242,9 @@ async def idle_truncation(session: HubSession) -> None:
         )
 
 
-@check("typing", section="Typing")
-async def typing(session: HubSession) -> None:
+@check_with_agent("typing", section="Typing")
+async def typing(session: HubSession, made: Throwaway) -> None:
     """Typing start and stop → 204; another state → 422."""
-    made = await session.throwaway()
     path = f"/v1/agent/conversations/{made.conversation_id}/typing"
     for state in ("start", "stop"):
         answer = await session.hub.request("POST", path, made.agent, json_body={"state": state})
@@ -269,10 +261,9 @@ async def typing(session: HubSession) -> None:
 TYPING_STATES = {"start": "thinking", "stop": "idle"}  # the newer `activity` frame's words
 
 
-@check("typing-expiry", section="Typing")
-async def typing_expiry(session: HubSession) -> None:
+@check_with_agent("typing-expiry", section="Typing")
+async def typing_expiry(session: HubSession, made: Throwaway) -> None:
     """A typing start reaches the person and expires by itself after 10 s; stop hides it."""
-    made = await session.throwaway()
     path = f"/v1/agent/conversations/{made.conversation_id}/typing"
     rule = f'{SPEC}: "A start expires by itself after 10 seconds."'
 

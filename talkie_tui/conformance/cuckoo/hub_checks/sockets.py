@@ -9,16 +9,15 @@ from typing import Any
 
 from talkie_tui.conformance.cuckoo.hub import Party, Throwaway, message_event
 from talkie_tui.conformance.cuckoo.hub_checks import limits
-from talkie_tui.conformance.cuckoo.hub_checks.base import SPEC, HubSession, check
+from talkie_tui.conformance.cuckoo.hub_checks.base import SPEC, HubSession, check_with_agent
 from talkie_tui.conformance.cuckoo.hub_checks.catch_up import all_events
 from talkie_tui.conformance.raw_socket import CLOSE, PING, PONG, Frame
 from talkie_tui.conformance.report import CheckFailed, CheckSkipped, show
 
 
-@check("socket-push", section="The socket; Events")
-async def socket_push(session: HubSession) -> None:
+@check_with_agent("socket-push", section="The socket; Events")
+async def socket_push(session: HubSession, made: Throwaway) -> None:
     """What was sent while the agent was away is pushed on connect, in the event envelope."""
-    made = await session.throwaway()
     text = f"hello {uuid.uuid4().hex[:8]}"
     await made.say(session.hub, text)
     async with session.hub.agent_socket(made.secret) as socket:
@@ -36,10 +35,9 @@ async def socket_push(session: HubSession) -> None:
         raise CheckFailed(f"the event's agent_id is {show(event['agent_id'])}, not the agent's")
 
 
-@check("ack", section="Acknowledging")
-async def ack(session: HubSession) -> None:
+@check_with_agent("ack", section="Acknowledging")
+async def ack(session: HubSession, made: Throwaway) -> None:
     """An acknowledged event is not pushed again after a reconnect; an unacknowledged one is."""
-    made = await session.throwaway()
     await made.say(session.hub, "first")
     await made.say(session.hub, "second")
     async with session.hub.agent_socket(made.secret) as socket:
@@ -63,10 +61,9 @@ async def ack(session: HubSession) -> None:
         )
 
 
-@check("redelivery", section="Acknowledging", timeout=limits.LEASE + 30.0, slow=True)
-async def redelivery(session: HubSession) -> None:
+@check_with_agent("redelivery", section="Acknowledging", timeout=limits.LEASE + 30.0, slow=True)
+async def redelivery(session: HubSession, made: Throwaway) -> None:
     """An event not acknowledged within 30 s is sent again on the same socket."""
-    made = await session.throwaway()
     text = f"redeliver {uuid.uuid4().hex[:8]}"
     async with session.hub.agent_socket(made.secret) as socket:
         await made.say(session.hub, text)
@@ -83,10 +80,9 @@ async def redelivery(session: HubSession) -> None:
         )
 
 
-@check("one-socket", section="The socket")
-async def one_socket(session: HubSession) -> None:
+@check_with_agent("one-socket", section="The socket")
+async def one_socket(session: HubSession, made: Throwaway) -> None:
     """A second socket of the same agent closes the first with 4001."""
-    made = await session.throwaway()
     hub = session.hub
     rule = (
         f'{SPEC}: "Only one socket wins per agent. When a second connects, the older one is '
@@ -101,10 +97,9 @@ async def one_socket(session: HubSession) -> None:
         raise CheckFailed(f"the older socket closed with {code}; {rule}")
 
 
-@check("replaced-binding", section="The socket")
-async def replaced_binding(session: HubSession) -> None:
+@check_with_agent("replaced-binding", section="The socket")
+async def replaced_binding(session: HubSession, made: Throwaway) -> None:
     """Replacing the binding closes the open socket with 4002."""
-    made = await session.throwaway()
     hub = session.hub
     async with hub.agent_socket(made.secret) as socket:
         await hub.ok(
@@ -126,10 +121,9 @@ async def replaced_binding(session: HubSession) -> None:
         )
 
 
-@check("frame-cap", section="The socket")
-async def frame_cap(session: HubSession) -> None:
+@check_with_agent("frame-cap", section="The socket")
+async def frame_cap(session: HubSession, made: Throwaway) -> None:
     """A socket frame over 64 KiB is not taken: the hub closes the socket."""
-    made = await session.throwaway()
     async with session.hub.agent_socket(made.secret) as socket:
         frame = {
             "op": "send",
@@ -157,15 +151,14 @@ def _closed(frame: Frame) -> str:
     return f"code {frame.close_code}" if frame.close_code is not None else "no close code"
 
 
-@check(
+@check_with_agent(
     "socket-pings",
     section="The socket",
     timeout=2 * (limits.PING_INTERVAL + limits.PING_SLACK) + 15.0,
     slow=True,
 )
-async def socket_pings(session: HubSession) -> None:
+async def socket_pings(session: HubSession, made: Throwaway) -> None:
     """The hub pings the agent's socket every 30 s, and an answered ping keeps it open."""
-    made = await session.throwaway()
     wait = limits.PING_INTERVAL + limits.PING_SLACK
     async with session.hub.raw_agent_socket(made.secret) as socket:
         for since in ("connecting", "answering the first ping"):
@@ -180,15 +173,14 @@ async def socket_pings(session: HubSession) -> None:
             await socket.send(PONG, ping.payload)
 
 
-@check(
+@check_with_agent(
     "socket-ping-timeout",
     section="The socket",
     timeout=limits.PING_INTERVAL + limits.PONG_WAIT + limits.PING_SLACK + 15.0,
     slow=True,
 )
-async def socket_ping_timeout(session: HubSession) -> None:
+async def socket_ping_timeout(session: HubSession, made: Throwaway) -> None:
     """A socket that never answers the hub's pings is closed within 30 + 15 s."""
-    made = await session.throwaway()
     wait = limits.PING_INTERVAL + limits.PONG_WAIT + limits.PING_SLACK
     deadline = time.monotonic() + wait
     pings = 0
@@ -244,10 +236,9 @@ async def make_joined(session: HubSession, made: Throwaway) -> Throwaway:
     return Throwaway(made.owner, person, made.agent_id, made.secret, conversation)
 
 
-@check("push-backlog", section="The socket; Acknowledging", timeout=60.0)
-async def push_backlog(session: HubSession) -> None:
+@check_with_agent("push-backlog", section="The socket; Acknowledging", timeout=60.0)
+async def push_backlog(session: HubSession, made: Throwaway) -> None:
     """More than one lease (100) of missed events all arrive on connect, unacknowledged."""
-    made = await session.throwaway()
     await _crowd(session, made, limits.LEASE_BATCH + 3)
     expected = await all_events(session, made)
     pushed: list[str] = []

@@ -76,43 +76,8 @@ def load_script_file(path: Path) -> dict[str, list[Line]]:
 
 # The scenario of `talkie demo`: a customer lookup (a card), an offer e-mail (an action the
 # user may confirm by voice: "yes" plus the action's keyword "send"), and goodbye. The replies
-# say briefly what the tools returned, as a model would.
-DEMO_LINES: dict[str, list[Line]] = {
-    "cs": [
-        Line(
-            "Kdo je Petr Novák?",
-            "search_contacts",
-            {"query": "Petr Novák"},
-            "Petr Novák je jednatel firmy Alfa. Jeho kartu máte na obrazovce.",
-        ),
-        Line(
-            "Pošli mu nabídku.",
-            "send_offer_email",
-            {"company": "Alfa"},
-            "E-mail s nabídkou pro Petra Nováka je připravený a nic neodejde, dokud to "
-            "nepotvrdíte. Řekněte „ano, odeslat“, nebo „ne“.",
-        ),
-        Line("Ano, odeslat.", reply="Dobře."),
-        Line("Děkuji, to je všechno.", reply="Rádo se stalo. Na shledanou!"),
-    ],
-    "en": [
-        Line(
-            "Who is Petr Novák?",
-            "search_contacts",
-            {"query": "Petr Novák"},
-            "Petr Novák is the managing director of Alfa. His card is on your screen.",
-        ),
-        Line(
-            "Send him the offer.",
-            "send_offer_email",
-            {"company": "Alfa"},
-            "The e-mail with the offer for Petr Novák is ready, and nothing goes out until you "
-            "confirm. Say “yes, send”, or “no”.",
-        ),
-        Line("Yes, send it.", reply="All right."),
-        Line("Thank you, that's all.", reply="You're welcome. Goodbye!"),
-    ],
-}
+# say briefly what the tools returned, as a model would. It is data in a script file's form.
+DEMO_LINES: dict[str, list[Line]] = load_script_file(Path(__file__).with_name("demo_script.json"))
 
 # Heard after the script ran out: honest about being a fixed scenario.
 FALLBACK: dict[str, Line] = {
