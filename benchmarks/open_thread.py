@@ -13,13 +13,14 @@ import gc
 import json
 import time
 import tracemalloc
+from pathlib import PurePath
 from typing import Any
 
 from textual.app import App, ComposeResult
 
 from talkie_tui.backends.talkie.reducer import conversation_from_history
 from talkie_tui.protocol.talkie.models import ThreadHistory
-from talkie_tui.ui.app import _stylesheets
+from talkie_tui.ui.support.stylesheets import chat_stylesheets, startup_stylesheets
 from talkie_tui.ui.widgets.transcript import Transcript
 
 PARAGRAPH = (
@@ -61,10 +62,14 @@ def thread_json(messages: int, cards: int) -> str:
     return json.dumps({"thread": {"id": "t1", "title": "Bench"}, "messages": items, "actions": []})
 
 
+STYLESHEETS: list[str | PurePath] = [*startup_stylesheets(), *chat_stylesheets()]
+"""Every stylesheet of the real app, the chat's included."""
+
+
 class BenchApp(App[None]):
     """Only the transcript, styled as in the real app."""
 
-    CSS_PATH = _stylesheets()  # type: ignore[assignment]
+    CSS_PATH = STYLESHEETS
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme plus the `$server-accent` the stylesheets use."""
