@@ -53,7 +53,7 @@ def agent_check(
         function: Callable[[AgentSession], Awaitable[None]],
     ) -> Callable[[AgentSession], Awaitable[None]]:
         _, found, paragraph = inspect.cleandoc(function.__doc__ or "").partition(WHY)
-        if not found:
+        if not found and function.__doc__ is not None:  # None: docstrings stripped (-OO)
             raise ValueError(f"the docstring of the check {name} does not say {WHY!r}")
         why = " ".join(paragraph.split())
 
@@ -65,7 +65,9 @@ def agent_check(
                 session.alive()
                 await function(session)
             except CheckFailed as failure:
-                raise CheckFailed(f"{failure} — why it matters: {why}") from None
+                raise CheckFailed(
+                    f"{failure} — why it matters: {why}" if why else str(failure)
+                ) from None
 
         registry.check(name, section=f"{SPEC} {section}", timeout=timeout)(checked)
         return checked
