@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     connection just closes, and the server finishes the run (§5 disconnect is not cancel).
     """
     os.environ.setdefault("TEXTUAL_FPS", TEXTUAL_FPS)  # read when Textual is first imported
+    _without_httpx_command_line()
     try:
         code = _command(argv)
     except BrokenPipeError:
@@ -44,6 +45,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     _flush_stdout()
     return code
+
+
+def _without_httpx_command_line() -> None:
+    """Keep httpx's own command line out of talkie's process.
+
+    `import httpx` imports it whenever rich, pygments and click are installed (they are, for
+    Textual and uvicorn): some 80 ms of every `talkie ask` for a tool talkie never runs. A None
+    in `sys.modules` makes that import fail, and httpx falls back to its stub.
+    """
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 
 def _flush_stdout() -> None:
