@@ -57,8 +57,8 @@ def _light_process() -> None:
       a tool talkie never runs. A None in `sys.modules` makes that import fail, and httpx
       falls back to its stub.
     - The last garbage collection: at exit Python walks every object it still holds (the
-      wire models, AG-UI's, the modules), ~90 ms of `talkie ask`, only to free memory the
-      process gives back anyway. Frozen at exit, they are left out of that walk.
+      wire models, AG-UI's, the modules) only to free memory the process gives back anyway:
+      most of the ~100 ms `talkie ask` took to end. Frozen at exit, they are left out of it.
     """
     if "httpx" not in sys.modules:
         sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]

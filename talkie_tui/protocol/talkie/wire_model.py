@@ -10,7 +10,7 @@ class WireModel(BaseModel):
     """Base of every model read from the wire: camelCase names, unknown fields ignored.
 
     Each model's validator is built when it is first used, not when it is imported: a run
-    reads a few of them (`talkie ask` the manifest), and building them all took ~30 ms of
+    reads a few of them (`talkie ask` the manifest), and building them all took ~20 ms of
     every start (issue 24).
     """
 
