@@ -3,7 +3,8 @@
 Each case runs in a fresh Python process (a test process has imported everything already) and
 reports `sys.modules` once it is where a person would be: `talkie connect URL --token T` with
 the chat open on each reference server, the server picker, `talkie --help` and `talkie
-servers`. Module sets only, never times (those are benchmarks/startup.py's).
+servers`, and once `talkie ask URL MESSAGE --token T` has printed its answer. Module sets only,
+never times (those are benchmarks/startup.py's).
 """
 
 from __future__ import annotations
@@ -38,12 +39,24 @@ async def main():
 
 asyncio.run(main())
 """
+# The modules imported: a None in `sys.modules` is one talkie keeps out (httpx's command line).
 COMMAND = """
 import contextlib, json, sys
 from talkie_tui.cli import main
 with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
     main(sys.argv[1:])
-print(json.dumps(sorted(sys.modules)))
+print(json.dumps(sorted(name for name, module in sys.modules.items() if module is not None)))
+"""
+# `talkie ask` through the command line's own code; it must have printed the answer.
+ASK = """
+import contextlib, io, json, sys
+from talkie_tui.cli import main
+answer = io.StringIO()
+with contextlib.redirect_stdout(answer):
+    code = main(sys.argv[1:])
+if code != 0 or "hi" not in answer.getvalue():
+    raise SystemExit(f"talkie ask ended {code}: {answer.getvalue()!r}")
+print(json.dumps(sorted(name for name, module in sys.modules.items() if module is not None)))
 """
 
 TALKIE_WIRE = ("ag_ui", "talkie_tui.protocol.talkie.events", "talkie_tui.protocol.talkie.client")
@@ -58,6 +71,19 @@ NEVER_AT_START = (
     "sounddevice",
     "numpy",
     "uvicorn",
+)
+# What `talkie ask … --token T` never needs: the TUI, httpx's own command line (it brings rich,
+# pygments and click), and the sign-in kept in a token store or the settings file.
+NEVER_IN_ASK = (
+    "textual",
+    "talkie_tui.ui",
+    "rich",
+    "pygments",
+    "click",
+    "talkie_tui.auth",
+    "keyring",
+    "talkie_tui.config.settings",
+    "talkie_tui.config.known_servers",
 )
 
 
@@ -133,3 +159,22 @@ def test_help_and_servers_import_no_textual_and_no_protocol(command: list[str]) 
     assert "talkie_tui.cli" in modules
     heavy = ("textual", "talkie_tui.ui", "talkie_tui.protocol", "talkie_tui.auth.signin", "httpx")
     assert found(modules, *heavy, *TALKIE_WIRE, *NEVER_AT_START) == []
+
+
+def test_ask_on_a_talkie_server_imports_no_tui_no_other_wire_and_no_token_store(
+    devserver: Callable[..., str],
+) -> None:
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    modules = imported(ASK, "ask", url, "talkie-test:echo hi", "--token", TEST_TOKEN)
+    assert "talkie_tui.backends.talkie.session" in modules  # it did ask
+    assert found(modules, *NEVER_IN_ASK, *MINARA_WIRE, *CUCKOO_WIRE, *NEVER_AT_START) == []
+
+
+def test_ask_on_a_gateway_imports_no_ag_ui_and_no_hub_wire(
+    minara_gateway: Callable[..., str],
+) -> None:
+    url = minara_gateway(test_mode=True, auth_token=TEST_TOKEN)
+    # The protocol is found out: a Talkie manifest is looked for first (no client, no AG-UI).
+    modules = imported(ASK, "ask", url, "minara-test:echo hi", "--token", TEST_TOKEN)
+    assert "talkie_tui.backends.minara.backend" in modules
+    assert found(modules, *NEVER_IN_ASK, *TALKIE_WIRE, *CUCKOO_WIRE, *NEVER_AT_START) == []

@@ -7,9 +7,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from talkie_tui import backends
-from talkie_tui.auth.store import TokenStore, TokenStoreError, open_store
-from talkie_tui.backends.base import KeptSignIn
-from talkie_tui.config import Settings, development_token, gateway_token, hub_token
+from talkie_tui.config import development_token, gateway_token, hub_token
 from talkie_tui.core.errors import (
     DiscoveryError,
     ServerError,
@@ -23,7 +21,9 @@ from talkie_tui.core.tokens import StaticToken
 from talkie_tui.i18n import _
 
 if TYPE_CHECKING:
+    from talkie_tui.auth.store import TokenStore
     from talkie_tui.backends.base import Backend, ProtocolName
+    from talkie_tui.config import Settings
 
 __all__ = [
     "connect",
@@ -40,6 +40,8 @@ def _warn(message: str) -> None:
 
 def preferred_store(settings: Settings) -> TokenStore | None:
     """The token store the settings name, or None when it cannot be used here (no keyring)."""
+    from talkie_tui.auth.store import TokenStoreError, open_store
+
     try:
         return open_store(settings.token_storage)
     except TokenStoreError:
@@ -67,6 +69,11 @@ async def connect(
     token = development_token(token)
     kept = None
     if token is None or for_gateway is None or for_hub is None:
+        # The token stores and the settings file only when a kept sign-in may be needed: a
+        # run with --token (for every protocol) does without them.
+        from talkie_tui.backends.base import KeptSignIn
+        from talkie_tui.config import Settings
+
         chosen = settings or Settings.load()
         kept = KeptSignIn(lambda: preferred_store(chosen), chosen.oauth_client_id, warn=_warn)
     return await backends.connect(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from talkie_tui.i18n.catalog import PLURAL_RULES, Catalog
@@ -30,6 +29,8 @@ _current = SOURCE_LANGUAGE
 
 def catalog_dir(language: str) -> Path:
     """Where the PO files of `language` are."""
+    from importlib import resources  # with tempfile and shutil: only once Czech is spoken
+
     return Path(str(resources.files("talkie_tui") / "locales" / language))
 
 

@@ -10,8 +10,9 @@ the talkie/1 client and AG-UI, which a gateway or a hub never needs (issue 24).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from talkie_tui.core.lazy import names_on_first_use
 
 if TYPE_CHECKING:
     from talkie_tui.backends.talkie.backend import TalkieBackend, server_info
@@ -28,9 +29,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """One of the package's names, from its module (imported now, if it was not yet)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = names_on_first_use(__name__, _HOMES)

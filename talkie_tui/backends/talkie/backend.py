@@ -1,5 +1,9 @@
 """The talkie/1 backend: a `TalkieClient` and its chat sessions behind the `Backend` interface,
-with the parts only talkie/1 offers: actions decided (`Decides`) and voice calls (`Calls`)."""
+with the parts only talkie/1 offers: actions decided (`Decides`) and voice calls (`Calls`).
+
+The client (and AG-UI under it) is imported once the address has a manifest: `backends.connect`
+tries talkie/1 first, and a gateway's or a hub's `talkie ask` imports neither (issue 24).
+"""
 
 from __future__ import annotations
 
@@ -20,15 +24,15 @@ from talkie_tui.backends.base import (
     ServerInfo,
     Session,
 )
-from talkie_tui.backends.talkie.session import TalkieOutgoing, TalkieSession
-from talkie_tui.protocol.talkie.client import TalkieClient
-from talkie_tui.protocol.talkie.logo import fetch_logo
+from talkie_tui.backends.talkie.discovery import connect_client
 
 if TYPE_CHECKING:
     import httpx
 
     from talkie_tui.auth.tokens import OAuthTokens
+    from talkie_tui.backends.talkie.session import TalkieOutgoing, TalkieSession
     from talkie_tui.core.tokens import TokenSource
+    from talkie_tui.protocol.talkie.client import TalkieClient
     from talkie_tui.protocol.talkie.manifest import DiscoveredServer
     from talkie_tui.protocol.talkie.models import Action, DecisionResult, Thread
     from talkie_tui.voice.audio import AudioSink, AudioSource
@@ -74,9 +78,7 @@ async def connect(
 ) -> TalkieBackend:
     """Discover the Talkie server at `address` (§1) and sign in with `tokens`, or else with the
     OAuth sign-in kept for it (`kept`), if there is one for its issuer."""
-    client = await TalkieClient.connect(
-        address, tokens=tokens, allow_private_http=allow_private_http
-    )
+    client = await connect_client(address, tokens=tokens, allow_private_http=allow_private_http)
     if tokens is None and kept is not None:
         from talkie_tui.auth.signin import tokens_for
 
@@ -111,6 +113,8 @@ class TalkieBackend:
 
     def new_session(self, thread_id: str | None = None) -> TalkieSession:
         """A chat session for a new thread, or for `thread_id`."""
+        from talkie_tui.backends.talkie.session import TalkieSession
+
         return TalkieSession(self.client, thread_id)
 
     async def account(self) -> Account:
@@ -152,6 +156,8 @@ class TalkieBackend:
 
     async def logo(self) -> bytes | None:
         """The brand logo, checked before it is decoded (None when absent or unusable)."""
+        from talkie_tui.protocol.talkie.logo import fetch_logo
+
         return await fetch_logo(self.client)
 
     def voice_call(
