@@ -65,6 +65,7 @@ async def test_a_schedule_asked_confirmed_paused_resumed_and_deleted(
         panel = app.screen
         assert isinstance(panel, SchedulesScreen)
         await until(pilot, lambda: "No schedules yet" in panel.status_text)
+        assert not panel.query_one(OptionList).display  # no empty list under the words
         await pilot.press("n")
         await until(pilot, lambda: screen_up(app, NewScheduleScreen))
         await pilot.press(*"Send me the news", "enter")
@@ -101,6 +102,7 @@ async def test_a_schedule_asked_confirmed_paused_resumed_and_deleted(
         panel = app.screen
         assert isinstance(panel, SchedulesScreen)
         await until(pilot, lambda: "No schedules yet" in panel.status_text)
+        assert not panel.query_one(OptionList).display
         assert await send_for(schedule.id) == 409  # deleted
     requested = {
         e["id"]: e["data"]["schedule"]["instruction"]

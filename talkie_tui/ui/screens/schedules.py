@@ -94,6 +94,9 @@ class SchedulesScreen(LocalizedBindings[None], ModalScreen[None]):
             listing.highlighted = ids.index(highlighted.id)
         elif ids:
             listing.highlighted = 0  # the keys act on a schedule from the start
+        listing.set_class(not ids, "-empty")  # no empty frame: the status line says why
+        if ids and self.focused is None:
+            listing.focus()
         if self.supported is False:
             self._say(_("{agent} runs no schedules.").format(agent=self.agent_name))
         elif not items:
