@@ -278,6 +278,11 @@ async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(
         )
         await until(pilot, lambda: len(listed_ids(chat)) == 2, timeout=15)
         mine = next(i for i in listed_ids(chat) if i != added)
+        app.action_find_agents()  # once added, the catalogue says so
+        await until(pilot, lambda: isinstance(app.screen, CatalogueScreen))
+        await until(pilot, lambda: "in your contacts" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is chat)
 
         # Pinned: first in the list, though the other conversation is newer.
         chat.open_thread(mine)

@@ -10,6 +10,7 @@ said yet, and that the person blocked it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -51,9 +52,9 @@ def public_agent(agent: wire.PublicAgent) -> PublicAgent:
     return model_of(PublicAgent, agent, starters=tuple(agent.starters))
 
 
-def catalogue_entry(entry: wire.CatalogueEntry) -> CatalogueEntry:
+def catalogue_entry(entry: wire.CatalogueEntry, *, in_contacts: bool = False) -> CatalogueEntry:
     """An agent of the catalogue."""
-    return model_of(CatalogueEntry, entry, starters=tuple(entry.starters))
+    return model_of(CatalogueEntry, entry, starters=tuple(entry.starters), in_contacts=in_contacts)
 
 
 def contact(record: wire.Contact) -> Contact:
@@ -138,8 +139,10 @@ class HubReach:
         return pair_accepted(await self._wire.accept_code(code))
 
     async def catalogue(self) -> list[CatalogueEntry]:
-        """The agents their owners list publicly."""
-        return [catalogue_entry(entry) for entry in await self._wire.catalogue()]
+        """The agents their owners list publicly, those the person added marked so."""
+        listed, contacts = await asyncio.gather(self._wire.catalogue(), self._wire.contacts())
+        added = {record.id for record in contacts}
+        return [catalogue_entry(entry, in_contacts=entry.id in added) for entry in listed]
 
     async def add(self, agent_id: str) -> PairAccepted:
         """Add an agent of the catalogue: the conversation with it."""

@@ -61,9 +61,10 @@ class PublicAgent:
 
 @dataclass(frozen=True, slots=True)
 class CatalogueEntry(PublicAgent):
-    """An agent its owner lists publicly."""
+    """An agent its owner lists publicly; `in_contacts` once the person added it."""
 
     supports_schedules: bool = False
+    in_contacts: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +130,7 @@ class AgentReach(Protocol):
         ...
 
     async def catalogue(self) -> Sequence[CatalogueEntry]:
-        """The agents their owners list publicly."""
+        """The agents their owners list publicly, those the person added marked so."""
         ...
 
     async def add(self, agent_id: str) -> PairAccepted:

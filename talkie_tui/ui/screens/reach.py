@@ -195,8 +195,11 @@ class CatalogueScreen(_ListBox):
         return _("Find agents")
 
     def row_of(self, item: CatalogueEntry) -> Content:
-        """Its name, handle, description and starters."""
-        return agent_lines(item)
+        """Its name, handle, description and starters; whether the person added it."""
+        if not item.in_contacts:
+            return agent_lines(item)
+        added = _("✓ in your contacts: Enter opens the conversation")
+        return Content.assemble(agent_lines(item), "\n", (added, "dim"))
 
     def keys_hint(self) -> str:
         """The keys, or that nothing is listed."""

@@ -89,8 +89,11 @@ async def test_the_catalogue_adds_an_agent_whose_starters_open_the_conversation(
     (entry,) = [e for e in await backend.reach.catalogue() if e.id == agent_id]
     assert (entry.name, entry.description) == ("Train Times", "When the trains go")
     assert entry.starters == ("Next train to Brno?", "Delays today")
+    assert entry.in_contacts is False
     added = await backend.reach.add(agent_id)
     assert added.new is True
+    (entry,) = [e for e in await backend.reach.catalogue() if e.id == agent_id]
+    assert entry.in_contacts is True  # the catalogue says the person has it already
     conversation_id = added.conversation.id
     opening = await backend.reach.opening(conversation_id)
     assert opening.agent is not None and opening.agent.id == agent_id
