@@ -330,6 +330,7 @@ async def test_the_catalogue_adds_an_agent_and_contacts_are_managed(
         assert left["data"]["reason"] == "user_blocked"
         await until(pilot, lambda: chat.session.conversation.turns[0].id == BLOCKED_ID, 15)
         await until(pilot, lambda: "You blocked this agent" in screen_text(app))
+        assert "code:" not in screen_text(app)  # talkie's own words carry no server code
         assert chat.composer.read_only
         assert chat.has_class("-agent-blocked")  # no "away: delivered when it is back" line
 

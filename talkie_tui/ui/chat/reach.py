@@ -427,7 +427,7 @@ class Reach:
         name = opening.agent.name if opening.agent is not None else None
         if opening.blocked:
             text = _("You blocked this agent: it takes no messages. Ctrl+P → Contact unblocks it.")
-            notice = NoticePart(text, level="warning", code="blocked")
+            notice = NoticePart(text, level="warning")  # our words: no server code to show
             turns.insert(0, Turn(BLOCKED_ID, "assistant", [notice], author=name))
             self._set_blocked(True)
         elif opening.starters and not any(t.id.startswith("msg_") for t in turns):
