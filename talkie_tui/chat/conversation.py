@@ -53,15 +53,15 @@ class Conversation:
         """The turn of a message, if it is here."""
         return next((turn for turn in self.turns if turn.id == message_id), None)
 
-    def drop_cut_answer(self, message_id: str) -> bool:
-        """Forget the cut-short answer to the person's message `message_id` (it is being
-        asked for again, and the whole one takes its place); True when there was one."""
+    def drop_answer_to_redo(self, message_id: str) -> bool:
+        """Forget the cut-short or failed answer to the person's message `message_id` (it is
+        being asked for again, and the new answer takes its place); True when there was one."""
         turn = self.turn(message_id)
         if turn is None:
             return False
         after = self.turns[self.turns.index(turn) + 1 :]
         answer = next((t for t in after if t.role == "assistant"), None)
-        if answer is None or answer.state != "truncated":
+        if answer is None or answer.state not in ("truncated", "error"):
             return False
         if any(t.role == "user" for t in after[: after.index(answer)]):
             return False

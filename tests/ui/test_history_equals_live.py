@@ -63,7 +63,12 @@ def case(
     if request.param == "cuckoo":
         with cuckoo_demo(tmp_path / "demo") as demo:
             options = {"hub_token": demo.session_token, "protocol": "cuckoo"}
-            messages = ["talkie-test:card", "talkie-test:echo plain words", "meetings today"]
+            messages = [
+                "talkie-test:card",
+                "talkie-test:error",
+                "talkie-test:echo plain words",
+                "meetings today",
+            ]
             yield Case(demo.hub_url, options, messages)
     elif request.param == "minara":
         url = minara_gateway(test_mode=True, auth_token=TEST_TOKEN, demo_agent=True)
@@ -71,12 +76,18 @@ def case(
             "minara-test:tools",
             "minara-test:blocks",
             "minara-test:todos",
+            "minara-test:error",
             "How is my portfolio?",
         ]
         yield Case(url, {"gateway_token": TEST_TOKEN, "protocol": "minara"}, messages)
     else:
         url = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_agent=True, demo_delay=0.0)
-        messages = ["talkie-test:card", "What meetings do I have today?", "talkie-test:action"]
+        messages = [
+            "talkie-test:card",
+            "talkie-test:error",
+            "What meetings do I have today?",
+            "talkie-test:action",
+        ]
         yield Case(url, {"token": TEST_TOKEN}, messages)
 
 
@@ -155,3 +166,41 @@ async def test_a_thread_opened_again_shows_what_was_shown_live(case: Case, tmp_p
         await pilot.pause(0.5)
         shown_again = rendering(screen.session.conversation)
     assert shown_again == shown_live
+
+
+async def test_a_failed_talkie_answer_opened_again_keeps_its_words_and_retry(
+    devserver: Callable[..., str], tmp_path: Path
+) -> None:
+    """A run that failed is in the thread when it is opened again: the server's words and
+    Retry, as live; Retry there has the server answer again, in the failed answer's place."""
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN, demo_delay=0.0)
+    case = Case(url, {"token": TEST_TOKEN}, ["talkie-test:error"])
+    live = app_on(case, tmp_path)
+    async with live.run_test(size=SIZE) as pilot:
+        screen = await chat(live, pilot)
+        await pilot.press(*case.messages[0], "enter")
+        await until(pilot, lambda: settled(screen, 1), WAIT)
+        shown_live = rendering(screen.session.conversation)
+        thread_id = screen.session.thread_id
+    assert shown_live == [
+        ("user", ["text: talkie-test:error"]),
+        ("assistant", ["notice: The model provider is unavailable (test mode)."]),
+    ]
+    again = app_on(case, tmp_path, thread_id=thread_id)
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await chat(again, pilot)
+        await until(pilot, lambda: len(screen.session.conversation.turns) >= 2, WAIT)
+        assert rendering(screen.session.conversation) == shown_live
+        turns = screen.session.conversation.turns
+        [notice] = [p for t in turns for p in t.parts if isinstance(p, NoticePart)]
+        assert notice.retryable
+        runs_before = screen.session.conversation.turns[-1].id
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.session.conversation.turns[-1].id != runs_before, WAIT)
+        await until(pilot, lambda: settled(screen, 1), WAIT)
+        assert rendering(screen.session.conversation) == shown_live  # one failed answer, anew
+    third = app_on(case, tmp_path, thread_id=thread_id)
+    async with third.run_test(size=SIZE) as pilot:
+        screen = await chat(third, pilot)
+        await until(pilot, lambda: len(screen.session.conversation.turns) >= 2, WAIT)
+        assert rendering(screen.session.conversation) == shown_live

@@ -155,7 +155,7 @@ class TalkieSession:
         sent again unchanged, and the server ignores a message id it already stored.
         """
         conversation = self.conversation
-        conversation.drop_cut_answer(request.message_id)  # the server redoes it, whole (§5)
+        conversation.drop_answer_to_redo(request.message_id)  # the server answers it anew (§5)
         if not any(turn.id == request.message_id for turn in conversation.turns):
             conversation.add_user_message(request.message_id, request.text)
             conversation.thread_id = conversation.thread_id or request.thread_id

@@ -149,9 +149,9 @@ async def run(request: Request) -> StreamingResponse:
         log = services.runs.log(previous["id"])
         assert log is not None
         return _event_stream(services, log)
-    # The earlier answer failed (or never started): answer the stored message again; a cut
-    # answer gives way to the whole one.
-    if previous is not None and previous["status"] == INTERRUPTED:
+    # The earlier answer failed, was cut, or never started: answer the stored message again,
+    # the new answer taking the place of the one that failed or was cut.
+    if previous is not None:
         storage.drop_answer(stored["id"])
     log = services.runs.start(
         run_id=_free_run_id(services, run_request.run_id),

@@ -157,9 +157,13 @@ class RunManager(LiveWorks[_LiveRun]):
         if status == "cancelled" and self._stopping.is_set():  # not the person: the server
             status, error = INTERRUPTED, AgentError(STOPPED_MIDWAY, "internal", retryable=True)
         finished_at = clock.iso(clock.now())
-        if ctx.content or ctx.cards:
+        if ctx.content or ctx.cards or error is not None:
+            # A failed answer is stored too, so the thread opened again shows the failure as it
+            # was shown live (its events end with RUN_ERROR); a client that reads only `content`
+            # gets the error's words when the run wrote none.
+            content = ctx.content or (error.message if error is not None else "")
             self._storage.add_message(
-                ctx.thread_id, ctx.answer_id, "assistant", ctx.content, finished_at, cards=ctx.cards
+                ctx.thread_id, ctx.answer_id, "assistant", content, finished_at, cards=ctx.cards
             )
             self._storage.set_answer_run(ctx.answer_id, ctx.run_id)
         tokens = estimate_tokens(ctx.user_text, ctx.content)

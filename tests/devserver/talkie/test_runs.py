@@ -163,7 +163,11 @@ def test_retry_after_error_runs_again(http: httpx.Client, fast_url: str) -> None
     assert types_of(first) == types_of(second) == ["RUN_STARTED", "RUN_ERROR"]
     assert second[0]["runId"] == body["runId"]
     messages = _thread(http, fast_url, body["threadId"])["messages"]
-    assert [m["role"] for m in messages] == ["user"]
+    # The failed answer is kept, once: the retry's took the first one's place.
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    failed = messages[1]
+    assert failed["content"] == second[-1]["message"]  # the error's words, for any client
+    assert [e["type"] for e in failed["events"]][-1] == "RUN_ERROR"
 
 
 def test_reused_run_id_gets_a_server_run_id(http: httpx.Client, fast_url: str) -> None:
