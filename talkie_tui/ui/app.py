@@ -12,7 +12,6 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from talkie_tui.backends.base import Backend, Devices, ProtocolName
 from talkie_tui.backends.signing import SignInOptions
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.lazy import is_loaded_instance
@@ -34,6 +33,7 @@ from talkie_tui.ui.support.stylesheets import startup_stylesheets
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
 if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, ProtocolName
     from talkie_tui.ui.chat.screen import ChatScreen
 
 __all__ = ["TalkieApp"]
@@ -63,6 +63,16 @@ TEXTUAL_MESSAGES = (
 def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
     """Whether `screen` is a chat screen, without importing it (the picker never does)."""
     return is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen")
+
+
+def _lists_devices(backend: Backend | None) -> bool:
+    """Whether the server connected to lists the person's devices (none before a connection:
+    the backends' parts load with the first one)."""
+    if backend is None:
+        return False
+    from talkie_tui.backends.base import Devices
+
+    return isinstance(backend, Devices) and backend.info.capabilities.devices
 
 
 def _import_chat_screen() -> None:
@@ -366,6 +376,8 @@ class TalkieApp(CrashGuard):
 
     def action_devices(self) -> None:
         """Show the devices signed in to this server (where it lists them)."""
+        from talkie_tui.backends.base import Devices  # loaded by a connection, or now
+
         backend = self.backend
         if not isinstance(backend, Devices) or not backend.info.capabilities.devices:
             notify_plain(self, _("This server does not list your devices."), severity="warning")
@@ -385,8 +397,7 @@ class TalkieApp(CrashGuard):
         if action in ("sign_in", "sign_out"):
             return self.signing.allows(action, self.backend)
         if action == "devices":
-            backend = self.backend
-            return isinstance(backend, Devices) and backend.info.capabilities.devices
+            return _lists_devices(self.backend)
         if action in _REACH_ACTIONS:
             chat = self._chat_below()
             return chat is not None and chat.reach.offered

@@ -10,7 +10,7 @@ of `ui.signin.prompts`, and says how it goes on this screen's status line.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from textual import on
@@ -28,17 +28,20 @@ from textual.worker import Worker
 from talkie_tui import backends
 from talkie_tui.auth.grants import TokenStoreError
 from talkie_tui.auth.store import MemoryStore
-from talkie_tui.backends.base import Backend, ProtocolName
 from talkie_tui.backends.signing import SignIn, SignInFailed, SignInOptions, reach
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signin.prompts import ScreenPrompts
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.split_row import SplitRow, one_line
+
+# The backends' parts come with the first connection, the confirmation with its question: the
+# picker draws without them (issue 24).
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, ProtocolName
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
@@ -438,6 +441,8 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
                 return
             self._refresh_known()
             self._set_status(_("Forgot {name}.").format(name=entry.label), kind="info")
+
+        from talkie_tui.ui.screens.confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(
