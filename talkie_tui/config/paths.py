@@ -9,6 +9,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import platformdirs
+
 APP_NAME = "talkie"
 HOME_ENV = "TALKIE_HOME"
 SETTINGS_FILE = "config.toml"
@@ -20,38 +22,26 @@ def _home() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
-def _platform_folder(kind: str) -> Path:
-    """The platform's usual folder of a kind ("config", "data", "state") for talkie."""
-    import platformdirs  # only without TALKIE_HOME (issue 24: a start imports what it uses)
-
-    folder: Path = getattr(platformdirs, f"user_{kind}_path")(APP_NAME, appauthor=False)
-    return folder
-
-
 def config_dir() -> Path:
     """The folder of `config.toml` (`TALKIE_HOME` when set)."""
-    return _home() or _platform_folder("config")
+    return _home() or platformdirs.user_config_path(APP_NAME, appauthor=False)
 
 
 def data_dir() -> Path:
     """The folder of durable data such as the known servers (`TALKIE_HOME` when set)."""
-    return _home() or _platform_folder("data")
+    return _home() or platformdirs.user_data_path(APP_NAME, appauthor=False)
 
 
 def state_dir() -> Path:
     """The folder of disposable state such as logs and drafts (`TALKIE_HOME` when set)."""
-    return _home() or _platform_folder("state")
+    return _home() or platformdirs.user_state_path(APP_NAME, appauthor=False)
 
 
 def default_downloads_dir() -> Path:
     """Where downloaded files go unless the settings say otherwise."""
     home = _home()
     # Under TALKIE_HOME even downloads stay inside it, so a test never writes to the real home.
-    if home:
-        return home / "downloads"
-    import platformdirs
-
-    return platformdirs.user_downloads_path()
+    return home / "downloads" if home else platformdirs.user_downloads_path()
 
 
 def settings_path() -> Path:

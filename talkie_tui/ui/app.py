@@ -238,7 +238,7 @@ class TalkieApp(CrashGuard):
                 # Draw first, fetch after (issue 24): a known server's chat at once, from the
                 # known-servers file, over the connect screen that reaches the server once
                 # that chat is out (`on_joining_screen_drawn`).
-                self.push_screen(self._connect_screen(None))
+                self.push_screen(self._connect_screen(None, behind=True))
                 joining = JoiningScreen(entry.label, address, self.type_ahead)
                 self.push_screen(joining, self._stopped_joining)
                 return
@@ -248,7 +248,7 @@ class TalkieApp(CrashGuard):
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
 
-    def _connect_screen(self, address: str | None) -> ConnectScreen:
+    def _connect_screen(self, address: str | None, *, behind: bool = False) -> ConnectScreen:
         return ConnectScreen(
             address,
             token=self._token,
@@ -260,6 +260,7 @@ class TalkieApp(CrashGuard):
             protocol=self._protocol,
             settings=self.settings,
             tokens_belong_to=self._address,
+            behind=behind,
         )
 
     def on_joining_screen_drawn(self) -> None:
@@ -270,18 +271,22 @@ class TalkieApp(CrashGuard):
         reach the terminal only after that."""
         self.set_timer(FRAME_OUT, self._reach_the_server)
 
-    def _reach_the_server(self) -> None:
+    async def _reach_the_server(self) -> None:
         below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
         if isinstance(self.screen, JoiningScreen) and isinstance(below, ConnectScreen):
+            await below.build()  # made now, after the first frame, out of sight
+            if not isinstance(self.screen, JoiningScreen):
+                return  # stopped meanwhile (Esc)
             address = self._address or ""
             below.address_input.value = address
             below.start_connect(address)
             # While the request is out, the chat screen's code loads.
             self.call_after_refresh(_import_chat_screen)
 
-    def _stopped_joining(self, stop: bool | None) -> None:
+    async def _stopped_joining(self, stop: bool | None) -> None:
         """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""
         if stop and isinstance(self.screen, ConnectScreen):
+            await self.screen.build()
             self.screen.address_input.value = self._address or ""  # asked or not yet
             self.screen.action_stop()
 
