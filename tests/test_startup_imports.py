@@ -54,6 +54,8 @@ def drawn(app):
     below = app.screen_stack[-2]
     seen["modules"] = sorted(sys.modules)
     seen["below"] = [type(below).__name__, bool(below.query("#connect-address"))]
+    seen["sheets"] = sorted(path.rsplit("/", 1)[-1] for path, _ in app.stylesheet.source
+                            if path.endswith(".tcss"))
     reach(app)
 
 TalkieApp.on_joining_screen_drawn = drawn
@@ -101,6 +103,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "talkie_tui.logs",
     "talkie_tui.ui.screens.confirm",
     "talkie_tui.ui.screens.crash",
+    "talkie_tui.ui.chat.voice",
     "tomllib",  # there is no config.toml
 )
 NEVER_AT_START = (
@@ -197,7 +200,7 @@ def test_the_server_picker_imports_no_protocol_wire_and_no_keyring() -> None:
     assert found(modules, *wires, *NEVER_AT_START) == []
     # Nor any wire model, nor the HTTP client: the list is drawn from the known-servers file.
     assert found(modules, "talkie_tui.protocol", "pydantic", "httpx") == []
-    assert found(modules, *NOT_BEFORE_THE_FIRST_FRAME) == []
+    assert found(modules, *NOT_BEFORE_THE_FIRST_FRAME, "talkie_tui.ui.screens.joining") == []
 
 
 def test_the_chat_drawn_first_comes_before_the_connection_s_code_and_the_connect_screen(
@@ -208,6 +211,8 @@ def test_the_chat_drawn_first_comes_before_the_connection_s_code_and_the_connect
     seen = reported(DRAWN, "connect", url, "--token", TEST_TOKEN)
     # The connect screen under it is there, its widgets made after this frame.
     assert seen["below"] == ["ConnectScreen", False]
+    # Only the first frame's stylesheets are parsed for it (a screen's own come with it).
+    assert seen["sheets"] == ["app.tcss", "connect.tcss", "logo.tcss"]
     modules = set(seen["modules"])
     wires = (*TALKIE_WIRE, *MINARA_WIRE, *CUCKOO_WIRE, "talkie_tui.auth.signin", "keyring")
     assert found(modules, *wires, *NEVER_AT_START, *NOT_BEFORE_THE_FIRST_FRAME) == []

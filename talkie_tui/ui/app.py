@@ -19,22 +19,22 @@ from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _, choose_language, use_language
 from talkie_tui.ui.chat.hub_commands import HubCommands
 from talkie_tui.ui.chat.type_ahead import TypeAhead
-from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
-from talkie_tui.ui.screens.joining import JoiningScreen
 from talkie_tui.ui.signin.controller import SignInController
 from talkie_tui.ui.support.crash import CrashGuard
 from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from talkie_tui.ui.support.native_stderr import native_stderr_to_log
 from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.support.palette import TalkieCommands
-from talkie_tui.ui.support.stylesheets import startup_stylesheets
+from talkie_tui.ui.support.stylesheets import screen_stylesheets, startup_stylesheets
 
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
 if TYPE_CHECKING:
     from talkie_tui.backends.base import Backend, ProtocolName
     from talkie_tui.ui.chat.screen import ChatScreen
+    from talkie_tui.ui.chat.voice import VoiceOptions
+    from talkie_tui.ui.screens.joining import JoiningScreen
 
 __all__ = ["TalkieApp"]
 
@@ -63,6 +63,11 @@ TEXTUAL_MESSAGES = (
 def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
     """Whether `screen` is a chat screen, without importing it (the picker never does)."""
     return is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen")
+
+
+def _is_joining(screen: object) -> TypeGuard[JoiningScreen]:
+    """Whether `screen` is the chat drawn first, without importing it (the picker never does)."""
+    return is_loaded_instance(screen, "talkie_tui.ui.screens.joining", "JoiningScreen")
 
 
 def _lists_devices(backend: Backend | None) -> bool:
@@ -204,7 +209,7 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if _is_chat(screen) or isinstance(screen, JoiningScreen):
+        if _is_chat(screen) or _is_joining(screen):
             return True  # mounting, or drawn ahead: the composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
@@ -238,6 +243,8 @@ class TalkieApp(CrashGuard):
                 # Draw first, fetch after (issue 24): a known server's chat at once, from the
                 # known-servers file, over the connect screen that reaches the server once
                 # that chat is out (`on_joining_screen_drawn`).
+                from talkie_tui.ui.screens.joining import JoiningScreen
+
                 self.push_screen(self._connect_screen(None, behind=True))
                 joining = JoiningScreen(entry.label, address, self.type_ahead)
                 self.push_screen(joining, self._stopped_joining)
@@ -273,9 +280,9 @@ class TalkieApp(CrashGuard):
 
     async def _reach_the_server(self) -> None:
         below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
-        if isinstance(self.screen, JoiningScreen) and isinstance(below, ConnectScreen):
+        if _is_joining(self.screen) and isinstance(below, ConnectScreen):
             await below.build()  # made now, after the first frame, out of sight
-            if not isinstance(self.screen, JoiningScreen):
+            if not _is_joining(self.screen):
                 return  # stopped meanwhile (Esc)
             address = self._address or ""
             below.address_input.value = address
@@ -293,7 +300,7 @@ class TalkieApp(CrashGuard):
     @on(ConnectScreen.Failed)
     def _failed(self) -> None:
         """The chat drawn ahead gives way to the connect screen, which says what failed."""
-        if isinstance(self.screen, JoiningScreen):
+        if _is_joining(self.screen):
             self.pop_screen()
 
     @on(ConnectScreen.Connected)
@@ -308,6 +315,7 @@ class TalkieApp(CrashGuard):
         self.backend = backend
         info = backend.info
         use_language(choose_language(self.settings.language, info.locale))
+        self._add_screen_stylesheets()
         self.refresh_css(animate=False)
         self.sub_title = info.name
         from talkie_tui.ui.chat.screen import ChatScreen
@@ -322,7 +330,7 @@ class TalkieApp(CrashGuard):
             drafts_file=self._drafts_file,
         )
         self._initial_thread_id = None
-        if isinstance(self.screen, JoiningScreen):
+        if _is_joining(self.screen):
             self.pop_screen()  # the chat takes the place of the one drawn ahead
         if isinstance(self.screen, ConnectScreen):
             self.switch_screen(screen)
@@ -331,9 +339,18 @@ class TalkieApp(CrashGuard):
         if not self.is_headless:
             self.set_timer(FREEZE_DELAY, freeze_startup_objects, name="gc-freeze")
 
+    def _add_screen_stylesheets(self) -> None:
+        """The sheets of the screens that may show before a chat, parsed with the refresh the
+        chat needs anyway: a screen over the chat then shows without a parse of its own."""
+        for path in screen_stylesheets():
+            if not self.stylesheet.has_source(str(path)):
+                self.stylesheet.read(path)
+
     def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""
         import httpx  # loaded by the connection already; the picker starts without it
+
+        from talkie_tui.ui.chat.voice import VoiceOptions  # with the chat screen
 
         settings = self.settings
         on_this_computer = is_loopback_host(httpx.URL(origin).host)
