@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
@@ -84,6 +85,13 @@ def _import_chat_screen() -> None:
     from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
 
+def _collect_again() -> None:
+    """Garbage collection on again (`talkie connect` turns it off while the TUI starts)."""
+    gc.enable()
+
+
+COLLECT_AT_THE_LATEST = 1.0
+"""Seconds after the app is mounted when garbage collection is on again in any case."""
 FRAME_OUT = 0.01
 """Seconds idle after the chat drawn first, for the frame to be written out."""
 SENT_AT_THE_LATEST = 1.0
@@ -234,6 +242,7 @@ class TalkieApp(CrashGuard):
             self.set_timer(SENT_AT_THE_LATEST, self.type_ahead.flush)
 
     def on_mount(self) -> None:
+        self.set_timer(COLLECT_AT_THE_LATEST, _collect_again)
         if self.backend is not None:
             self._show_chat(self.backend)
         else:
@@ -248,12 +257,13 @@ class TalkieApp(CrashGuard):
                 self.push_screen(self._connect_screen(None, behind=True))
                 joining = JoiningScreen(entry.label, address, self.type_ahead)
                 self.push_screen(joining, self._stopped_joining)
-                return
+                return  # collection comes back with that chat's frame (`_reach_the_server`)
             self.push_screen(self._connect_screen(address))
             if address is not None:
                 # Drawn first, the connect screen asks the server; meanwhile (the request is
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
+        self.call_after_refresh(self.set_timer, FRAME_OUT, _collect_again)
 
     def _connect_screen(self, address: str | None, *, behind: bool = False) -> ConnectScreen:
         return ConnectScreen(
@@ -279,6 +289,7 @@ class TalkieApp(CrashGuard):
         self.set_timer(FRAME_OUT, self._reach_the_server)
 
     async def _reach_the_server(self) -> None:
+        _collect_again()
         below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
         if _is_joining(self.screen) and isinstance(below, ConnectScreen):
             await below.build()  # made now, after the first frame, out of sight
