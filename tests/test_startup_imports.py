@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -39,6 +40,39 @@ async def main():
 
 asyncio.run(main())
 """
+# `talkie connect URL` to a known server: the modules, and whether the connect screen under it
+# has its widgets, when the chat drawn first is out (before the server is asked anything).
+DRAWN = """
+import asyncio, json, sys
+from talkie_tui.cli import build_parser, connect_app
+from talkie_tui.ui.app import TalkieApp
+
+seen = {}
+reach = TalkieApp.on_joining_screen_drawn
+
+def drawn(app):
+    below = app.screen_stack[-2]
+    seen["modules"] = sorted(sys.modules)
+    seen["below"] = [type(below).__name__, bool(below.query("#connect-address"))]
+    seen["sheets"] = sorted(path.rsplit("/", 1)[-1] for path, _ in app.stylesheet.source
+                            if path.endswith(".tcss"))
+    reach(app)
+
+TalkieApp.on_joining_screen_drawn = drawn
+
+async def main():
+    app = connect_app(build_parser().parse_args(sys.argv[1:]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(400):
+            if type(app.screen).__name__ == "ChatScreen" and app.screen.is_mounted:
+                break
+            await pilot.pause(0.05)
+        else:
+            raise SystemExit(f"no chat: {app.screen!r}")
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
 # The modules imported: a None in `sys.modules` is one talkie keeps out (httpx's command line).
 COMMAND = """
 import contextlib, json, sys
@@ -62,6 +96,16 @@ print(json.dumps(sorted(name for name, module in sys.modules.items() if module i
 TALKIE_WIRE = ("ag_ui", "talkie_tui.protocol.talkie.events", "talkie_tui.protocol.talkie.client")
 MINARA_WIRE = ("talkie_tui.protocol.minara", "talkie_tui.backends.minara")
 CUCKOO_WIRE = ("talkie_tui.protocol.cuckoo", "talkie_tui.backends.cuckoo")
+# Not before the first frame: a connection brings them, a crash or a question, or a file.
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "talkie_tui.backends.base",
+    "talkie_tui.chat",
+    "talkie_tui.logs",
+    "talkie_tui.ui.screens.confirm",
+    "talkie_tui.ui.screens.crash",
+    "talkie_tui.ui.chat.voice",
+    "tomllib",  # there is no config.toml
+)
 NEVER_AT_START = (
     "talkie_tui.voice",
     "talkie_tui.devserver",
@@ -87,8 +131,8 @@ NEVER_IN_ASK = (
 )
 
 
-def imported(script: str, *args: str) -> set[str]:
-    """The modules a fresh process has imported at the end of `script`."""
+def reported(script: str, *args: str) -> Any:
+    """What `script`, run in a fresh process, printed last (as JSON)."""
     done = subprocess.run(
         [sys.executable, "-c", script, *args],
         capture_output=True,
@@ -97,7 +141,12 @@ def imported(script: str, *args: str) -> set[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def imported(script: str, *args: str) -> set[str]:
+    """The modules a fresh process has imported at the end of `script`."""
+    return set(reported(script, *args))
 
 
 def found(modules: set[str], *packages: str) -> list[str]:
@@ -150,6 +199,23 @@ def test_the_server_picker_imports_no_protocol_wire_and_no_keyring() -> None:
     wires = (*TALKIE_WIRE, *MINARA_WIRE, *CUCKOO_WIRE, "talkie_tui.auth.signin", "keyring")
     assert found(modules, *wires, *NEVER_AT_START) == []
     # Nor any wire model, nor the HTTP client: the list is drawn from the known-servers file.
+    assert found(modules, "talkie_tui.protocol", "pydantic", "httpx") == []
+    assert found(modules, *NOT_BEFORE_THE_FIRST_FRAME, "talkie_tui.ui.screens.joining") == []
+
+
+def test_the_chat_drawn_first_comes_before_the_connection_s_code_and_the_connect_screen(
+    devserver: Callable[..., str],
+) -> None:
+    url = devserver(test_mode=True, dev_token=TEST_TOKEN)
+    imported(CONNECT, "connect", url, "--token", TEST_TOKEN)  # now a known server
+    seen = reported(DRAWN, "connect", url, "--token", TEST_TOKEN)
+    # The connect screen under it is there, its widgets made after this frame.
+    assert seen["below"] == ["ConnectScreen", False]
+    # Only the first frame's stylesheets are parsed for it (a screen's own come with it).
+    assert seen["sheets"] == ["app.tcss", "connect.tcss", "logo.tcss"]
+    modules = set(seen["modules"])
+    wires = (*TALKIE_WIRE, *MINARA_WIRE, *CUCKOO_WIRE, "talkie_tui.auth.signin", "keyring")
+    assert found(modules, *wires, *NEVER_AT_START, *NOT_BEFORE_THE_FIRST_FRAME) == []
     assert found(modules, "talkie_tui.protocol", "pydantic", "httpx") == []
 
 

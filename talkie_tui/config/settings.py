@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -58,10 +57,13 @@ class Settings:
         path = path or settings_path()
         try:
             with path.open("rb") as file:
+                import tomllib  # only where there is a file: most starts have none (issue 24)
+
                 data = tomllib.load(file)
         except FileNotFoundError:
             return cls()
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        # tomllib.TOMLDecodeError and UnicodeDecodeError are the ValueErrors of a broken file.
+        except (OSError, ValueError) as error:
             text = _("{path} could not be read ({error}); using the default settings.")
             return cls(warnings=[text.format(path=path, error=error)])
         return cls.from_mapping(data, source=str(path))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
@@ -12,7 +13,6 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from talkie_tui.backends.base import Backend, Devices, ProtocolName
 from talkie_tui.backends.signing import SignInOptions
 from talkie_tui.config import KnownServers, Settings
 from talkie_tui.core.lazy import is_loaded_instance
@@ -20,21 +20,22 @@ from talkie_tui.core.urls import is_loopback_host
 from talkie_tui.i18n import N_, _, choose_language, use_language
 from talkie_tui.ui.chat.hub_commands import HubCommands
 from talkie_tui.ui.chat.type_ahead import TypeAhead
-from talkie_tui.ui.chat.voice import VoiceOptions
 from talkie_tui.ui.screens.connect import ConnectFunction, ConnectScreen
-from talkie_tui.ui.screens.joining import JoiningScreen
 from talkie_tui.ui.signin.controller import SignInController
 from talkie_tui.ui.support.crash import CrashGuard
 from talkie_tui.ui.support.gc_tuning import FREEZE_DELAY, freeze_startup_objects
 from talkie_tui.ui.support.native_stderr import native_stderr_to_log
 from talkie_tui.ui.support.notify import notify_plain
 from talkie_tui.ui.support.palette import TalkieCommands
-from talkie_tui.ui.support.stylesheets import startup_stylesheets
+from talkie_tui.ui.support.stylesheets import screen_stylesheets, startup_stylesheets
 
 # Only what every start needs is imported here: a protocol's sign-in, its screens and
 # the help come when used (issue 24: a Minara session imports no talkie/1, and so on).
 if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, ProtocolName
     from talkie_tui.ui.chat.screen import ChatScreen
+    from talkie_tui.ui.chat.voice import VoiceOptions
+    from talkie_tui.ui.screens.joining import JoiningScreen
 
 __all__ = ["TalkieApp"]
 
@@ -65,10 +66,32 @@ def _is_chat(screen: object) -> TypeGuard[ChatScreen]:
     return is_loaded_instance(screen, "talkie_tui.ui.chat.screen", "ChatScreen")
 
 
+def _is_joining(screen: object) -> TypeGuard[JoiningScreen]:
+    """Whether `screen` is the chat drawn first, without importing it (the picker never does)."""
+    return is_loaded_instance(screen, "talkie_tui.ui.screens.joining", "JoiningScreen")
+
+
+def _lists_devices(backend: Backend | None) -> bool:
+    """Whether the server connected to lists the person's devices (none before a connection:
+    the backends' parts load with the first one)."""
+    if backend is None:
+        return False
+    from talkie_tui.backends.base import Devices
+
+    return isinstance(backend, Devices) and backend.info.capabilities.devices
+
+
 def _import_chat_screen() -> None:
     from talkie_tui.ui.chat import screen as chat  # noqa: F401  # imported now, used when the server answered
 
 
+def _collect_again() -> None:
+    """Garbage collection on again (`talkie connect` turns it off while the TUI starts)."""
+    gc.enable()
+
+
+COLLECT_AT_THE_LATEST = 1.0
+"""Seconds after the app is mounted when garbage collection is on again in any case."""
 FRAME_OUT = 0.01
 """Seconds idle after the chat drawn first, for the frame to be written out."""
 SENT_AT_THE_LATEST = 1.0
@@ -194,7 +217,7 @@ class TalkieApp(CrashGuard):
         if not self.screen_stack:
             return True  # the first frame is not drawn yet
         screen = self.screen
-        if _is_chat(screen) or isinstance(screen, JoiningScreen):
+        if _is_chat(screen) or _is_joining(screen):
             return True  # mounting, or drawn ahead: the composer takes the keys once ready
         if isinstance(screen, ConnectScreen):
             return screen.leads_to_chat or not screen.is_mounted
@@ -219,6 +242,7 @@ class TalkieApp(CrashGuard):
             self.set_timer(SENT_AT_THE_LATEST, self.type_ahead.flush)
 
     def on_mount(self) -> None:
+        self.set_timer(COLLECT_AT_THE_LATEST, _collect_again)
         if self.backend is not None:
             self._show_chat(self.backend)
         else:
@@ -228,17 +252,20 @@ class TalkieApp(CrashGuard):
                 # Draw first, fetch after (issue 24): a known server's chat at once, from the
                 # known-servers file, over the connect screen that reaches the server once
                 # that chat is out (`on_joining_screen_drawn`).
-                self.push_screen(self._connect_screen(None))
+                from talkie_tui.ui.screens.joining import JoiningScreen
+
+                self.push_screen(self._connect_screen(None, behind=True))
                 joining = JoiningScreen(entry.label, address, self.type_ahead)
                 self.push_screen(joining, self._stopped_joining)
-                return
+                return  # collection comes back with that chat's frame (`_reach_the_server`)
             self.push_screen(self._connect_screen(address))
             if address is not None:
                 # Drawn first, the connect screen asks the server; meanwhile (the request is
                 # out) the chat screen's code is loaded, so the wait and the import overlap.
                 self.call_after_refresh(_import_chat_screen)
+        self.call_after_refresh(self.set_timer, FRAME_OUT, _collect_again)
 
-    def _connect_screen(self, address: str | None) -> ConnectScreen:
+    def _connect_screen(self, address: str | None, *, behind: bool = False) -> ConnectScreen:
         return ConnectScreen(
             address,
             token=self._token,
@@ -250,6 +277,7 @@ class TalkieApp(CrashGuard):
             protocol=self._protocol,
             settings=self.settings,
             tokens_belong_to=self._address,
+            behind=behind,
         )
 
     def on_joining_screen_drawn(self) -> None:
@@ -260,25 +288,30 @@ class TalkieApp(CrashGuard):
         reach the terminal only after that."""
         self.set_timer(FRAME_OUT, self._reach_the_server)
 
-    def _reach_the_server(self) -> None:
+    async def _reach_the_server(self) -> None:
+        _collect_again()
         below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
-        if isinstance(self.screen, JoiningScreen) and isinstance(below, ConnectScreen):
+        if _is_joining(self.screen) and isinstance(below, ConnectScreen):
+            await below.build()  # made now, after the first frame, out of sight
+            if not _is_joining(self.screen):
+                return  # stopped meanwhile (Esc)
             address = self._address or ""
             below.address_input.value = address
             below.start_connect(address)
             # While the request is out, the chat screen's code loads.
             self.call_after_refresh(_import_chat_screen)
 
-    def _stopped_joining(self, stop: bool | None) -> None:
+    async def _stopped_joining(self, stop: bool | None) -> None:
         """Esc on the chat drawn ahead: the attempt stops, the connect screen shows."""
         if stop and isinstance(self.screen, ConnectScreen):
+            await self.screen.build()
             self.screen.address_input.value = self._address or ""  # asked or not yet
             self.screen.action_stop()
 
     @on(ConnectScreen.Failed)
     def _failed(self) -> None:
         """The chat drawn ahead gives way to the connect screen, which says what failed."""
-        if isinstance(self.screen, JoiningScreen):
+        if _is_joining(self.screen):
             self.pop_screen()
 
     @on(ConnectScreen.Connected)
@@ -293,6 +326,7 @@ class TalkieApp(CrashGuard):
         self.backend = backend
         info = backend.info
         use_language(choose_language(self.settings.language, info.locale))
+        self._add_screen_stylesheets()
         self.refresh_css(animate=False)
         self.sub_title = info.name
         from talkie_tui.ui.chat.screen import ChatScreen
@@ -307,7 +341,7 @@ class TalkieApp(CrashGuard):
             drafts_file=self._drafts_file,
         )
         self._initial_thread_id = None
-        if isinstance(self.screen, JoiningScreen):
+        if _is_joining(self.screen):
             self.pop_screen()  # the chat takes the place of the one drawn ahead
         if isinstance(self.screen, ConnectScreen):
             self.switch_screen(screen)
@@ -316,9 +350,18 @@ class TalkieApp(CrashGuard):
         if not self.is_headless:
             self.set_timer(FREEZE_DELAY, freeze_startup_objects, name="gc-freeze")
 
+    def _add_screen_stylesheets(self) -> None:
+        """The sheets of the screens that may show before a chat, parsed with the refresh the
+        chat needs anyway: a screen over the chat then shows without a parse of its own."""
+        for path in screen_stylesheets():
+            if not self.stylesheet.has_source(str(path)):
+                self.stylesheet.read(path)
+
     def _voice_options(self, origin: str) -> VoiceOptions:
         """Audio settings, and the development switch for a provider over plain http."""
         import httpx  # loaded by the connection already; the picker starts without it
+
+        from talkie_tui.ui.chat.voice import VoiceOptions  # with the chat screen
 
         settings = self.settings
         on_this_computer = is_loopback_host(httpx.URL(origin).host)
@@ -366,6 +409,8 @@ class TalkieApp(CrashGuard):
 
     def action_devices(self) -> None:
         """Show the devices signed in to this server (where it lists them)."""
+        from talkie_tui.backends.base import Devices  # loaded by a connection, or now
+
         backend = self.backend
         if not isinstance(backend, Devices) or not backend.info.capabilities.devices:
             notify_plain(self, _("This server does not list your devices."), severity="warning")
@@ -385,8 +430,7 @@ class TalkieApp(CrashGuard):
         if action in ("sign_in", "sign_out"):
             return self.signing.allows(action, self.backend)
         if action == "devices":
-            backend = self.backend
-            return isinstance(backend, Devices) and backend.info.capabilities.devices
+            return _lists_devices(self.backend)
         if action in _REACH_ACTIONS:
             chat = self._chat_below()
             return chat is not None and chat.reach.offered

@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 __all__ = ["ConfirmScreen"]
 
@@ -23,6 +24,8 @@ class ConfirmScreen(LocalizedBindings, ModalScreen[bool]):
     `title` and `body` are shown as plain text (never markup), so they may quote server text.
     The cancel button has the focus, so an Enter already on its way cannot confirm.
     """
+
+    CSS_PATH = own_stylesheet("confirm")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("Confirmation")
     BINDINGS: ClassVar[list[BindingType]] = [

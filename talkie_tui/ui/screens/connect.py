@@ -9,8 +9,9 @@ of `ui.signin.prompts`, and says how it goes on this screen's status line.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from textual import on
@@ -21,6 +22,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
@@ -28,17 +30,20 @@ from textual.worker import Worker
 from talkie_tui import backends
 from talkie_tui.auth.grants import TokenStoreError
 from talkie_tui.auth.store import MemoryStore
-from talkie_tui.backends.base import Backend, ProtocolName
 from talkie_tui.backends.signing import SignIn, SignInFailed, SignInOptions, reach
 from talkie_tui.config import KnownServer, KnownServers, Settings, load_logo, logo_path
 from talkie_tui.core.errors import TalkieError, TransportError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
-from talkie_tui.ui.screens.confirm import ConfirmScreen
 from talkie_tui.ui.signin.prompts import ScreenPrompts
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.widgets.logo import LogoView
 from talkie_tui.ui.widgets.split_row import SplitRow, one_line
+
+# The backends' parts come with the first connection, the confirmation with its question: the
+# picker draws without them (issue 24).
+if TYPE_CHECKING:
+    from talkie_tui.backends.base import Backend, ProtocolName
 
 __all__ = ["ConnectFunction", "ConnectScreen"]
 
@@ -141,6 +146,7 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
         protocol: ProtocolName | None = None,
         settings: Settings | None = None,
         tokens_belong_to: str | None = None,
+        behind: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -169,34 +175,58 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
         self._entries: dict[str, KnownServer] = {}
         self._status_kind = "info"
         self._connected = False
+        # Made behind the chat drawn first, its widgets wait until after that frame (issue 24).
+        self._behind = behind
+        self._building: asyncio.Task[None] | None = None
 
     # --- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Logo slot, title, address, status, known servers, key hints."""
+        """Logo slot, title, address, status, known servers, key hints (made behind the chat
+        drawn first: only their box, until `build`)."""
         with Vertical(id="connect-box"):
+            if not self._behind:
+                yield from self._parts()
+
+    def _parts(self) -> list[Widget]:
+        return [
             # The highlighted known server's brand logo, from the cache the chat screen fills.
-            with Vertical(id="connect-logo"):
-                yield LogoView(None, id="connect-logo-view")
-            yield Static(Content("talkie"), id="connect-title")
-            yield Static(
+            Vertical(LogoView(None, id="connect-logo-view"), id="connect-logo"),
+            Static(Content("talkie"), id="connect-title"),
+            Static(
                 Content(_("Connect to a Talkie server, a Minara gateway or a Cuckoo hub")),
                 id="connect-subtitle",
-            )
-            yield Input(
+            ),
+            Input(
                 value=self.initial_address or "",
                 placeholder=_("crm.example.com, or a full https:// address"),
                 id="connect-address",
-            )
-            with Horizontal(id="connect-status-row"):
-                yield Static(Content(""), id="connect-spinner")
-                yield Static(Content(""), id="connect-status")
-            yield Static(Content(_("Known servers")), id="known-title")
-            yield OptionList(markup=False, id="known-servers")
-            yield Static(
+            ),
+            Horizontal(
+                Static(Content(""), id="connect-spinner"),
+                Static(Content(""), id="connect-status"),
+                id="connect-status-row",
+            ),
+            Static(Content(_("Known servers")), id="known-title"),
+            OptionList(markup=False, id="known-servers"),
+            Static(
                 Content(_("Enter connects · Del forgets · Tab moves · F1 help")),
                 id="connect-hints",
-            )
+            ),
+        ]
+
+    async def build(self) -> None:
+        """Make the screen's widgets now, if it was made behind the chat drawn first (every
+        call waits for the same ones)."""
+        if not self._behind:
+            return
+        if self._building is None:
+            self._building = asyncio.create_task(self._build_parts())
+        await self._building
+
+    async def _build_parts(self) -> None:
+        await self.query_one("#connect-box", Vertical).mount_all(self._parts())
+        self._ready()
 
     @property
     def logo_slot(self) -> Vertical:
@@ -231,6 +261,10 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
 
     def on_mount(self) -> None:
         """Fill the known servers; start at once when an address was given."""
+        if not self._behind:
+            self._ready()
+
+    def _ready(self) -> None:
         self._refresh_known()
         if self.known.warnings:
             self._set_status(" ".join(self.known.warnings), kind="warning")
@@ -438,6 +472,8 @@ class ConnectScreen(LocalizedBindings[None], Screen[None]):
                 return
             self._refresh_known()
             self._set_status(_("Forgot {name}.").format(name=entry.label), kind="info")
+
+        from talkie_tui.ui.screens.confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(

@@ -14,6 +14,7 @@ from textual.widgets import Button, Static
 
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 __all__ = ["CrashScreen"]
 
@@ -25,6 +26,8 @@ class CrashScreen(LocalizedBindings, ModalScreen[bool]):
     offered only when `can_continue` (the failure harmed nothing else); Esc then closes the box
     like any other, and otherwise quits.
     """
+
+    CSS_PATH = own_stylesheet("crash")  # type: ignore[assignment]  # loaded when first shown
 
     AUTO_FOCUS = "#quit"
     HELP_GROUP = N_("Unexpected error")

@@ -30,6 +30,7 @@ from talkie_tui.core.errors import RateLimitedError, TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.signin.credential_screen import CredentialScreen
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 from talkie_tui.ui.widgets.action_card import format_remaining
 
 __all__ = ["CODE_DIGITS", "EmailCodeSignIn", "EmailSignInScreen"]
@@ -43,6 +44,8 @@ EmailCodeSignIn = EmailCodes
 
 class EmailSignInScreen(CredentialScreen[Any]):
     """Sign in to a hub with an e-mailed code; dismisses with the sign-in, or None on Esc."""
+
+    CSS_PATH = own_stylesheet("email_sign_in")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("E-mail sign-in")
     PREFIX = "email"

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 if TYPE_CHECKING:
     from talkie_tui.backends.backend import Backend
@@ -206,6 +207,8 @@ class _AboutAServer(Protocol):
 
 class HelpScreen(LocalizedBindings[None], ModalScreen[None]):
     """Every binding of the app and the current screen, grouped, plus a few fixed notes."""
+
+    CSS_PATH = own_stylesheet("help")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("Help")
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -32,6 +32,7 @@ from talkie_tui.core.tokens import StaticToken, TokenSource
 from talkie_tui.i18n import N_, _, ngettext
 from talkie_tui.ui.support.localized import LocalizedBindings
 from talkie_tui.ui.support.notify import notify_plain
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 __all__ = ["SignInFlow", "SignInScreen"]
 
@@ -56,6 +57,8 @@ def _no_browser_reason() -> str:
 
 class SignInScreen(LocalizedBindings[TokenSource | None], Screen[TokenSource | None]):
     """Sign in to one server; dismisses with the token source, or None when cancelled."""
+
+    CSS_PATH = own_stylesheet("sign_in")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("Sign-in screen")
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -15,6 +15,7 @@ from textual.widgets import Button, Static
 from talkie_tui.config import config_dir, settings_path
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.support.localized import LocalizedBindings
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 __all__ = ["StoreChoiceScreen"]
 
@@ -22,6 +23,8 @@ __all__ = ["StoreChoiceScreen"]
 class StoreChoiceScreen(LocalizedBindings[str | None], ModalScreen[str | None]):
     """Dismisses with "file", "session", or None (cancel); the recommended choice, this session
     only, has the focus: Enter takes it, and it writes nothing to disk."""
+
+    CSS_PATH = own_stylesheet("store_choice")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("Where to keep the sign-in")
     # The recommendation is focused as the screen appears: with Textual's default the first

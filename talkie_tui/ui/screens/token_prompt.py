@@ -17,6 +17,7 @@ from talkie_tui.core.errors import TalkieError
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import N_, _
 from talkie_tui.ui.signin.credential_screen import CredentialScreen
+from talkie_tui.ui.support.stylesheets import own_stylesheet
 
 __all__ = ["TokenCheck", "TokenScreen"]
 
@@ -26,6 +27,8 @@ TokenCheck = Callable[[str], Awaitable[None]]
 
 class TokenScreen(CredentialScreen[str | None]):
     """Ask for one server's bearer token; dismisses with the token once the server took it."""
+
+    CSS_PATH = own_stylesheet("token_prompt")  # type: ignore[assignment]  # loaded when first shown
 
     HELP_GROUP = N_("Token screen")
     PREFIX = "token"

@@ -30,8 +30,6 @@ from talkie_tui import __version__
 from talkie_tui.core.exit_codes import ExitCode
 from talkie_tui.core.sanitize import clean_text
 from talkie_tui.i18n import _
-from talkie_tui.logs import write_crash_report
-from talkie_tui.ui.screens.crash import CrashScreen
 
 __all__ = ["CrashGuard", "describe_error"]
 
@@ -82,6 +80,10 @@ class CrashGuard(App[None]):
 
     def _report(self, error: Exception, *, can_continue: bool, can_show: bool = True) -> None:
         """Write the report, save the drafts, and show the screen (or leave if it cannot)."""
+        # Loaded on the first crash, not at every start (issue 24).
+        from talkie_tui.logs import write_crash_report
+        from talkie_tui.ui.screens.crash import CrashScreen
+
         self._note_for_tests(error)
         self.crash_report = write_crash_report(error, __version__)
         self._preserve()
