@@ -173,11 +173,21 @@ async def test_run_error_shows_the_server_message_and_retry(devserver, tmp_path:
         notice = screen.transcript.query_one(NoticeView)
         assert notice.part.code == "upstream_unavailable" and notice.part.retryable
         message_id = screen.session.conversation.turns[0].id
+        failed = screen.session.conversation.turns[1]
         notice.query_one(Button).press()
-        await until(pilot, lambda: len(screen.transcript.query(NoticeView)) == 2)
+        await until(
+            pilot,
+            lambda: (
+                screen.session.conversation.turns[-1] is not failed
+                and not screen.answering
+                and bool(screen.transcript.query(NoticeView))
+            ),
+        )
         turns = screen.session.conversation.turns
-        assert [t.role for t in turns] == ["user", "assistant", "assistant"]
+        # The new answer (failing again) in the failed one's place, as the server keeps it.
+        assert [t.role for t in turns] == ["user", "assistant"]
         assert turns[0].id == message_id
+        await until(pilot, lambda: len(screen.transcript.query(NoticeView)) == 1)
 
 
 async def test_escape_cancels_the_running_answer(devserver, tmp_path: Path) -> None:
@@ -557,3 +567,46 @@ async def test_ctrl_b_goes_to_the_thread_list_and_back(devserver, tmp_path: Path
         assert not sidebar.display and screen.composer.has_focus
         await pilot.press("ctrl+b")
         assert sidebar.display and sidebar.has_focus_within
+
+
+async def test_a_new_thread_started_while_one_loads_is_not_replaced_by_it(tmp_path: Path) -> None:
+    """Ctrl+N while the thread given to open still loads: the new thread stays on screen, and
+    the late thread does not come over it when it arrives (nor does Ctrl+N say to stop an
+    answer: nothing was answering)."""
+    import asyncio
+    import threading
+
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from tests.stub_server import StubServer, talkie_app
+
+    asked, release = threading.Event(), threading.Event()
+
+    async def slow_thread(request: Request) -> JSONResponse:
+        asked.set()
+        await asyncio.to_thread(release.wait, 30)
+        message = {"id": "m1", "role": "user", "content": "from the late thread"}
+        thread = {"id": "t_late", "title": "Late"}
+        return JSONResponse({"thread": thread, "messages": [message], "actions": []})
+
+    server = StubServer(talkie_app([Route("/api/talkie/threads/{thread_id}", slow_thread)]))
+    server.start()
+    try:
+        app = make_app(server.origin, tmp_path, thread_id="t_late")
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.is_mounted)
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            await until(pilot, asked.is_set)
+            await pilot.press("ctrl+n")
+            await until(pilot, lambda: not screen.answering)
+            release.set()
+            await pilot.pause(0.5)  # the late answer would have been shown by now
+            assert screen.session.thread_id is None
+            assert "from the late thread" not in screen_text(app)
+            assert not any("Stop the answer" in str(n.message) for n in app._notifications)
+    finally:
+        release.set()
+        server.stop()

@@ -12,6 +12,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
+from textual.worker import get_current_worker
+
 from talkie_tui.core.errors import TalkieError
 from talkie_tui.i18n import _
 from talkie_tui.ui.chat.drafts import NEW
@@ -43,6 +45,7 @@ class ThreadOpening:
     def __init__(self, host: OpenHost, backend: Backend) -> None:
         self._host = host
         self._backend = backend
+        self._opening: Worker[None] | None = None  # the last thread asked to open
 
     def open(
         self, thread_id: str, message_id: str | None = None, *, then_compose: bool = False
@@ -52,7 +55,8 @@ class ThreadOpening:
         chose it in the list) the cursor goes to the composer once it is shown, so what they
         type next is their message, not the list's keys."""
         work = partial(self._open, thread_id, message_id, then_compose)
-        return run_answer(self._host, work, "open_thread")
+        self._opening = run_answer(self._host, work, "open_thread")
+        return self._opening
 
     async def _open(self, thread_id: str, message_id: str | None, then_compose: bool) -> None:
         host = self._host
@@ -67,6 +71,9 @@ class ThreadOpening:
                 markup=False,
             )
             return
+        finally:
+            if self._opening is get_current_worker():
+                self._opening = None  # loaded (what follows is its running turn: an answer)
         self._show(conversation, thread_id, message_id)
         host.threads.seen(thread_id)  # read now (a hub was told so as it loaded)
         if then_compose:
@@ -79,7 +86,12 @@ class ThreadOpening:
         host = self._host
         if host.voice.holds_thread():
             return
-        if host.answering:
+        opening = self._opening
+        if opening is not None and opening.is_running:
+            # A thread still loading: the person's new thread comes first, not that thread
+            # shown over it when it arrives.
+            opening.cancel()
+        elif host.answering:
             host.notify(_("Stop the answer first (Esc)."), severity="warning", markup=False)
             return
         host.session = self._backend.new_session()
