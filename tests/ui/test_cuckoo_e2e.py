@@ -131,7 +131,8 @@ async def test_a_confirm_tap_decides_the_action_on_the_talkie_server(
         # A key in the guard's first 0.7 s is ignored by design: wait it out, as a person would.
         await until(pilot, lambda: not view.is_guarded)
         await pilot.press("ctrl+o")  # to the buttons; Confirm first
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.focused is not None and view in app.focused.ancestors)
+        await until(pilot, lambda: not view.is_guarded)
         await pilot.press("enter")
         await until(pilot, lambda: "Confirmed: Send offer" in screen_text(app), timeout=20)
         await until(pilot, lambda: view.shown_taken is not None)
