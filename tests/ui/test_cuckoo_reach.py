@@ -201,7 +201,8 @@ async def test_a_pairing_code_on_the_command_line_adds_the_agent_and_offers_its_
         view = chat.transcript.query(QuickRepliesView).first()
         await until(pilot, lambda: not view.is_guarded)
         await pilot.press("ctrl+o")  # the deliberate move to the starters
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.focused is not None and view in app.focused.ancestors)
+        await until(pilot, lambda: not view.is_guarded)
         await pilot.press("enter")
         said = await peer.wait_event(
             lambda e: (
