@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from rich.text import Text
+from textual import work
 from textual.events import Resize
 from textual.widget import Widget
 
@@ -46,8 +47,11 @@ class LogoView(Widget):
         width, height = self.content_size
         key = (width, height, self.background_colors[1].rgb)
         if key != self._drawn_for:
-            self.run_worker(self._draw(self.data, key), group="logo", exclusive=True)
+            self._draw(self.data, key)
 
+    # A worker made by the decorator: a drawing replaced before it started (exclusive) leaves
+    # no coroutine behind that was never awaited.
+    @work(group="logo", exclusive=True)
     async def _draw(self, data: bytes, key: _Key) -> None:
         width, height, background = key
         drawing = await asyncio.to_thread(render_half_blocks, data, width, height, background)
