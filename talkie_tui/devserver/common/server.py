@@ -19,6 +19,7 @@ from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from websockets.exceptions import InvalidState
 
 AppFactory = Callable[[], Starlette]
 StreamStopper = Callable[[Starlette], None]
@@ -72,7 +73,10 @@ class _Server(uvicorn.Server):
         for sock in sockets or []:
             sock.close()
         for connection in list(self.server_state.connections):
-            connection.shutdown()
+            # A WebSocket already closing raises here (uvicorn's own shutdown lets it end the
+            # server's thread, its lifespan not shut down): it is closing anyway.
+            with contextlib.suppress(InvalidState):
+                connection.shutdown()
         state = self.server_state
         try:
             async with asyncio.timeout(self.config.timeout_graceful_shutdown):
