@@ -66,6 +66,15 @@ def chat_composed(app: TalkieApp) -> bool:
     return isinstance(screen, ChatScreen) and bool(screen.query(Transcript))
 
 
+async def put_and_send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
+    """Put `text` in the focused composer and press Enter: for tests whose point is what the
+    message does, not how it is typed (Pilot presses a key in some 70 ms: a message of 30
+    characters took two seconds; typing itself is tested in test_decision_standard.py)."""
+    assert screen.focused is screen.composer  # where typed keys would have gone
+    screen.composer.insert(text)
+    await pilot.press("enter")
+
+
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
     """Type a message in the composer, press Enter and wait for the answer to finish."""
     screen.composer.focus()

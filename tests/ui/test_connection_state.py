@@ -26,7 +26,7 @@ from talkie_tui.ui.chat import status
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.notice import NoticeView
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import put_and_send, screen_text, until
 from tests.ui.killable_proxy import KillableProxy
 
 pytestmark = pytest.mark.slow
@@ -119,7 +119,7 @@ async def test_a_message_sent_while_offline_stays_once_and_goes_out_once_on_retr
         screen = await connected_chat(app, pilot)
         await proxy.down()
         await until(pilot, lambda: screen.header.state == "offline", WAIT)
-        await pilot.press(*f"{echo} while away", "enter")
+        await put_and_send(pilot, screen, f"{echo} while away")
         await until(pilot, lambda: bool(screen.transcript.query(NoticeView)), WAIT)
         await pilot.pause(0.5)
         notices = [
@@ -168,7 +168,7 @@ async def _send_while_down(app: TalkieApp, proxy: KillableProxy, text: str) -> N
         await pilot.pause(0.5)  # a thread given to open has loaded (or not: it is the same)
         await proxy.down()
         await until(pilot, lambda: screen.header.state == "offline", WAIT)
-        await pilot.press(*text, "enter")
+        await put_and_send(pilot, screen, text)
         await until(pilot, lambda: _not_delivered(screen) == 1, WAIT)
         assert _sent(screen)[-1] == text
         assert len(screen.transcript.query(NoticeView)) == 1
@@ -215,7 +215,7 @@ async def test_a_message_sent_offline_in_an_open_thread_survives_a_quit_and_goes
         first = app_on(proxy, server, tmp_path)
         async with first.run_test(size=SIZE) as pilot:
             screen = await connected_chat(first, pilot)
-            await pilot.press(*f"{server.echo} before", "enter")
+            await put_and_send(pilot, screen, f"{server.echo} before")
             await until(pilot, lambda: "before" in _answers(screen), WAIT)
             thread_id = screen.session.thread_id
         assert thread_id is not None

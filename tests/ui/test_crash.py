@@ -136,9 +136,15 @@ async def test_a_failure_in_the_app_itself_leaves_at_once(
 
     monkeypatch.setattr(TalkieApp, "on_mount", broken_mount)
     app = make_app(url, tmp_path)
+    left = False
     with pytest.raises(Boom):
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: not app.is_running)
+            # Under run_test `is_running` stays true until the test's block ends (its shutdown
+            # runs then), and an AssertionError of a wait here would be hidden by the Boom
+            # run_test raises: wait for the exit the app asked for, and say that it came.
+            await until(pilot, lambda: app._exit)
+            left = True
+    assert left
     assert app.return_code == 1
     (report,) = crash_reports()
     assert "the app broke while starting" in report.read_text(encoding="utf-8")

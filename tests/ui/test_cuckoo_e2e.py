@@ -24,7 +24,7 @@ from talkie_tui.protocol.cuckoo.pushes import MessageDeltaPush
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from talkie_tui.ui.widgets.buttons import ButtonsView
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import put_and_send, screen_text, until
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +68,7 @@ async def say(pilot: Pilot[None], text: str) -> None:
     chat = app.screen
     assert isinstance(chat, ChatScreen)
     chat.composer.focus()
-    await pilot.press(*text, "enter")
+    await put_and_send(pilot, chat, text)
 
 
 async def hub_messages(demo: CuckooDemo) -> list[dict[str, Any]]:

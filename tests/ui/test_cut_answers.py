@@ -30,7 +30,7 @@ from talkie_tui.devserver.talkie.runner import serve_in_thread as serve_talkie
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import put_and_send, screen_text, until
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,7 @@ async def cut_mid_answer(
     text that had arrived, once the screen says the answer is incomplete."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await chat(app, pilot)
-        await pilot.press(*message, "enter")
+        await put_and_send(pilot, screen, message)
         await until(pilot, lambda: len(answer_text(screen)) > 40, WAIT)
         await asyncio.to_thread(server.stop)
         await until(pilot, lambda: screen.header.state in ("reconnecting", "offline"), WAIT)

@@ -27,7 +27,7 @@ from talkie_tui.ui.widgets.buttons import ButtonsView
 from talkie_tui.ui.widgets.decision import DecisionView
 from talkie_tui.ui.widgets.question import QuestionView
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import screen_text, until
+from tests.ui.flows import put_and_send, screen_text, until
 
 pytestmark = pytest.mark.slow
 
@@ -196,9 +196,9 @@ async def chatting(rig: Rig) -> AsyncIterator[tuple[TalkieApp, Pilot[None], Chat
 
 
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str) -> None:
-    """Type `text` into the composer and press Enter, as a person does."""
-    assert screen.focused is screen.composer
-    await pilot.press(*text, "enter")
+    """Put `text` in the composer and press Enter. Only the asking is done so: what is typed
+    while a decision shows, and at start, is pressed key by key (some 70 ms each)."""
+    await put_and_send(pilot, screen, text)
 
 
 def open_views(screen: ChatScreen, kind: type[DecisionView]) -> list[DecisionView]:

@@ -14,7 +14,7 @@ from talkie_tui.chat.vocabulary import UsageMeter
 from talkie_tui.ui.chat import status
 from talkie_tui.ui.widgets.header import fit_meters, format_meter
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import chat_screen, make_app, until
+from tests.ui.flows import chat_screen, make_app, put_and_send, until
 from tests.ui.killable_proxy import KillableProxy
 
 METERS = (
@@ -47,7 +47,7 @@ async def test_the_header_shows_state_and_pending_whole_at_each_width(
         app = make_app(proxy.origin, tmp_path)
         async with app.run_test(size=size) as pilot:
             screen = await chat_screen(app, pilot)
-            await pilot.press(*"talkie-test:action", "enter")
+            await put_and_send(pilot, screen, "talkie-test:action")
             await until(pilot, lambda: screen.header.pending_actions == 1, 30)
             await proxy.down()
             await until(pilot, lambda: screen.header.state == "offline", 30)

@@ -36,7 +36,7 @@ from talkie_tui.config import KnownServers, Settings
 from talkie_tui.ui.app import TalkieApp
 from talkie_tui.ui.chat.screen import ChatScreen
 from tests.helpers import TEST_TOKEN
-from tests.ui.flows import until
+from tests.ui.flows import put_and_send, until
 
 pytestmark = pytest.mark.slow
 
@@ -153,7 +153,7 @@ async def test_a_thread_opened_again_shows_what_was_shown_live(case: Case, tmp_p
         screen = await chat(live, pilot)
         for number, message in enumerate(case.messages, start=1):
             screen.composer.focus()
-            await pilot.press(*message, "enter")
+            await put_and_send(pilot, screen, message)
             await until(pilot, lambda n=number: settled(screen, n), WAIT)
             await pilot.pause(0.5)  # anything the answer still brings (a hub's late frames)
         shown_live = rendering(screen.session.conversation)
