@@ -92,6 +92,10 @@ class CrashGuard(App[None]):
         if not can_show or showing or not self.is_running or not self.screen_stack:
             self._leave(summary)
             return
+        # The answer comes back through the app's own loop: pushed from the failing widget's
+        # handler, Textual would hand it to that widget, whose loop has stopped (Esc on the
+        # box would then close it and never quit).
+        requester = active_message_pump.set(self)
         try:
             self.push_screen(
                 CrashScreen(summary, self.crash_report, can_continue=can_continue),
@@ -99,6 +103,8 @@ class CrashGuard(App[None]):
             )
         except Exception:  # the screen itself failed: leave quietly
             self._leave(summary)
+        finally:
+            active_message_pump.reset(requester)
 
     def _after_crash(self, summary: str) -> Callable[[bool | None], None]:
         def answered(quit_now: bool | None) -> None:
