@@ -422,11 +422,15 @@ async def test_screen_lines_while_streaming_and_after_match_the_same_text_at_onc
 
 
 async def test_an_answer_overflowing_the_screen_shows_the_scroll_bar_once(
-    devserver, tmp_path: Path
+    devserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In the real app, fast text first overflows the transcript: its scroll bar appears once
     and stays. The blank room below streaming text survives the narrower width; dropped, the
-    transcript fit again, lost the bar, widened, and overflowed once more, ten layouts in a row."""
+    transcript fit again, lost the bar, widened, and overflowed once more, ten layouts in a row.
+
+    The room also goes, by design, when text stops coming for a while (a tool runs): a loaded
+    machine's pause in the stream is not this scenario, so that release waits longer here."""
+    monkeypatch.setattr(markdown_view, "RESERVE_RELEASE", 60.0)
     app = make_app(devserver(**FAST), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await chat_screen(app, pilot)
